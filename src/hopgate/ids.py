@@ -1,0 +1,98 @@
+"""Reversible minting of IRIs from ledger ids.
+
+Ledger ids are arbitrary non-empty strings. Each becomes
+``ID_BASE + kind + "/" + quote(id)``, where every character outside the
+unreserved set ``A-Z a-z 0-9 - . _ ~`` is percent-encoded as UTF-8, so the
+encoded id never contains ``/`` or ``#`` and reads back exactly.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, unquote
+
+from hopgate.vocab import ID_BASE
+
+KINDS = frozenset(
+    {
+        "evaluation",
+        "reader",
+        "source",
+        "version",
+        "fetch",
+        "span",
+        "question",
+        "claim",
+        "set",
+        "annotation",
+        "rule",
+        "contradiction",
+        "run",
+        "case",
+        "output",
+        "judgment",
+        "agent",
+        "load",
+        "ledger",
+        "evaluation-activity",
+        "card",
+    }
+)
+
+
+def encode_id(ledger_id: str) -> str:
+    """Percent-encode one ledger id so that it is a single IRI path segment."""
+    return quote(ledger_id, safe="")
+
+
+def mint(kind: str, ledger_id: str) -> str:
+    """Return the IRI of the record of ``kind`` whose ledger id is ``ledger_id``."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown record kind {kind!r}")
+    if not ledger_id:
+        raise ValueError("a ledger id must be a non-empty string")
+    return f"{ID_BASE}{kind}/{encode_id(ledger_id)}"
+
+
+def case_id(run: str, question: str) -> str:
+    """The IRI path of the case of ``run`` on ``question`` (two encoded segments)."""
+    return f"{encode_id(run)}/{encode_id(question)}"
+
+
+def mint_case(run: str, question: str) -> str:
+    """Return the IRI of the case (retrieval activity) of ``run`` on ``question``."""
+    return f"{ID_BASE}case/{case_id(run, question)}"
+
+
+def parse(iri: str) -> tuple[str, str]:
+    """Return ``(kind, ledger id)`` of a minted IRI; raise ValueError otherwise.
+
+    A case IRI reads back as ``("case", "run/question")`` with both parts decoded
+    and joined by ``/``; use :func:`parse_case` to get them apart.
+    """
+    if not iri.startswith(ID_BASE):
+        raise ValueError(f"not a hopgate IRI: {iri}")
+    kind, _, rest = iri[len(ID_BASE) :].partition("/")
+    if kind not in KINDS or not rest:
+        raise ValueError(f"not a hopgate record IRI: {iri}")
+    if kind == "case":
+        run, question = parse_case(iri)
+        return kind, f"{run}/{question}"
+    if "/" in rest:
+        raise ValueError(f"not a hopgate record IRI (a sub-node): {iri}")
+    return kind, unquote(rest)
+
+
+def parse_case(iri: str) -> tuple[str, str]:
+    """Return ``(run id, question id)`` of a case IRI."""
+    prefix = f"{ID_BASE}case/"
+    if not iri.startswith(prefix):
+        raise ValueError(f"not a hopgate case IRI: {iri}")
+    run, sep, question = iri[len(prefix) :].partition("/")
+    if not sep or "/" in question:
+        raise ValueError(f"not a hopgate case IRI: {iri}")
+    return unquote(run), unquote(question)
+
+
+def ledger_id(iri: str) -> str:
+    """Return the ledger id of a minted IRI (any kind)."""
+    return parse(iri)[1]

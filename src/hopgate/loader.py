@@ -1,0 +1,756 @@
+"""Loading a ledger into the store as PROV-O: check everything, then write once.
+
+A load reads the ledger twice as a stream. Pass one indexes ids (and keeps
+each version's text and readers, which spans need). Pass two checks every
+reference, anchors every span and writes N-Quads to a temporary file. Only
+when both passes succeed is the file added to the store, in one transaction,
+as the named graph of this load: any error leaves the store as it was.
+The model is documented in ``docs/model.md``.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from hopgate import __version__, ids
+from hopgate import ntriples as nt
+from hopgate.anchoring import AnchorError, anchor, sha256_digest
+from hopgate.errors import ConflictError, LedgerError
+from hopgate.ledger import Record, file_digest, parse_time, read_records
+from hopgate.store import IRI, Store
+from hopgate.vocab import CATALOG_GRAPH, DCTERMS, HG, ID_BASE, OA, PROV, RDF
+
+A = RDF + "type"
+_STATUS = {"adjudicated": "Adjudicated", "proposed": "Proposed", "rejected": "Rejected"}
+_CONTRADICTION = {"resolved": "Resolved", "unresolved": "Unresolved"}
+#: Ledger kinds and the IRI kind and class their ids denote.
+_ID_KINDS = {
+    "evaluation": ("evaluation", HG + "Evaluation"),
+    "reader": ("reader", HG + "ReaderClass"),
+    "source": ("source", HG + "Source"),
+    "version": ("version", HG + "Version"),
+    "span": ("span", HG + "Span"),
+    "question": ("question", HG + "Question"),
+    "claim": ("claim", HG + "Claim"),
+    "evidence_set": ("set", HG + "EvidenceSet"),
+    "contradiction": ("contradiction", HG + "Contradiction"),
+    "run": ("run", HG + "Run"),
+    "output": ("output", HG + "OutputClaim"),
+    "judgment": ("judgment", HG + "Judgment"),
+}
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What one load did."""
+
+    file: str
+    graph: str
+    digest: str
+    records: dict[str, int]
+    triples: int
+    already_loaded: bool = False
+    skipped_identical: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class _Version:
+    text: str | None
+    readers: frozenset[str] | None
+
+
+@dataclass
+class _Index:
+    """Pass one: the ids this ledger defines, and the facts spans need of versions."""
+
+    ids: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in _ID_KINDS})
+    versions: dict[str, _Version] = field(default_factory=dict)
+    cases: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def graph_for_digest(digest: str) -> str:
+    """The named graph IRI of the load of a ledger with this ``sha256:`` digest."""
+    return ids.mint("load", digest.removeprefix("sha256:"))
+
+
+def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadResult:
+    """Load one ledger file into ``store`` as a named graph that is a ``prov:Bundle``.
+
+    Loading a ledger whose bytes are already loaded is a no-op
+    (``already_loaded`` is True). Records identical to ones already in the
+    store are not written twice.
+
+    Raises:
+        LedgerError: the file is malformed; the message names file, record, field.
+        ConflictError: the ledger redefines ids already in the store differently.
+        StoreError: the store could not be written (nothing is kept).
+    """
+    path = Path(path)
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    if not path.is_file():
+        raise LedgerError("no such file", file=str(path))
+    digest = file_digest(path)
+    graph = graph_for_digest(digest)
+    if _already_loaded(store, graph):
+        return LoadResult(str(path), graph, digest, {}, 0, already_loaded=True)
+    loader = _Loader(store, path, graph)
+    index = loader.index()
+    existing = loader.existing_records(index)
+    handle, tmp_name = tempfile.mkstemp(prefix="hopgate-load-", suffix=".nq")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            loader.emit(index, out, existing)
+            if loader.records_written == 0 and loader.skipped:
+                # Everything was already in the store: record nothing new.
+                pass
+            ended = datetime.now(UTC)
+            loader.emit_catalog(out, digest, started, ended, agent)
+        store.add_nquads(Path(tmp_name))
+    finally:
+        os.unlink(tmp_name)
+    return LoadResult(
+        file=str(path),
+        graph=graph,
+        digest=digest,
+        records=dict(loader.counts),
+        triples=loader.triples,
+        skipped_identical=loader.skipped,
+        seconds=time.perf_counter() - clock,
+    )
+
+
+def _already_loaded(store: Store, graph: str) -> bool:
+    return store.ask(
+        "ASK { GRAPH ?catalog { ?graph a prov:Bundle } }",
+        params={"catalog": IRI(CATALOG_GRAPH), "graph": IRI(graph)},
+    )
+
+
+class _Loader:
+    def __init__(self, store: Store, path: Path, graph: str) -> None:
+        self.store = store
+        self.path = path
+        self.file = str(path)
+        self.graph = graph
+        self.base = path.parent
+        self.counts: Counter[str] = Counter()
+        self.triples = 0
+        self.skipped = 0
+        self.records_written = 0
+        self._store_ids: dict[tuple[str, str], bool] = {}
+        self._store_versions: dict[str, _Version | None] = {}
+        self._emitted: set[str] = set()
+        self._graph_term = f" <{graph}> .\n"
+
+    # ---- pass one ---------------------------------------------------------
+
+    def index(self) -> _Index:
+        index = _Index()
+        for record in read_records(self.path):
+            if record.kind == "case":
+                key = (record.data["run"], record.data["question"])
+                if key in index.cases:
+                    self._fail(
+                        f"duplicate case for run {key[0]!r} and question {key[1]!r} "
+                        f"(first at {index.cases[key]})",
+                        record,
+                        "question",
+                    )
+                index.cases[key] = record.where
+                for number, output in enumerate(record.data.get("outputs") or []):
+                    where = f"{record.where}.outputs[{number}]"
+                    self._register(index, "output", output["id"], where, record, "outputs")
+                continue
+            assert record.id is not None
+            self._register(index, record.kind, record.id, record.where, record, "id")
+            if record.kind == "version":
+                index.versions[record.id] = self._version_facts(record)
+        return index
+
+    def _register(
+        self, index: _Index, kind: str, ledger_id: str, where: str, record: Record, name: str
+    ) -> None:
+        table = index.ids[kind]
+        if ledger_id in table:
+            raise LedgerError(
+                f"duplicate {kind} id (first defined at {table[ledger_id]})",
+                file=self.file,
+                record=where,
+                field=name if name == "id" else f"{name}.id",
+                record_id=ledger_id,
+            )
+        table[ledger_id] = where
+
+    def _version_facts(self, record: Record) -> _Version:
+        data = record.data
+        if "text" in data and "file" in data:
+            self._fail("give text or file, not both", record, "file")
+        text: str | None = data.get("text")
+        if "file" in data:
+            target = (self.base / data["file"]).resolve()
+            try:
+                text = target.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                self._fail(f"cannot read the version's file {target}: {exc}", record, "file")
+        if text is not None and "digest" in data:
+            actual = sha256_digest(text)
+            if actual != data["digest"]:
+                self._fail(f"digest does not match the bytes (they hash to {actual})", record, "digest")
+        readers = data.get("readers")
+        return _Version(text, frozenset(readers) if readers is not None else None)
+
+    # ---- redefinitions ----------------------------------------------------
+
+    def existing_records(self, index: _Index) -> set[str]:
+        """Minted IRIs of this ledger's records that the store already holds."""
+        if not self.store.ask("ASK { ?s hg:ledgerId ?id }"):
+            return set()
+        found: set[str] = set()
+        candidates = [ids.mint(_ID_KINDS[kind][0], i) for kind, table in index.ids.items() for i in table]
+        candidates += [ids.mint_case(run, question) for run, question in index.cases]
+        for start in range(0, len(candidates), 500):
+            chunk = candidates[start : start + 500]
+            values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
+            rows = self.store.select(f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}")
+            found.update(str(row["s"]) for row in rows)
+        return found
+
+    # ---- pass two ---------------------------------------------------------
+
+    def emit(self, index: _Index, out: TextIO, existing: set[str]) -> None:
+        captured: dict[str, tuple[Record, list[str]]] = {}
+        for record in read_records(self.path):
+            lines = list(self._record_lines(index, record))
+            main = (
+                ids.mint_case(record.data["run"], record.data["question"])
+                if record.kind == "case"
+                else ids.mint(_ID_KINDS[record.kind][0], record.id or "")
+            )
+            self.counts[record.kind] += 1
+            if main in existing:
+                captured[main] = (record, lines)
+                continue
+            self._write(out, lines)
+            self.records_written += 1
+        if captured:
+            self._settle_existing(out, captured)
+
+    def _write(self, out: TextIO, lines: list[str]) -> None:
+        graph_term = self._graph_term
+        out.write("".join(line + graph_term for line in lines))
+        self.triples += len(lines)
+
+    def _settle_existing(self, out: TextIO, captured: dict[str, tuple[Record, list[str]]]) -> None:
+        import rdflib
+
+        conflicts: list[tuple[str, str]] = []
+        for main, (record, lines) in captured.items():
+            subjects = sorted({line.split(" ", 1)[0] for line in lines})
+            mine = _normalised(rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt"))
+            values = " ".join(subjects)
+            theirs_nt = self.store.construct(
+                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+            )
+            theirs = _normalised(rdflib.Graph().parse(data=theirs_nt.decode("utf-8"), format="nt"))
+            if mine == theirs:
+                self.skipped += 1
+                continue
+            kind, ledger_id = ids.parse(main)
+            conflicts.append((kind, ledger_id))
+        if conflicts:
+            raise ConflictError(self.file, sorted(conflicts))
+
+    def _record_lines(self, index: _Index, record: Record) -> Iterator[str]:
+        emit = getattr(self, f"_emit_{record.kind}")
+        lines: Iterator[str] = emit(index, record)
+        return lines
+
+    # ---- helpers for pass two ---------------------------------------------
+
+    def _fail(self, message: str, record: Record, name: str) -> None:
+        raise LedgerError(message, file=self.file, record=record.where, field=name, record_id=record.id)
+
+    def _ref(self, index: _Index, kind: str, ledger_id: str, record: Record, name: str) -> str:
+        """The IRI of a referenced record; it must be in this ledger or in the store."""
+        iri_kind, cls = _ID_KINDS[kind]
+        minted = ids.mint(iri_kind, ledger_id)
+        if ledger_id in index.ids[kind]:
+            return minted
+        key = (kind, ledger_id)
+        if key not in self._store_ids:
+            self._store_ids[key] = self.store.ask(
+                "ASK { ?node a ?class }", params={"node": IRI(minted), "class": IRI(cls)}
+            )
+        if not self._store_ids[key]:
+            self._fail(f"unknown {kind.replace('_', ' ')} id {ledger_id!r}", record, name)
+        return minted
+
+    def _version(self, index: _Index, ledger_id: str, record: Record, name: str) -> _Version:
+        self._ref(index, "version", ledger_id, record, name)
+        if ledger_id in index.versions:
+            return index.versions[ledger_id]
+        if ledger_id not in self._store_versions:
+            rows = self.store.select(
+                "SELECT ?text ?reader WHERE { OPTIONAL { ?v prov:value ?text } "
+                "OPTIONAL { ?v hg:readableBy ?r . ?r hg:ledgerId ?reader } }",
+                params={"v": IRI(ids.mint("version", ledger_id))},
+            )
+            text = next((r["text"] for r in rows if r["text"] is not None), None)
+            readers = {str(r["reader"]) for r in rows if r["reader"] is not None}
+            self._store_versions[ledger_id] = _Version(
+                text if isinstance(text, str) else None, frozenset(readers) if readers else None
+            )
+        found = self._store_versions[ledger_id]
+        assert found is not None
+        return found
+
+    def _time(self, record: Record, data: dict[str, Any], name: str, label: str | None = None) -> str:
+        return parse_time(
+            data[name], file=self.file, where=record.where, field=label or name, record_id=record.id
+        )
+
+    def _readers(self, index: _Index, record: Record, readers: list[str]) -> Iterator[str]:
+        for reader in readers:
+            yield nt.iri(self._ref(index, "reader", reader, record, "readers"))
+
+    def _agent(self, ledger_id: str, *, software: bool = False) -> Iterator[str]:
+        node = ids.mint("agent", ledger_id)
+        if node in self._emitted:
+            return
+        self._emitted.add(node)
+        s = nt.iri(node)
+        yield f"{s} <{A}> <{PROV}Agent>"
+        if software:
+            yield f"{s} <{A}> <{PROV}SoftwareAgent>"
+        yield f"{s} <{HG}ledgerId> {nt.string(ledger_id)}"
+
+    def _common(self, s: str, record: Record, classes: Iterable[str], ledger_id: str) -> Iterator[str]:
+        for cls in classes:
+            yield f"{s} <{A}> <{cls}>"
+        yield f"{s} <{HG}ledgerId> {nt.string(ledger_id)}"
+        extra = {k: v for k, v in record.data.items() if k.startswith("x-")}
+        if extra:
+            payload = json.dumps(extra, sort_keys=True, ensure_ascii=False)
+            yield f"{s} <{HG}extension> {nt.literal(payload, RDF + 'JSON')}"
+
+    # ---- one emitter per record kind --------------------------------------
+
+    def _emit_evaluation(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("evaluation", d["id"]))
+        yield from self._common(s, record, (PROV + "Plan", HG + "Evaluation"), d["id"])
+        yield f"{s} <{HG}reader> {nt.iri(self._ref(index, 'reader', d['reader'], record, 'reader'))}"
+        yield f"{s} <{HG}observationCutoff> {nt.datetime(self._time(record, d, 'observation_cutoff'))}"
+        if d.get("corpus") is not None:
+            yield f"{s} <{HG}corpus> {nt.string(d['corpus'])}"
+        yield f"{s} <{HG}coveragePolicy> <{HG}Containment>"
+
+    def _emit_reader(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("reader", d["id"]))
+        yield from self._common(s, record, (PROV + "Agent", HG + "ReaderClass"), d["id"])
+        if d.get("title"):
+            yield f"{s} <{DCTERMS}title> {nt.string(d['title'])}"
+
+    def _emit_source(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("source", d["id"]))
+        yield from self._common(s, record, (PROV + "Entity", HG + "Source"), d["id"])
+        yield f"{s} <{HG}address> {nt.typed(d['address'], 'anyURI')}"
+        if d.get("title"):
+            yield f"{s} <{DCTERMS}title> {nt.string(d['title'])}"
+
+    def _emit_version(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        vid = d["id"]
+        facts = index.versions[vid]
+        s = nt.iri(ids.mint("version", vid))
+        fetch = nt.iri(ids.mint("fetch", vid))
+        source = nt.iri(self._ref(index, "source", d["source"], record, "source"))
+        yield from self._common(s, record, (PROV + "Entity", HG + "Version"), vid)
+        yield f"{s} <{PROV}specializationOf> {source}"
+        yield f"{s} <{PROV}wasGeneratedBy> {fetch}"
+        if facts.text is not None:
+            yield f"{s} <{PROV}value> {nt.string(facts.text)}"
+            yield f"{s} <{HG}digest> {nt.string(sha256_digest(facts.text))}"
+            yield f"{s} <{HG}textWithheld> {nt.boolean(False)}"
+        else:
+            yield f"{s} <{HG}textWithheld> {nt.boolean(True)}"
+            if d.get("digest"):
+                yield f"{s} <{HG}digest> {nt.string(d['digest'])}"
+        if d.get("media_type"):
+            yield f"{s} <{HG}mediaType> {nt.string(d['media_type'])}"
+        if d.get("published_at"):
+            yield f"{s} <{HG}publishedAt> {nt.datetime(self._time(record, d, 'published_at'))}"
+        effective = d.get("effective") or {}
+        starts = ends = None
+        if effective.get("from"):
+            starts = self._time(record, effective, "from", "effective.from")
+            yield f"{s} <{HG}effectiveFrom> {nt.datetime(starts)}"
+        if effective.get("until"):
+            ends = self._time(record, effective, "until", "effective.until")
+            yield f"{s} <{HG}effectiveUntil> {nt.datetime(ends)}"
+        if starts and ends and not starts < ends:
+            self._fail(f"expected effective.from before effective.until ({starts} >= {ends})", record, "effective.until")
+        if d.get("invalidated_at"):
+            yield f"{s} <{PROV}invalidatedAtTime> {nt.datetime(self._time(record, d, 'invalidated_at'))}"
+        readers = list(self._readers(index, record, d.get("readers") or []))
+        for reader in readers:
+            yield f"{s} <{HG}readableBy> {reader}"
+        if d.get("revision_of"):
+            revision = self._ref(index, "version", d["revision_of"], record, "revision_of")
+            yield f"{s} <{PROV}wasRevisionOf> {nt.iri(revision)}"
+        yield f"{fetch} <{A}> <{PROV}Activity>"
+        yield f"{fetch} <{A}> <{HG}Fetch>"
+        yield f"{fetch} <{PROV}endedAtTime> {nt.datetime(self._time(record, d, 'observed_at'))}"
+        yield f"{fetch} <{PROV}used> {source}"
+        if d.get("fetched_by"):
+            yield f"{fetch} <{PROV}wasAssociatedWith> {nt.iri(ids.mint('agent', d['fetched_by']))}"
+            yield from self._agent(d["fetched_by"])
+
+    def _emit_span(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        node = ids.mint("span", d["id"])
+        s = nt.iri(node)
+        facts = self._version(index, d["version"], record, "version")
+        yield from self._common(s, record, (PROV + "Entity", HG + "Span"), d["id"])
+        yield f"{s} <{PROV}wasQuotedFrom> {nt.iri(ids.mint('version', d['version']))}"
+        if "locator" in d:
+            if facts.text is not None:
+                self._fail(
+                    f"version {d['version']!r} retains its text: address the span by "
+                    "start/end or quote (a locator is for withheld text)",
+                    record,
+                    "locator",
+                )
+            for name in ("start", "end", "quote", "prefix", "suffix"):
+                if name in d:
+                    self._fail("give a locator or offsets/quote, not both", record, name)
+            yield from _locator_lines(node, d["locator"])
+        else:
+            if facts.text is None:
+                self._fail(
+                    f"version {d['version']!r} withholds its text: address the span by locator",
+                    record,
+                    "locator",
+                )
+            assert facts.text is not None
+            try:
+                found = anchor(
+                    facts.text,
+                    start=d.get("start"),
+                    end=d.get("end"),
+                    quote=d.get("quote"),
+                    prefix=d.get("prefix"),
+                    suffix=d.get("suffix"),
+                )
+            except AnchorError as exc:
+                self._fail(str(exc), record, exc.field)
+            yield from _position_lines(node, found.start, found.end, found.exact, d.get("prefix"), d.get("suffix"))
+        readers = d.get("readers")
+        if readers is not None:
+            if facts.readers is not None:
+                wider = sorted(set(readers) - facts.readers)
+                if wider:
+                    self._fail(
+                        f"readers {wider} widen the version's readers {sorted(facts.readers)}; "
+                        "a span may only narrow them",
+                        record,
+                        "readers",
+                    )
+            for reader in self._readers(index, record, readers):
+                yield f"{s} <{HG}readableBy> {reader}"
+
+    def _delivered(self, index: _Index, record: Record, item: Any, name: str) -> tuple[str, list[str]]:
+        """The IRI of a delivered span (an id or an inline span), and lines for a new inline span."""
+        if isinstance(item, str):
+            return self._ref(index, "span", item, record, name), []
+        version = item["version"]
+        facts = self._version(index, version, record, f"{name}.version")
+        if facts.text is None:
+            self._fail(
+                f"version {version!r} withholds its text: deliver its spans by id", record, name
+            )
+        assert facts.text is not None
+        try:
+            found = anchor(
+                facts.text,
+                start=item.get("start"),
+                end=item.get("end"),
+                quote=item.get("quote"),
+                prefix=item.get("prefix"),
+                suffix=item.get("suffix"),
+            )
+        except AnchorError as exc:
+            self._fail(str(exc), record, f"{name}.{exc.field}")
+        span_id = f"{version}[{found.start}:{found.end}]"
+        if span_id in index.ids["span"]:
+            self._fail(f"inline span id {span_id!r} collides with a ledger span id", record, name)
+        node = ids.mint("span", span_id)
+        if node in self._emitted or self._in_store(node, HG + "Span"):
+            return node, []
+        self._emitted.add(node)
+        s = nt.iri(node)
+        lines = [
+            f"{s} <{A}> <{PROV}Entity>",
+            f"{s} <{A}> <{HG}Span>",
+            f"{s} <{HG}ledgerId> {nt.string(span_id)}",
+            f"{s} <{HG}inline> {nt.boolean(True)}",
+            f"{s} <{PROV}wasQuotedFrom> {nt.iri(ids.mint('version', version))}",
+        ]
+        lines += _position_lines(node, found.start, found.end, found.exact, None, None)
+        self.counts["inline span"] += 1
+        return node, lines
+
+    def _in_store(self, node: str, cls: str) -> bool:
+        return self.store.ask("ASK { ?n a ?c }", params={"n": IRI(node), "c": IRI(cls)})
+
+    def _emit_question(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("question", d["id"]))
+        yield from self._common(s, record, (PROV + "Entity", HG + "Question"), d["id"])
+        yield f"{s} <{PROV}value> {nt.string(d['text'])}"
+        if d.get("answer") is not None:
+            yield f"{s} <{HG}referenceAnswer> {nt.string(d['answer'])}"
+        for claim in d["claims"]:
+            yield f"{s} <{HG}requiresClaim> {nt.iri(self._ref(index, 'claim', claim, record, 'claims'))}"
+
+    def _emit_claim(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("claim", d["id"]))
+        yield from self._common(s, record, (PROV + "Entity", HG + "Claim"), d["id"])
+        yield f"{s} <{PROV}value> {nt.string(d['text'])}"
+        if d.get("applies_at"):
+            yield f"{s} <{HG}appliesAt> {nt.datetime(self._time(record, d, 'applies_at'))}"
+        yield f"{s} <{HG}consequential> {nt.boolean(bool(d.get('consequential', False)))}"
+
+    def _emit_evidence_set(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        set_id = d["id"]
+        s = nt.iri(ids.mint("set", set_id))
+        rule = nt.iri(ids.mint("rule", set_id))
+        activity = nt.iri(ids.mint("annotation", set_id))
+        yield from self._common(
+            s, record, (PROV + "Entity", PROV + "Collection", HG + "EvidenceSet"), set_id
+        )
+        yield f"{s} <{HG}supportsClaim> {nt.iri(self._ref(index, 'claim', d['claim'], record, 'claim'))}"
+        seen: set[str] = set()
+        for member in d["members"]:
+            if member in seen:
+                self._fail(f"member {member!r} is listed twice", record, "members")
+            seen.add(member)
+            yield f"{s} <{PROV}hadMember> {nt.iri(self._ref(index, 'span', member, record, 'members'))}"
+        yield f"{s} <{HG}setStatus> <{HG}{_STATUS[d['status']]}>"
+        annotation = d["annotation"]
+        yield f"{s} <{HG}annotationVersion> {nt.integer(annotation['version'])}"
+        yield f"{s} <{HG}inferenceRule> {rule}"
+        yield f"{s} <{PROV}wasGeneratedBy> {activity}"
+        yield f"{rule} <{A}> <{PROV}Plan>"
+        yield f"{rule} <{A}> <{HG}InferenceRule>"
+        yield f"{rule} <{PROV}value> {nt.string(d['inference'])}"
+        yield f"{activity} <{A}> <{PROV}Activity>"
+        yield f"{activity} <{A}> <{HG}Annotation>"
+        yield f"{activity} <{PROV}wasAssociatedWith> {nt.iri(ids.mint('agent', annotation['by']))}"
+        at = parse_time(
+            annotation["at"], file=self.file, where=record.where, field="annotation.at", record_id=set_id
+        )
+        yield f"{activity} <{PROV}endedAtTime> {nt.datetime(at)}"
+        yield from self._agent(annotation["by"])
+
+    def _emit_contradiction(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("contradiction", d["id"]))
+        if d["status"] == "resolved" and not d.get("decision"):
+            self._fail("a resolved contradiction needs its decision", record, "decision")
+        yield from self._common(s, record, (PROV + "Entity", HG + "Contradiction"), d["id"])
+        yield f"{s} <{HG}contradictsClaim> {nt.iri(self._ref(index, 'claim', d['claim'], record, 'claim'))}"
+        yield f"{s} <{HG}conflictingSpan> {nt.iri(self._ref(index, 'span', d['span'], record, 'span'))}"
+        yield f"{s} <{HG}contradictionStatus> <{HG}{_CONTRADICTION[d['status']]}>"
+        if d.get("decision"):
+            yield f"{s} <{HG}decision> {nt.string(d['decision'])}"
+
+    def _emit_run(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("run", d["id"]))
+        yield from self._common(s, record, (PROV + "Activity", HG + "Run"), d["id"])
+        evaluation = self._ref(index, "evaluation", d["evaluation"], record, "evaluation")
+        yield f"{s} <{HG}evaluation> {nt.iri(evaluation)}"
+        yield f"{s} <{PROV}wasAssociatedWith> {nt.iri(ids.mint('agent', d['system']))}"
+        if d.get("started_at"):
+            yield f"{s} <{PROV}startedAtTime> {nt.datetime(self._time(record, d, 'started_at'))}"
+        yield from self._agent(d["system"], software=True)
+
+    def _emit_case(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        case = nt.iri(ids.mint_case(d["run"], d["question"]))
+        yield f"{case} <{A}> <{PROV}Activity>"
+        yield f"{case} <{A}> <{HG}Retrieval>"
+        yield f"{case} <{HG}ofRun> {nt.iri(self._ref(index, 'run', d['run'], record, 'run'))}"
+        question = self._ref(index, "question", d["question"], record, "question")
+        yield f"{case} <{HG}forQuestion> {nt.iri(question)}"
+        yield f"{case} <{HG}abstained> {nt.boolean(bool(d.get('abstained', False)))}"
+        for number, item in enumerate(d.get("retrieved") or []):
+            span, lines = self._delivered(index, record, item, f"retrieved[{number}]")
+            yield from lines
+            yield f"{case} <{HG}retrieved> {nt.iri(span)}"
+        for number, output in enumerate(d.get("outputs") or []):
+            name = f"outputs[{number}]"
+            o = nt.iri(ids.mint("output", output["id"]))
+            yield f"{o} <{A}> <{PROV}Entity>"
+            yield f"{o} <{A}> <{HG}OutputClaim>"
+            yield f"{o} <{HG}ledgerId> {nt.string(output['id'])}"
+            yield f"{o} <{PROV}wasGeneratedBy> {case}"
+            if output.get("text") is not None:
+                yield f"{o} <{PROV}value> {nt.string(output['text'])}"
+            if output.get("claim") is not None:
+                claim = self._ref(index, "claim", output["claim"], record, f"{name}.claim")
+                yield f"{o} <{HG}asserts> {nt.iri(claim)}"
+            yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
+            for cited_number, item in enumerate(output.get("cites") or []):
+                span, lines = self._delivered(index, record, item, f"{name}.cites[{cited_number}]")
+                yield from lines
+                yield f"{o} <{HG}cites> {nt.iri(span)}"
+            self.counts["output"] += 1
+
+    def _emit_judgment(self, index: _Index, record: Record) -> Iterator[str]:
+        d = record.data
+        s = nt.iri(ids.mint("judgment", d["id"]))
+        yield from self._common(s, record, (PROV + "Entity", HG + "Judgment"), d["id"])
+        subject = self._judged(index, record, d["subject"])
+        yield f"{s} <{HG}judges> {nt.iri(subject)}"
+        yield f"{s} <{PROV}wasAttributedTo> {nt.iri(ids.mint('agent', d['by']))}"
+        if d.get("at"):
+            yield f"{s} <{PROV}generatedAtTime> {nt.datetime(self._time(record, d, 'at'))}"
+        yield f"{s} <{HG}decision> {nt.string(d['decision'])}"
+        if d.get("reason"):
+            yield f"{s} <{HG}reason> {nt.string(d['reason'])}"
+        yield from self._agent(d["by"])
+
+    def _judged(self, index: _Index, record: Record, subject: str) -> str:
+        found = []
+        for kind in ("evidence_set", "output", "contradiction"):
+            iri_kind, cls = _ID_KINDS[kind]
+            node = ids.mint(iri_kind, subject)
+            if subject in index.ids[kind] or self._in_store(node, cls):
+                found.append(node)
+        if not found:
+            self._fail(
+                f"unknown subject {subject!r}: expected an evidence set, output or contradiction id",
+                record,
+                "subject",
+            )
+        if len(found) > 1:
+            self._fail(
+                f"subject {subject!r} names more than one of evidence set, output, contradiction",
+                record,
+                "subject",
+            )
+        return found[0]
+
+    # ---- the load's own provenance -----------------------------------------
+
+    def emit_catalog(
+        self, out: TextIO, digest: str, started: datetime, ended: datetime, agent: str | None
+    ) -> None:
+        hexdigest = digest.removeprefix("sha256:")
+        bundle = nt.iri(self.graph)
+        activity = nt.iri(self.graph + "/activity")
+        ledger = nt.iri(ids.mint("ledger", hexdigest))
+        software = nt.iri(ids.mint("agent", f"hopgate {__version__}"))
+        person_id = agent or _user()
+        person = nt.iri(ids.mint("agent", person_id))
+        lines = [
+            f"{bundle} <{A}> <{PROV}Bundle>",
+            f"{bundle} <{A}> <{PROV}Entity>",
+            f"{bundle} <{PROV}wasGeneratedBy> {activity}",
+            f"{bundle} <{PROV}wasDerivedFrom> {ledger}",
+            f"{bundle} <{HG}ledgerDigest> {nt.string(digest)}",
+            f"{bundle} <{HG}ledgerFile> {nt.string(self.path.name)}",
+            f"{bundle} <{PROV}generatedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{A}> <{PROV}Activity>",
+            f"{activity} <{A}> <{HG}Load>",
+            f"{activity} <{PROV}startedAtTime> {nt.datetime(_stamp(started))}",
+            f"{activity} <{PROV}endedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{PROV}used> {ledger}",
+            f"{activity} <{PROV}wasAssociatedWith> {software}",
+            f"{activity} <{PROV}wasAssociatedWith> {person}",
+            f"{ledger} <{A}> <{PROV}Entity>",
+            f"{ledger} <{A}> <{HG}LedgerFile>",
+            f"{ledger} <{HG}digest> {nt.string(digest)}",
+            f"{software} <{A}> <{PROV}Agent>",
+            f"{software} <{A}> <{PROV}SoftwareAgent>",
+            f"{software} <{HG}ledgerId> {nt.string(f'hopgate {__version__}')}",
+            f"{person} <{A}> <{PROV}Agent>",
+            f"{person} <{HG}ledgerId> {nt.string(person_id)}",
+            f"{software} <{PROV}actedOnBehalfOf> {person}",
+        ]
+        catalog = f" <{CATALOG_GRAPH}> .\n"
+        out.write("".join(line + catalog for line in lines))
+
+
+def _locator_lines(node: str, locator: str) -> Iterator[str]:
+    selector = nt.iri(node + "/locator")
+    yield f"{nt.iri(node)} <{OA}hasSelector> {selector}"
+    yield f"{selector} <{A}> <{HG}LocatorSelector>"
+    yield f"{selector} <{RDF}value> {nt.string(locator)}"
+
+
+def _position_lines(
+    node: str, start: int, end: int, exact: str, prefix: str | None, suffix: str | None
+) -> list[str]:
+    s = nt.iri(node)
+    position = nt.iri(node + "/position")
+    quote = nt.iri(node + "/quote")
+    lines = [
+        f"{s} <{OA}hasSelector> {position}",
+        f"{s} <{OA}hasSelector> {quote}",
+        f"{position} <{A}> <{OA}TextPositionSelector>",
+        f"{position} <{OA}start> {nt.integer(start)}",
+        f"{position} <{OA}end> {nt.integer(end)}",
+        f"{quote} <{A}> <{OA}TextQuoteSelector>",
+        f"{quote} <{OA}exact> {nt.string(exact)}",
+    ]
+    if prefix is not None:
+        lines.append(f"{quote} <{OA}prefix> {nt.string(prefix)}")
+    if suffix is not None:
+        lines.append(f"{quote} <{OA}suffix> {nt.string(suffix)}")
+    return lines
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown user"
+
+
+def _normalised(graph: Any) -> set[tuple[Any, Any, Any]]:
+    """Triples with ``xsd:string`` literals made plain, so both spellings compare equal."""
+    from rdflib import XSD as RDFLIB_XSD
+    from rdflib import Literal
+
+    result = set()
+    for s, p, o in graph:
+        if isinstance(o, Literal) and o.datatype == RDFLIB_XSD.string:
+            o = Literal(str(o))
+        result.add((s, p, o))
+    return result
+
+
+__all__ = ["LoadResult", "graph_for_digest", "load", "ID_BASE"]

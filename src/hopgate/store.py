@@ -1,0 +1,315 @@
+"""The store: one small interface, and its embedded implementation on Oxigraph.
+
+Everything above this module talks to :class:`Store` only, so a remote SPARQL
+1.1 endpoint can stand in for the embedded store. Query results come back as
+plain Python values (:class:`IRI` for IRIs), not as engine-specific terms.
+Queries see the union of all named graphs as their default graph.
+"""
+
+from __future__ import annotations
+
+import io
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import BinaryIO, Literal, TypeAlias
+
+import pyoxigraph as ox
+
+from hopgate.errors import QueryError, StoreError, StoreLockedError
+from hopgate.vocab import XSD, sparql_prologue
+
+
+class IRI(str):
+    """An IRI, as a query parameter or in a query result (a ``str`` subclass)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"IRI({str.__repr__(self)})"
+
+
+class BNode(str):
+    """A blank node label in a query result."""
+
+    __slots__ = ()
+
+
+Value: TypeAlias = IRI | BNode | str | int | float | bool | Decimal | None
+Row: TypeAlias = dict[str, Value]
+DumpFormat: TypeAlias = Literal["nquads", "trig"]
+
+
+class Store(ABC):
+    """What hopgate needs of a quad store; the embedded and remote stores implement it."""
+
+    @abstractmethod
+    def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
+        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+
+    @abstractmethod
+    def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
+        """Run an ASK query with ``params`` bound to variables."""
+
+    @abstractmethod
+    def construct(self, query: str, *, params: Mapping[str, Value] | None = None) -> bytes:
+        """Run a CONSTRUCT query; return the triples as N-Triples bytes."""
+
+    @abstractmethod
+    def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
+        """Run a SPARQL 1.1 Update with ``params`` bound, atomically."""
+
+    @abstractmethod
+    def add_nquads(self, path: Path) -> None:
+        """Add the quads of an N-Quads file, all or nothing."""
+
+    @abstractmethod
+    def remove_graph(self, graph: str) -> None:
+        """Remove one named graph and all its quads."""
+
+    @abstractmethod
+    def graphs(self) -> list[str]:
+        """The IRIs of the named graphs, sorted."""
+
+    @abstractmethod
+    def dump(self, out: BinaryIO, *, format: DumpFormat, graph: str | None = None) -> None:
+        """Write the store (or one named graph) to ``out``; N-Quads lines are sorted."""
+
+    @abstractmethod
+    def count(self, graph: str | None = None) -> int:
+        """The number of quads in the store or in one named graph."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Release the store (files, locks, connections)."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _to_term(value: Value) -> ox.NamedNode | ox.Literal | ox.BlankNode:
+    if isinstance(value, IRI):
+        return ox.NamedNode(value)
+    if isinstance(value, BNode):
+        return ox.BlankNode(value)
+    if isinstance(value, bool):
+        return ox.Literal("true" if value else "false", datatype=ox.NamedNode(XSD + "boolean"))
+    if isinstance(value, int):
+        return ox.Literal(str(value), datatype=ox.NamedNode(XSD + "integer"))
+    if isinstance(value, Decimal):
+        return ox.Literal(str(value), datatype=ox.NamedNode(XSD + "decimal"))
+    if isinstance(value, float):
+        return ox.Literal(repr(value), datatype=ox.NamedNode(XSD + "double"))
+    if isinstance(value, str):
+        return ox.Literal(value)
+    raise QueryError(f"cannot bind a parameter of type {type(value).__name__}")
+
+
+_INTEGERS = frozenset(
+    XSD + name
+    for name in (
+        "integer",
+        "int",
+        "long",
+        "short",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "unsignedInt",
+    )
+)
+
+
+def _from_term(term: object) -> Value:
+    if term is None:
+        return None
+    if isinstance(term, ox.NamedNode):
+        return IRI(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        datatype = term.datatype.value
+        text = term.value
+        try:
+            if datatype in _INTEGERS:
+                return int(text)
+            if datatype == XSD + "boolean":
+                return text in ("true", "1")
+            if datatype == XSD + "decimal":
+                return Decimal(text)
+            if datatype in (XSD + "double", XSD + "float"):
+                return float(text)
+        except ValueError:
+            return text
+        return text
+    return str(term)
+
+
+class OxigraphStore(Store):
+    """The embedded store: Oxigraph on disk at ``path``, or in memory when ``path`` is None."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        try:
+            if path is None:
+                self._store = ox.Store()
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(path))
+        except OSError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(
+                    f"the store at {path} is in use by another process; "
+                    "wait for it to finish or use another --store"
+                ) from None
+            raise StoreError(f"cannot open the store at {path}: {exc}") from None
+        self._prologue = sparql_prologue()
+
+    def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
+        substitutions = {ox.Variable(name): _to_term(value) for name, value in (params or {}).items()}
+        try:
+            return self._store.query(
+                self._prologue + query,
+                use_default_graph_as_union=True,
+                substitutions=substitutions,
+            )
+        except SyntaxError as exc:
+            raise QueryError(f"the query does not parse: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"the query failed: {exc}") from None
+
+    def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
+        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError("expected a SELECT query")
+        names = [variable.value for variable in result.variables]
+        return [{name: _from_term(solution[name]) for name in names} for solution in result]
+
+    def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
+        """Run an ASK query with ``params`` bound to variables."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QueryBoolean):
+            raise QueryError("expected an ASK query")
+        return bool(result)
+
+    def construct(self, query: str, *, params: Mapping[str, Value] | None = None) -> bytes:
+        """Run a CONSTRUCT query; return the triples as N-Triples bytes."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QueryTriples):
+            raise QueryError("expected a CONSTRUCT or DESCRIBE query")
+        return "".join(f"{triple} .\n" for triple in result).encode("utf-8")
+
+    def query_any(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | bool | bytes:
+        """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        result = self._query(query, params)
+        if isinstance(result, ox.QueryBoolean):
+            return bool(result)
+        if isinstance(result, ox.QueryTriples):
+            return "".join(f"{triple} .\n" for triple in result).encode("utf-8")
+        assert isinstance(result, ox.QuerySolutions)
+        names = [variable.value for variable in result.variables]
+        return [{name: _from_term(solution[name]) for name in names} for solution in result]
+
+    def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
+        """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
+        text = self._prologue + (_bind_update(update, params) if params else update)
+        try:
+            self._store.update(text)
+        except SyntaxError as exc:
+            raise QueryError(f"the update does not parse: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"the update failed: {exc}") from None
+
+    def add_nquads(self, path: Path) -> None:
+        """Add the quads of an N-Quads file in one transaction (all or nothing)."""
+        try:
+            self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS)
+        except (OSError, SyntaxError) as exc:
+            raise StoreError(f"cannot add {path} to the store: {exc}") from None
+
+    def remove_graph(self, graph: str) -> None:
+        """Remove one named graph and all its quads."""
+        node = ox.NamedNode(graph)
+        if self._store.contains_named_graph(node):
+            self._store.remove_graph(node)
+
+    def graphs(self) -> list[str]:
+        """The IRIs of the named graphs, sorted."""
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def count(self, graph: str | None = None) -> int:
+        """The number of quads in the store or in one named graph."""
+        if graph is None:
+            return len(self._store)
+        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{_check_iri(graph)}> {{ ?s ?p ?o }} }}")
+        value = rows[0]["n"]
+        return int(value) if isinstance(value, int) else 0
+
+    def dump(self, out: BinaryIO, *, format: DumpFormat, graph: str | None = None) -> None:
+        """Write the store (or one named graph) to ``out``; N-Quads lines are sorted."""
+        buffer = io.BytesIO()
+        if graph is None:
+            rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
+            self._store.dump(buffer, format=rdf_format)
+        else:
+            node = ox.NamedNode(_check_iri(graph))
+            quads = self._store.quads_for_pattern(None, None, None, node)
+            rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
+            ox.serialize(quads, buffer, format=rdf_format)
+        data = buffer.getvalue()
+        if format == "nquads":
+            data = b"".join(sorted(data.splitlines(keepends=True)))
+        out.write(data)
+
+    def iter_graph_nquads(self, graph: str) -> Iterator[str]:
+        """The quads of one graph as N-Quads lines (unsorted)."""
+        node = ox.NamedNode(_check_iri(graph))
+        for quad in self._store.quads_for_pattern(None, None, None, node):
+            yield f"{quad} .\n"
+
+    def flush(self) -> None:
+        """Persist pending writes (a no-op in memory)."""
+        if self.path is not None:
+            self._store.flush()
+
+    def close(self) -> None:
+        """Release the on-disk lock so another process may open the store."""
+        if getattr(self, "_store", None) is not None:
+            self.flush()
+            del self._store
+            self._store = None  # type: ignore[assignment]
+
+
+def _check_iri(iri: str) -> str:
+    if any(ch in iri for ch in '<>"{}|^`\\ \n'):
+        raise QueryError(f"not an IRI: {iri!r}")
+    return iri
+
+
+def term_ntriples(value: Value) -> str:
+    """The N-Triples spelling of a parameter value (escaped; safe to splice into SPARQL)."""
+    return str(_to_term(value))
+
+
+def _bind_update(update: str, params: Mapping[str, Value] | None) -> str:
+    # SPARQL Update has no substitution API in Oxigraph; a VALUES block is the
+    # standard way to bind values, and the terms are serialised, never formatted.
+    if not params:
+        return update
+    names = " ".join(f"?{name}" for name in params)
+    values = " ".join(term_ntriples(value) for value in params.values())
+    block = f"VALUES ({names}) {{ ({values}) }}"
+    marker = "#VALUES"
+    if marker not in update:
+        raise QueryError("a parameterised update must mark where its bindings go with '#VALUES'")
+    return update.replace(marker, block)
+
+
+def open_store(path: Path | None) -> OxigraphStore:
+    """Open the embedded store at ``path`` (created when absent), or in memory for None."""
+    return OxigraphStore(path)

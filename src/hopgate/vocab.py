@@ -1,0 +1,31 @@
+"""Namespaces and the hopgate terms the loader emits (see ``docs/model.md``)."""
+
+from __future__ import annotations
+
+PROV = "http://www.w3.org/ns/prov#"
+OA = "http://www.w3.org/ns/oa#"
+HG = "https://w3id.org/hopgate/ns#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+DCTERMS = "http://purl.org/dc/terms/"
+
+#: Where record IRIs are minted: ``ID_BASE + kind + "/" + percent-encoded id``.
+ID_BASE = "https://w3id.org/hopgate/id/"
+#: The named graph holding each load's and evaluation's own provenance.
+CATALOG_GRAPH = ID_BASE + "catalog"
+
+PREFIXES = {
+    "prov": PROV,
+    "oa": OA,
+    "hg": HG,
+    "xsd": XSD,
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "dcterms": DCTERMS,
+}
+
+
+def sparql_prologue() -> str:
+    """The PREFIX lines every hopgate query may rely on."""
+    return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items())
