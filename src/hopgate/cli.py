@@ -1,0 +1,271 @@
+"""The ``hopgate`` command line: thin click commands, each calling one library function."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hopgate import __version__, ids
+from hopgate.errors import HopgateError
+from hopgate.formatting import render
+from hopgate.inspection import stats as store_stats
+from hopgate.library import artefact, library_queries
+from hopgate.loader import load as load_ledger
+from hopgate.store import IRI, OxigraphStore, Store, Value, open_store
+
+F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_STORE = Path(".hopgate") / "store"
+
+
+class UsageError(click.ClickException):
+    """Bad input or usage: exit code 2, message starting ``Error:``."""
+
+    exit_code = 2
+
+
+def _handle_errors(func: F) -> F:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except HopgateError as exc:
+            raise UsageError(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(__version__, prog_name="hopgate")
+@click.option(
+    "--store",
+    "store_path",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="HOPGATE_STORE",
+    default=DEFAULT_STORE,
+    show_default=True,
+    help="Directory of the embedded store (env HOPGATE_STORE).",
+)
+@click.pass_context
+def cli(ctx: click.Context, store_path: Path) -> None:
+    """hopgate: decide whether cited evidence contains a complete, adjudicated evidence set.
+
+    Exit codes: 0 ok, 1 a gate failed or violations were found, 2 usage or
+    input error (the message starts with "Error:").
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["store_path"] = store_path
+
+
+def _open(ctx: click.Context) -> Store:
+    store: OxigraphStore = open_store(ctx.obj["store_path"])
+    ctx.call_on_close(store.close)
+    return store
+
+
+@cli.command()
+@click.argument("ledgers", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.pass_context
+@_handle_errors
+def load(ctx: click.Context, ledgers: tuple[Path, ...]) -> None:
+    """Load ledger files (YAML, JSON, JSON Lines, .jsonl.gz) into the store.
+
+    Each file is one named graph; a failing file leaves the store as it was.
+
+    Example: hopgate load examples/cedar.yaml
+    """
+    store = _open(ctx)
+    for path in ledgers:
+        result = load_ledger(store, path)
+        if result.already_loaded:
+            click.echo(f"{path}: already loaded as {result.graph}; nothing to do")
+            continue
+        kinds = ", ".join(f"{n} {kind}" for kind, n in result.records.items())
+        skipped = (
+            f"; {result.skipped_identical} identical record(s) already in the store"
+            if result.skipped_identical
+            else ""
+        )
+        click.echo(
+            f"{path}: loaded {kinds}; {result.triples} triples into {result.graph} "
+            f"in {result.seconds:.2f} s{skipped}"
+        )
+
+
+_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+
+
+def parse_param(text: str) -> tuple[str, Value]:
+    """Parse ``NAME=VALUE`` into a bound SPARQL value.
+
+    ``<iri>`` is an IRI; ``KIND:ID`` with a record kind (``run:sys-a``) is the
+    minted IRI of that ledger id; ``"text"`` is a string; an integer, ``true``
+    and ``false`` are typed; anything else is a string.
+    """
+    match = _PARAM.match(text)
+    if not match:
+        raise UsageError(f"expected --param NAME=VALUE, got {text!r}")
+    name, raw = match.groups()
+    kind, sep, rest = raw.partition(":")
+    value: Value
+    if raw.startswith("<") and raw.endswith(">"):
+        value = IRI(raw[1:-1])
+    elif sep and kind in ids.KINDS and rest:
+        value = IRI(ids.mint(kind, rest))
+    elif len(raw) >= 2 and raw.startswith('"') and raw.endswith('"'):
+        value = raw[1:-1]
+    elif re.fullmatch(r"-?\d+", raw):
+        value = int(raw)
+    elif raw in ("true", "false"):
+        value = raw == "true"
+    else:
+        value = raw
+    return name, value
+
+
+def read_query_argument(query: str) -> str:
+    """The SPARQL text of QUERY: a path ending in .rq, a library query id, or text."""
+    if query.endswith(".rq"):
+        path = Path(query)
+        if not path.is_file():
+            raise UsageError(f"no such query file: {query}")
+        return path.read_text("utf-8")
+    if re.fullmatch(r"[a-z0-9][a-z0-9-]*", query):
+        queries = library_queries()
+        if query in queries:
+            return queries[query].text
+        raise UsageError(
+            f"{query!r} is neither SPARQL nor a library query (known: {', '.join(sorted(queries))})"
+        )
+    return query
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--param", "params", multiple=True, help="NAME=VALUE bound to ?NAME (repeatable).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True
+)
+@click.option("--iris", is_flag=True, help="Show full IRIs instead of ledger ids.")
+@click.pass_context
+@_handle_errors
+def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iris: bool) -> None:
+    """Run a SPARQL query: a .rq file, a library query id, or the query text.
+
+    Parameters are bound as values, never spliced into the text. The default
+    graph is the union of all loaded graphs.
+
+    Example: hopgate query 'SELECT ?s WHERE { ?s a hg:Claim }' --format csv
+
+    Example: hopgate query queries/claim-status.rq --param evaluation=evaluation:eval-oct
+    """
+    text = read_query_argument(query)
+    bindings = dict(parse_param(p) for p in params)
+    store = _open(ctx)
+    assert isinstance(store, OxigraphStore)
+    result = store.query_any(text, params=bindings)
+    if isinstance(result, bool):
+        click.echo(json.dumps(result) if fmt == "json" else str(result).lower())
+        return
+    if isinstance(result, bytes):
+        sys.stdout.write(result.decode("utf-8"))
+        return
+    columns = list(result[0]) if result else _select_variables(text)
+    click.echo(render(result, columns=columns, format=fmt, iris=iris), nl=False)
+
+
+def _select_variables(text: str) -> list[str]:
+    head = re.search(r"SELECT\s+(?:DISTINCT\s+|REDUCED\s+)?(.*?)\s+(?:WHERE|FROM|\{)", text, re.S | re.I)
+    if not head:
+        return []
+    return re.findall(r"\?([A-Za-z_][A-Za-z0-9_]*)\s*\)?\s*(?=\s|$|\))", head.group(1))
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_context
+@_handle_errors
+def stats(ctx: click.Context, fmt: str) -> None:
+    """Count records by kind, triples, and the named graphs of the store.
+
+    Example: hopgate stats --format json
+    """
+    result = store_stats(_open(ctx))
+    if fmt == "json":
+        payload = {
+            "records": result.records,
+            "quads": result.quads,
+            "graphs": [g.__dict__ for g in result.graphs],
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    click.echo(render(
+        [{"kind": k, "records": n} for k, n in result.records.items()],
+        columns=["kind", "records"],
+        format="table",
+    ), nl=False)
+    click.echo(f"\n{result.quads} quads in {len(result.graphs)} named graphs\n")
+    click.echo(render(
+        [{"graph": g.iri, "kind": g.kind, "file": g.label, "quads": g.quads} for g in result.graphs],
+        columns=["graph", "kind", "file", "quads"],
+        format="table",
+    ), nl=False)
+
+
+@cli.command()
+@click.option("--graph", help="Dump only this named graph (its IRI).")
+@click.option("--format", "fmt", type=click.Choice(["trig", "nquads"]), default="trig", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write.")
+@click.pass_context
+@_handle_errors
+def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -> None:
+    """Write the store (or one graph) as TriG or N-Quads (sorted lines).
+
+    Example: hopgate dump --format nquads -o store.nq
+    """
+    store = _open(ctx)
+    if graph is not None and graph not in store.graphs():
+        raise UsageError(f"no named graph {graph} in the store")
+    if output is None:
+        store.dump(sys.stdout.buffer, format=fmt, graph=graph)  # type: ignore[arg-type]
+        return
+    with output.open("wb") as handle:
+        store.dump(handle, format=fmt, graph=graph)  # type: ignore[arg-type]
+
+
+@cli.command()
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to put the demo store and outputs (default: a fresh temporary directory).",
+)
+@_handle_errors
+def demo(directory: Path | None) -> None:
+    """Load the bundled worked example (the Cedar ledger) into a fresh store and report.
+
+    Example: hopgate demo --dir demo-output
+    """
+    from hopgate.demo import run_demo
+
+    if directory is None:
+        directory = Path(tempfile.mkdtemp(prefix="hopgate-demo-"))
+    elif (directory / "store").exists():
+        shutil.rmtree(directory / "store")
+    run_demo(directory, echo=click.echo)
+
+
+def main() -> None:
+    """Entry point of the ``hopgate`` console script."""
+    cli(obj={})
+
+
+__all__ = ["cli", "main", "parse_param", "artefact"]
