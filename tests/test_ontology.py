@@ -182,10 +182,8 @@ def _members(graph: Graph, node: Node) -> list[Node]:
 
 def _kinds(graph: Graph, cls: Node) -> set[str]:
     """The PROV-O kinds (entity, activity, agent, selector) a class falls under."""
-    found = {
-        PROV_KIND[c] for c in (cls, *_ancestors(graph, cls, RDFS.subClassOf)) if c in PROV_KIND
-    }
-    return found
+    lineage = (cls, *_ancestors(graph, cls, RDFS.subClassOf))
+    return {PROV_KIND[c] for c in lineage if c in PROV_KIND}
 
 
 def _example(comment: str) -> str:
