@@ -242,6 +242,134 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
 
 
 @cli.command()
+@click.option("--run", "run", help="Evaluate only this run (its ledger id).")
+@click.option("--force", is_flag=True, help="Evaluate even when the latest evaluation is current.")
+@click.pass_context
+@_handle_errors
+def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
+    """Decide every output claim of a run and record acceptance cards as a PROV bundle.
+
+    A run whose latest evaluation used the store's current loads is not
+    evaluated again (unless --force); earlier evaluations stay, each new one
+    linked to the previous by prov:wasRevisionOf.
+
+    Example: hopgate evaluate --run sys-a
+    """
+    from hopgate.evaluate import evaluate as run_evaluation
+
+    for record in run_evaluation(_open(ctx), run=run, force=force):
+        state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
+        click.echo(
+            f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "
+            f"({state}) in {record.graph}"
+        )
+
+
+VERDICT_COLUMNS = [
+    "run",
+    "question",
+    "output",
+    "claim",
+    "supported",
+    "retrieved_complete",
+    "citation_complete",
+    "missing",
+    "verdict",
+]
+
+
+@cli.command()
+@click.option("--run", "run", help="Only this run (its ledger id).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True
+)
+@click.pass_context
+@_handle_errors
+def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
+    """Show the acceptance card of every output claim (evaluating first when stale).
+
+    Example: hopgate verdicts --run sys-a --format json
+    """
+    from hopgate.results import verdicts as read_verdicts
+
+    rows = [row.as_dict() for row in read_verdicts(_open(ctx), run=run)]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    columns = VERDICT_COLUMNS + (["inadmissible_citations", "answerability", "card"] if fmt == "csv" else [])
+    click.echo(render(rows, columns=columns, format=fmt), nl=False)
+
+
+@cli.command()
+@click.option("--run", "run", help="Only this run (its ledger id).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_context
+@_handle_errors
+def metrics(ctx: click.Context, run: str | None, fmt: str) -> None:
+    """Show complete-set recall, citation-set completeness and answer correctness per run.
+
+    Every figure carries its numerator and denominator; an empty denominator
+    gives no value (never 100%).
+
+    Example: hopgate metrics --format json
+    """
+    from hopgate.results import metrics as read_metrics
+
+    result = read_metrics(_open(ctx), run=run)
+    if fmt == "json":
+        payload = {run_id: m.as_dict() for run_id, m in result.items()}
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for run_id, m in result.items():
+        click.echo(f"run {run_id} (evaluation {m.evaluation})")
+        rows = [
+            _metric_row(name, getattr(m, name))
+            for name in (
+                "complete_set_recall",
+                "citation_set_completeness",
+                "answer_correctness",
+                "whole_answer",
+            )
+        ]
+        click.echo(render(rows, columns=["metric", "numerator", "denominator", "value", "95% interval"], format="table"), nl=False)
+        click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()) + "\n")
+
+
+def _metric_row(name: str, p: Any) -> dict[str, Any]:
+    value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
+    interval = "" if p.ci_low is None else f"{100 * p.ci_low:.1f}-{100 * p.ci_high:.1f}%"
+    return {
+        "metric": name.replace("_", " "),
+        "numerator": p.numerator,
+        "denominator": p.denominator,
+        "value": value,
+        "95% interval": interval,
+    }
+
+
+@cli.command()
+@click.option("--run", "run", required=True, help="The run to gate (its ledger id).")
+@click.pass_context
+@_handle_errors
+def gate(ctx: click.Context, run: str) -> None:
+    """Exit 1 when any consequential claim's output is not accepted (for release pipelines).
+
+    Example: hopgate gate --run sys-a
+    """
+    from hopgate.results import gate as run_gate
+
+    result = run_gate(_open(ctx), run=run)
+    if result.passed:
+        click.echo(f"run {run}: gate passed ({result.consequential} consequential output claims accepted)")
+        return
+    click.echo(f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted")
+    for row in result.failing:
+        missing = ", ".join(row.missing) or "-"
+        click.echo(f"  {row.output} (claim {row.claim}): {row.verdict}; missing hops: {missing}")
+    ctx.exit(1)
+
+
+@cli.command()
 @click.option(
     "--dir",
     "directory",

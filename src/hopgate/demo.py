@@ -10,7 +10,12 @@ from hopgate.formatting import render
 from hopgate.inspection import stats
 from hopgate.library import artefact
 from hopgate.loader import load
+from hopgate.results import metrics, verdicts
 from hopgate.store import open_store
+
+
+_CARD_COLUMNS = ["question", "output", "claim", "supported", "retrieved_complete",
+                 "citation_complete", "missing", "verdict"]
 
 
 def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
@@ -32,3 +37,13 @@ def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
             )
         )
         echo(f"Store: {directory / 'store'} ({summary.quads} quads)")
+        echo("")
+        echo("Acceptance cards (one per output claim):")
+        rows = [row.as_dict() for row in verdicts(store)]
+        echo(render(rows, columns=_CARD_COLUMNS, format="table"))
+        for run_id, figures in metrics(store).items():
+            echo(f"Metrics of run {run_id}:")
+            for name in ("complete_set_recall", "citation_set_completeness", "answer_correctness"):
+                p = getattr(figures, name)
+                value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
+                echo(f"  {name.replace('_', ' ')}: {p.numerator}/{p.denominator} = {value}")

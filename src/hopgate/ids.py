@@ -48,6 +48,8 @@ def mint(kind: str, ledger_id: str) -> str:
     """Return the IRI of the record of ``kind`` whose ledger id is ``ledger_id``."""
     if kind not in KINDS:
         raise ValueError(f"unknown record kind {kind!r}")
+    if kind == "case":
+        raise ValueError("a case has no ledger id of its own: use mint_case(run, question)")
     if not ledger_id:
         raise ValueError("a ledger id must be a non-empty string")
     return f"{ID_BASE}{kind}/{encode_id(ledger_id)}"
@@ -79,7 +81,10 @@ def parse(iri: str) -> tuple[str, str]:
         return kind, f"{run}/{question}"
     if "/" in rest:
         raise ValueError(f"not a hopgate record IRI (a sub-node): {iri}")
-    return kind, unquote(rest)
+    decoded = unquote(rest)
+    if encode_id(decoded) != rest:  # e.g. a raw '#', space or non-ASCII: not minted here
+        raise ValueError(f"not a hopgate record IRI (not as minted): {iri}")
+    return kind, decoded
 
 
 def parse_case(iri: str) -> tuple[str, str]:
@@ -90,7 +95,10 @@ def parse_case(iri: str) -> tuple[str, str]:
     run, sep, question = iri[len(prefix) :].partition("/")
     if not sep or "/" in question:
         raise ValueError(f"not a hopgate case IRI: {iri}")
-    return unquote(run), unquote(question)
+    run_id, question_id = unquote(run), unquote(question)
+    if not run or not question or case_id(run_id, question_id) != f"{run}/{question}":
+        raise ValueError(f"not a hopgate case IRI (not as minted): {iri}")
+    return run_id, question_id
 
 
 def ledger_id(iri: str) -> str:

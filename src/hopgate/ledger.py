@@ -99,17 +99,21 @@ def _schema_error(
     exc: fastjsonschema.JsonSchemaValueException, kind: str, data: Any, *, file: str, where: str
 ) -> LedgerError:
     path = [str(p) for p in (exc.path or [])][1:]  # drop the leading "data"
-    field = ".".join(path) if path else None
+    # Spell the field as a path like the record's own: outputs[0].cites[1].
+    field = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path).lstrip(".") or None
     record_id = data.get("id") if isinstance(data, dict) else None
     message = exc.message.replace("data." + field if field else "data", "").strip() or exc.message
     rule = exc.rule
     if rule == "additionalProperties" and isinstance(exc.value, dict):
         known = set((exc.definition or {}).get("properties", {}))
-        extra = sorted(k for k in exc.value if k not in known and not str(k).startswith("x-"))
+        x_ok = "^x-" in (exc.definition or {}).get("patternProperties", {})
+        extra = sorted(
+            k for k in exc.value if k not in known and not (x_ok and str(k).startswith("x-"))
+        )
         prefix = (field + ".") if field else ""
         return LedgerError(
-            f"unknown field (allowed: {', '.join(sorted(known - {'type'}))}; "
-            "extra fields must start with 'x-')",
+            f"unknown field (allowed: {', '.join(sorted(known - {'type'}))}"
+            + ("; extra fields must start with 'x-')" if x_ok else ")"),
             file=file,
             record=where,
             field=prefix + (extra[0] if extra else "?"),
@@ -262,7 +266,10 @@ def _read_jsonl(path: Path) -> Iterator[Record]:
                 if kind == "ledger":
                     if seen_record:
                         raise LedgerError(
-                            "the ledger header must be the first line", file=file, record=where
+                            "the ledger header must be the first line",
+                            file=file,
+                            record=where,
+                            field="type",
                         )
                     validate_record("ledger", data, file=file, where=where)
                     continue

@@ -188,7 +188,7 @@ class _Loader:
                 f"duplicate {kind} id (first defined at {table[ledger_id]})",
                 file=self.file,
                 record=where,
-                field=name if name == "id" else f"{name}.id",
+                field="id",  # ``where`` already names the output: cases[0].outputs[1]
                 record_id=ledger_id,
             )
         table[ledger_id] = where

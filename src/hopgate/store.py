@@ -9,6 +9,7 @@ Queries see the union of all named graphs as their default graph.
 from __future__ import annotations
 
 import io
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
@@ -168,12 +169,10 @@ class OxigraphStore(Store):
         self._prologue = sparql_prologue()
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
-        substitutions = {ox.Variable(name): _to_term(value) for name, value in (params or {}).items()}
         try:
             return self._store.query(
-                self._prologue + query,
+                self._prologue + bind_values(query, params),
                 use_default_graph_as_union=True,
-                substitutions=substitutions,
             )
         except SyntaxError as exc:
             raise QueryError(f"the query does not parse: {exc}") from None
@@ -217,7 +216,7 @@ class OxigraphStore(Store):
 
     def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
         """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
-        text = self._prologue + (_bind_update(update, params) if params else update)
+        text = self._prologue + bind_values(update, params)
         try:
             self._store.update(text)
         except SyntaxError as exc:
@@ -296,18 +295,28 @@ def term_ntriples(value: Value) -> str:
     return str(_to_term(value))
 
 
-def _bind_update(update: str, params: Mapping[str, Value] | None) -> str:
-    # SPARQL Update has no substitution API in Oxigraph; a VALUES block is the
-    # standard way to bind values, and the terms are serialised, never formatted.
+_GROUP_OPENERS = re.compile(r"\b(WHERE|ASK)\s*\{", re.IGNORECASE)
+
+
+def bind_values(query: str, params: Mapping[str, Value] | None) -> str:
+    """Bind ``params`` by opening every ``WHERE {`` (and ``ASK {``) with a VALUES block.
+
+    This is SPARQL's own way to bind values, it reaches into subqueries (which
+    a trailing VALUES clause does not), and the same text runs on any SPARQL
+    1.1 engine. Terms are serialised with escaping, never formatted from input.
+    """
     if not params:
-        return update
+        return query
+    for name in params:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise QueryError(f"not a SPARQL variable name: {name!r}")
     names = " ".join(f"?{name}" for name in params)
     values = " ".join(term_ntriples(value) for value in params.values())
-    block = f"VALUES ({names}) {{ ({values}) }}"
-    marker = "#VALUES"
-    if marker not in update:
-        raise QueryError("a parameterised update must mark where its bindings go with '#VALUES'")
-    return update.replace(marker, block)
+    block = f"VALUES ({names}) {{ ({values}) }} "
+    bound, count = _GROUP_OPENERS.subn(lambda m: m.group(0) + " " + block, query)
+    if count == 0:
+        raise QueryError("cannot bind parameters: the query has no WHERE { ... } group")
+    return bound
 
 
 def open_store(path: Path | None) -> OxigraphStore:

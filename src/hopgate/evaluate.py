@@ -1,0 +1,316 @@
+"""Evaluation as provenance: run the verdict queries, record acceptance cards.
+
+The set logic is in ``queries/`` and runs inside the store; this module binds
+parameters, groups the rows by output claim, and writes one named graph per
+evaluated run (a ``prov:Bundle``) holding the evaluation activity, one
+acceptance card per output claim and one claim-case record per required claim.
+A new evaluation of a run links to the previous one with ``prov:wasRevisionOf``;
+nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hopgate import __version__, ids
+from hopgate import ntriples as nt
+from hopgate.errors import HopgateError
+from hopgate.library import library_query
+from hopgate.store import IRI, Row, Store, Value
+from hopgate.vocab import CATALOG_GRAPH, HG, PROV, RDF
+
+A = RDF + "type"
+VERDICTS = {
+    HG + "Accept": "accept",
+    HG + "ReviseCitations": "revise-citations",
+    HG + "Abstain": "abstain",
+    HG + "Reject": "reject",
+    HG + "Escalate": "escalate",
+}
+ANSWERABILITY = {
+    HG + "Answerable": "answerable",
+    HG + "Blocked": "blocked",
+    HG + "NotFound": "not found",
+}
+
+
+class EvaluationError(HopgateError):
+    """The store holds nothing to evaluate, or an unknown run was asked for."""
+
+
+@dataclass(frozen=True)
+class EvaluationRecord:
+    """One evaluation of one run: the bundle it wrote and when."""
+
+    run: str
+    graph: str
+    activity: str
+    cards: int
+    claim_cases: int
+    ended: str
+    reused: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class _Card:
+    row: Row
+    cites: list[str] = field(default_factory=list)
+    routes: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    inadmissible: list[str] = field(default_factory=list)
+
+
+def runs(store: Store) -> list[str]:
+    """The ledger ids of every run in the store, sorted."""
+    rows = store.select("SELECT ?run WHERE { ?run a hg:Run }")
+    return sorted(ids.ledger_id(str(row["run"])) for row in rows)
+
+
+def evidence_graphs(store: Store) -> list[str]:
+    """The load graphs (evidence and runs) currently in the store, sorted."""
+    rows = store.select("SELECT ?g WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a . ?a a hg:Load } }",
+                        params={"c": IRI(CATALOG_GRAPH)})
+    return sorted(str(row["g"]) for row in rows)
+
+
+def latest(store: Store, run: str) -> tuple[str, str, list[str]] | None:
+    """The newest evaluation of ``run``: (bundle graph, activity, load graphs it used)."""
+    rows = store.select(
+        "SELECT ?bundle ?activity ?ended ?used WHERE { GRAPH ?c {"
+        " ?bundle prov:wasGeneratedBy ?activity . ?activity a hg:EvaluationActivity ;"
+        " hg:evaluationOf ?run ; prov:endedAtTime ?ended ."
+        " OPTIONAL { ?activity prov:used ?used . ?used a prov:Bundle } } }",
+        params={"c": IRI(CATALOG_GRAPH), "run": IRI(ids.mint("run", run))},
+    )
+    if not rows:
+        return None
+    newest = max(str(row["ended"]) for row in rows)
+    chosen = [row for row in rows if str(row["ended"]) == newest]
+    used = sorted({str(row["used"]) for row in chosen if row["used"] is not None})
+    return str(chosen[0]["bundle"]), str(chosen[0]["activity"]), used
+
+
+def is_current(store: Store, run: str) -> bool:
+    """True when ``run`` has an evaluation that used exactly the store's current loads."""
+    found = latest(store, run)
+    return found is not None and found[2] == evidence_graphs(store)
+
+
+def evaluate(store: Store, *, run: str | None = None, force: bool = False) -> list[EvaluationRecord]:
+    """Evaluate one run (or every run) and record acceptance cards as a PROV bundle.
+
+    A run whose latest evaluation used exactly the store's current load graphs
+    is not evaluated again unless ``force`` is set; its record has ``reused``.
+
+    Raises:
+        EvaluationError: no run in the store, or ``run`` is unknown.
+    """
+    known = runs(store)
+    if not known:
+        raise EvaluationError("the store holds no run to evaluate; load a ledger with runs first")
+    if run is not None and run not in known:
+        raise EvaluationError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+    wanted = [run] if run is not None else known
+    records = []
+    for run_id in wanted:
+        found = latest(store, run_id)
+        graphs = evidence_graphs(store)
+        if found is not None and found[2] == graphs and not force:
+            records.append(_reused(store, run_id, found))
+            continue
+        records.append(_evaluate_run(store, run_id, graphs, previous=found[0] if found else None))
+    return records
+
+
+def _reused(store: Store, run: str, found: tuple[str, str, list[str]]) -> EvaluationRecord:
+    bundle, activity, _ = found
+    counts = store.select(
+        "SELECT (COUNT(DISTINCT ?card) AS ?cards) "
+        "(COUNT(DISTINCT ?claimCase) AS ?cases) ?ended WHERE { "
+        "?activity prov:endedAtTime ?ended . GRAPH ?bundle { { ?card a hg:AcceptanceCard } UNION { ?claimCase a hg:ClaimCase } } } GROUP BY ?ended",
+        params={"bundle": IRI(bundle), "activity": IRI(activity)},
+    )
+    row = counts[0] if counts else {"cards": 0, "cases": 0, "ended": ""}
+    return EvaluationRecord(
+        run, bundle, activity, int(row["cards"] or 0), int(row["cases"] or 0),  # type: ignore[arg-type]
+        str(row["ended"]), reused=True,
+    )
+
+
+def _select(store: Store, query_id: str, run: str) -> list[Row]:
+    return store.select(library_query(query_id).text, params={"run": IRI(ids.mint("run", run))})
+
+
+def _evaluate_run(store: Store, run: str, graphs: list[str], *, previous: str | None) -> EvaluationRecord:
+    clock = time.perf_counter()
+    started = datetime.now(UTC)
+    verdict_rows = _select(store, "verdicts", run)
+    cards = {str(row["output"]): _Card(row) for row in verdict_rows}
+    for row in _select(store, "card-links", run):
+        card = cards.get(str(row["output"]))
+        if card is None:
+            continue
+        target = str(row["target"])
+        {"cites": card.cites, "route": card.routes, "contradiction": card.contradictions}[
+            str(row["relation"])
+        ].append(target)
+    for row in _select(store, "missing-hops", run):
+        cards[str(row["output"])].missing.append(str(row["span"]))
+    for row in _select(store, "inadmissible-citations", run):
+        cards[str(row["output"])].inadmissible.append(str(row["span"]))
+    claim_cases = _select(store, "claim-cases", run)
+    ended = datetime.now(UTC)
+    stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
+    bundle = activity + "/bundle"
+    handle, tmp_name = tempfile.mkstemp(prefix="hopgate-eval-", suffix=".nq")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            writer = _BundleWriter(out, bundle, activity, stamp)
+            case_nodes = {}
+            for row in claim_cases:
+                case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
+            for card in cards.values():
+                writer.card(card, case_nodes)
+            writer.provenance(run, graphs, started, ended, previous)
+        store.add_nquads(Path(tmp_name))
+    finally:
+        os.unlink(tmp_name)
+    return EvaluationRecord(
+        run, bundle, activity, len(cards), len(claim_cases), _stamp(ended),
+        seconds=time.perf_counter() - clock,
+    )
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _days(later: Value, earlier: Value) -> int:
+    def parse(value: Value) -> datetime:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+    return (parse(later) - parse(earlier)).days
+
+
+class _BundleWriter:
+    def __init__(self, out: Any, bundle: str, activity: str, stamp: str) -> None:
+        self.out = out
+        self.graph = f" <{bundle}> .\n"
+        self.bundle = bundle
+        self.activity = activity
+        self.stamp = stamp
+
+    def _write(self, lines: list[str], graph: str | None = None) -> None:
+        suffix = self.graph if graph is None else f" <{graph}> .\n"
+        self.out.write("".join(line + suffix for line in lines))
+
+    def claim_case(self, row: Row) -> str:
+        run_id, question_id = ids.parse_case(str(row["case"]))
+        claim_id = ids.ledger_id(str(row["claim"]))
+        node = f"{self.activity}/claim-case/{ids.encode_id(question_id)}/{ids.encode_id(claim_id)}"
+        s = nt.iri(node)
+        lines = [
+            f"{s} <{A}> <{PROV}Entity>",
+            f"{s} <{A}> <{HG}ClaimCase>",
+            f"{s} <{PROV}wasGeneratedBy> {nt.iri(self.activity)}",
+            f"{s} <{HG}ofCase> {nt.iri(str(row['case']))}",
+            f"{s} <{HG}forQuestion> {nt.iri(str(row['question']))}",
+            f"{s} <{HG}forClaim> {nt.iri(str(row['claim']))}",
+            f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}",
+            f"{s} <{HG}retrievedComplete> {nt.boolean(bool(row['retrievedComplete']))}",
+            f"{s} <{HG}answered> {nt.boolean(bool(row['answered']))}",
+            f"{s} <{HG}answeredCorrectly> {nt.boolean(bool(row['answeredCorrectly']))}",
+            f"{s} <{HG}contradictionPresent> {nt.boolean(bool(row['contradiction']))}",
+        ]
+        if row["eligibleSets"] is not None:
+            lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")  # type: ignore[arg-type]
+            lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
+            age = _days(row["claimTime"], row["oldestObservation"])
+            lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
+        self._write(lines)
+        return node
+
+    def card(self, card: _Card, case_nodes: dict[tuple[str, str], str]) -> None:
+        row = card.row
+        output = str(row["output"])
+        output_id = ids.ledger_id(output)
+        node = ids.mint("card", f"{output_id}@{self.stamp}")
+        s = nt.iri(node)
+        lines = [
+            f"{s} <{A}> <{PROV}Entity>",
+            f"{s} <{A}> <{HG}AcceptanceCard>",
+            f"{s} <{HG}ledgerId> {nt.string(f'{output_id}@{self.stamp}')}",
+            f"{s} <{PROV}wasGeneratedBy> {nt.iri(self.activity)}",
+            f"{s} <{HG}forOutput> {nt.iri(output)}",
+            f"{s} <{HG}forQuestion> {nt.iri(str(row['question']))}",
+            f"{s} <{HG}supported> {nt.boolean(bool(row['supported']))}",
+            f"{s} <{HG}retrievedComplete> {nt.boolean(bool(row['retrievedComplete']))}",
+            f"{s} <{HG}citationComplete> {nt.boolean(bool(row['citationComplete']))}",
+            f"{s} <{HG}verdict> {nt.iri(str(row['verdict']))}",
+        ]
+        if row["claim"] is not None:
+            claim = str(row["claim"])
+            lines.append(f"{s} <{HG}forClaim> {nt.iri(claim)}")
+            case_node = case_nodes.get((ids.mint_case(*_case_of(row)), claim))
+            if case_node is not None:
+                lines.append(f"{s} <{HG}claimCase> {nt.iri(case_node)}")
+        if row["answerability"] is not None:
+            lines.append(f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}")
+        for name, value in (("retrievedRoute", row["retrievedRoute"]), ("citedRoute", row["citedRoute"])):
+            if value is not None:
+                lines.append(f"{s} <{HG}{name}> {nt.iri(str(value))}")
+        if row["citedRoute"] is not None:
+            rule = ids.mint("rule", ids.ledger_id(str(row["citedRoute"])))
+            lines.append(f"{s} <{HG}jointSupport> {nt.iri(rule)}")
+        for predicate, targets in (
+            ("referenceRoute", card.routes),
+            ("deliveredCitation", card.cites),
+            ("contradictionConsidered", card.contradictions),
+            ("missingSpan", card.missing),
+            ("inadmissibleCitation", card.inadmissible),
+        ):
+            lines.extend(f"{s} <{HG}{predicate}> {nt.iri(t)}" for t in sorted(set(targets)))
+        self._write(lines)
+
+    def provenance(
+        self, run: str, graphs: list[str], started: datetime, ended: datetime, previous: str | None
+    ) -> None:
+        bundle = nt.iri(self.bundle)
+        activity = nt.iri(self.activity)
+        software = nt.iri(ids.mint("agent", f"hopgate {__version__}"))
+        lines = [
+            f"{bundle} <{A}> <{PROV}Bundle>",
+            f"{bundle} <{A}> <{PROV}Entity>",
+            f"{bundle} <{PROV}wasGeneratedBy> {activity}",
+            f"{bundle} <{PROV}generatedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{A}> <{PROV}Activity>",
+            f"{activity} <{A}> <{HG}EvaluationActivity>",
+            f"{activity} <{HG}ledgerId> {nt.string(f'{run}@{self.stamp}')}",
+            f"{activity} <{PROV}startedAtTime> {nt.datetime(_stamp(started))}",
+            f"{activity} <{PROV}endedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{HG}evaluationOf> {nt.iri(ids.mint('run', run))}",
+            f"{activity} <{PROV}wasAssociatedWith> {software}",
+            f"{software} <{A}> <{PROV}Agent>",
+            f"{software} <{A}> <{PROV}SoftwareAgent>",
+            f"{software} <{HG}ledgerId> {nt.string(f'hopgate {__version__}')}",
+        ]
+        lines += [f"{activity} <{PROV}used> {nt.iri(g)}" for g in graphs]
+        if previous is not None:
+            lines.append(f"{bundle} <{PROV}wasRevisionOf> {nt.iri(previous)}")
+        self._write(lines, CATALOG_GRAPH)
+        # The activity is described inside its bundle too, so the bundle stands alone.
+        self._write(lines[4:11])
+
+
+def _case_of(row: Row) -> tuple[str, str]:
+    return ids.ledger_id(str(row["run"])), ids.ledger_id(str(row["question"]))

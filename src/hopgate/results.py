@@ -1,0 +1,214 @@
+"""Reading evaluations: verdict rows, metrics with intervals, and the release gate.
+
+Results are always read from the latest evaluation bundle of a run, and that
+bundle is made first when there is none or the store's loads changed since,
+so a reader never sees stale results.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from hopgate import ids
+from hopgate.evaluate import ANSWERABILITY, VERDICTS, evaluate, latest
+from hopgate.library import library_query
+from hopgate.statistics import cluster_bootstrap, wilson
+from hopgate.store import IRI, Store, Value
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One acceptance card as users read it: ledger ids, not IRIs."""
+
+    run: str
+    question: str
+    output: str
+    claim: str | None
+    consequential: bool
+    answerability: str | None
+    supported: bool
+    retrieved_complete: bool
+    citation_complete: bool
+    missing: list[str]
+    inadmissible_citations: list[str]
+    cited_route: str | None
+    retrieved_route: str | None
+    verdict: str
+    card: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate verdicts``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """A figure with its numerator and denominator; value None for an empty denominator."""
+
+    numerator: int
+    denominator: int
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval: str | None
+
+
+@dataclass
+class RunMetrics:
+    """The metrics of one run's latest evaluation."""
+
+    run: str
+    evaluation: str
+    complete_set_recall: Proportion
+    citation_set_completeness: Proportion
+    answer_correctness: Proportion
+    whole_answer: Proportion
+    counts: dict[str, int]
+    strata: dict[str, dict[str, dict[str, Proportion]]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate metrics`` (one run's entry)."""
+        return asdict(self)
+
+
+def _id(value: Value) -> str | None:
+    return None if value is None else ids.ledger_id(str(value))
+
+
+def current_bundles(store: Store, *, run: str | None = None) -> dict[str, str]:
+    """The latest, up-to-date evaluation bundle of each run (evaluating where needed)."""
+    records = evaluate(store, run=run)
+    return {record.run: record.graph for record in records}
+
+
+def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
+    """The acceptance cards of the latest evaluation of each run (or of ``run``)."""
+    rows: list[VerdictRow] = []
+    for run_id, bundle in current_bundles(store, run=run).items():
+        rows.extend(_cards(store, bundle))
+    return sorted(rows, key=lambda r: (r.run, r.question, r.output))
+
+
+def _cards(store: Store, bundle: str) -> list[VerdictRow]:
+    spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for row in store.select(library_query("card-spans").text, params={"bundle": IRI(bundle)}):
+        spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
+    result = []
+    for row in store.select(library_query("cards").text, params={"bundle": IRI(bundle)}):
+        card = str(row["card"])
+        result.append(
+            VerdictRow(
+                run=ids.ledger_id(str(row["run"])),
+                question=ids.ledger_id(str(row["question"])),
+                output=ids.ledger_id(str(row["output"])),
+                claim=_id(row["claim"]),
+                consequential=bool(row["consequential"]),
+                answerability=ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None,
+                supported=bool(row["supported"]),
+                retrieved_complete=bool(row["retrievedComplete"]),
+                citation_complete=bool(row["citationComplete"]),
+                missing=sorted(set(spans[card]["missing"])),
+                inadmissible_citations=sorted(set(spans[card]["inadmissible"])),
+                cited_route=_id(row["citedRoute"]),
+                retrieved_route=_id(row["retrievedRoute"]),
+                verdict=VERDICTS[str(row["verdict"])],
+                card=ids.ledger_id(card),
+            )
+        )
+    return result
+
+
+def _proportion(
+    numerator: int, denominator: int, clusters: list[tuple[int, int]] | None = None
+) -> Proportion:
+    value = numerator / denominator if denominator else None
+    clustered = clusters is not None and any(den > 1 for _, den in clusters)
+    if clustered:
+        assert clusters is not None
+        interval, method = cluster_bootstrap(clusters), "question bootstrap 95%"
+    else:
+        interval, method = wilson(numerator, denominator), "Wilson 95%"
+    if interval is None:
+        return Proportion(numerator, denominator, value, None, None, None)
+    return Proportion(numerator, denominator, value, interval[0], interval[1], method)
+
+
+def _int(value: Value) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
+    """The metrics of the latest evaluation of each run (or of ``run``), keyed by run id."""
+    result = {}
+    for run_id, bundle in current_bundles(store, run=run).items():
+        result[run_id] = _run_metrics(store, run_id, bundle)
+    return result
+
+
+def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
+    params = {"bundle": IRI(bundle)}
+    row = store.select(library_query("metrics").text, params=params)[0]
+    per_question = store.select(library_query("metrics-by-question").text, params=params)
+
+    def clusters(num: str, den: str) -> list[tuple[int, int]]:
+        return [(_int(q[num]), _int(q[den])) for q in per_question]
+
+    metrics_ = RunMetrics(
+        run=run,
+        evaluation=ids.ledger_id(bundle.removesuffix("/bundle")),
+        complete_set_recall=_proportion(
+            _int(row["retrievedComplete"]), _int(row["answerable"]),
+            clusters("retrievedComplete", "answerable"),
+        ),
+        citation_set_completeness=_proportion(
+            _int(row["citationComplete"]), _int(row["supported"]),
+            clusters("citationComplete", "supported"),
+        ),
+        answer_correctness=_proportion(
+            _int(row["answeredCorrectly"]), _int(row["answerable"]),
+            clusters("answeredCorrectly", "answerable"),
+        ),
+        whole_answer=_proportion(_int(row["wholePassed"]), _int(row["wholeAnswerable"])),
+        counts={
+            "unsupported": _int(row["unsupported"]),
+            "omitted": _int(row["omitted"]),
+            "blocked": _int(row["blocked"]),
+            "not_found": _int(row["notFound"]),
+            "appropriate_abstentions": _int(row["appropriateAbstentions"]),
+            "escalated": _int(row["escalated"]),
+        },
+    )
+    for stratum in store.select(library_query("metrics-strata").text, params=params):
+        dimension = str(stratum["dimension"])
+        name = str(stratum["stratum"])
+        metrics_.strata.setdefault(dimension, {})[name] = {
+            "complete_set_recall": _proportion(
+                _int(stratum["retrievedComplete"]), _int(stratum["answerable"])
+            ),
+            "citation_set_completeness": _proportion(
+                _int(stratum["citationComplete"]), _int(stratum["supported"])
+            ),
+            "answer_correctness": _proportion(
+                _int(stratum["answeredCorrectly"]), _int(stratum["answerable"])
+            ),
+        }
+    return metrics_
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The release gate's decision for one run."""
+
+    run: str
+    passed: bool
+    failing: list[VerdictRow]
+    consequential: int
+
+
+def gate(store: Store, *, run: str) -> GateResult:
+    """Pass only when every consequential claim's output of ``run`` is accepted."""
+    rows = [row for row in verdicts(store, run=run) if row.consequential]
+    failing = [row for row in rows if row.verdict != "accept"]
+    return GateResult(run=run, passed=not failing, failing=failing, consequential=len(rows))
