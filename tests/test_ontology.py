@@ -2,8 +2,10 @@
 
 Every hg: term has an English label, a comment ending in a one-line Turtle
 example that parses, rdfs:isDefinedBy, and a place in PROV-O (or oa:). Every
-hg: term that docs/model.md uses is declared. These tests read the ontology
-file only, so they do not import hopgate.
+hg: term that docs/model.md uses, that the loader or the evaluation writes
+(src/hopgate/*.py) or that a library query reads (queries/*.rq) is declared.
+These tests read files only (the sources as text), so they do not import
+hopgate.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from rdflib.term import Node
 ROOT = Path(__file__).parents[1]
 ONTOLOGY_PATH = ROOT / "ontology" / "hopgate.ttl"
 MODEL_PATH = ROOT / "docs" / "model.md"
+SOURCE_DIR = ROOT / "src" / "hopgate"
+QUERY_DIR = ROOT / "queries"
 
 HG = Namespace("https://w3id.org/hopgate/ns#")
 PROV = Namespace("http://www.w3.org/ns/prov#")
@@ -46,6 +50,8 @@ EXAMPLE_PREFIXES = f"""\
 """
 
 # Terms the verdict engine writes; docs/model.md covers the loader's terms.
+# Several are composed at run time (f"<{HG}{name}>"), which the source scan
+# below cannot see, so they are listed here.
 VERDICT_ENGINE_TERMS = [
     "EvaluationActivity",
     "AcceptanceCard",
@@ -80,6 +86,15 @@ VERDICT_ENGINE_TERMS = [
     "ledgerDigest",
     "ledgerFile",
 ]
+
+# How Python sources name an hg: term: f"<{HG}Name>", HG + "Name", or the
+# prefixed name hg:Name inside a SPARQL string or a docstring.
+SOURCE_TERM_PATTERNS = (
+    re.compile(r"\bHG\}([A-Za-z][A-Za-z0-9_]*)"),
+    re.compile(r"\bHG\s*\+\s*[\"']([A-Za-z][A-Za-z0-9_]*)"),
+    re.compile(r"\bhg:([A-Za-z][A-Za-z0-9_]*)"),
+)
+QUERY_TERM_PATTERN = re.compile(r"\bhg:([A-Za-z][A-Za-z0-9_]*)")
 
 # The PROV-O class each kind of thing falls under; prov:Activity and
 # prov:Entity are disjoint in PROV-O, so a term must not mix them.
@@ -153,6 +168,21 @@ def _model_terms() -> list[str]:
     """Local names of every hg: term docs/model.md mentions."""
     text = MODEL_PATH.read_text(encoding="utf-8")
     return sorted(set(re.findall(r"\bhg:([A-Za-z][A-Za-z0-9_]*)", text)))
+
+
+@cache
+def _code_terms() -> dict[str, list[str]]:
+    """Local names of every hg: term the sources and library queries use,
+    each with the files (relative to the project root) that use it."""
+    found: dict[str, set[str]] = {}
+    files = [(path, SOURCE_TERM_PATTERNS) for path in sorted(SOURCE_DIR.glob("*.py"))]
+    files += [(path, (QUERY_TERM_PATTERN,)) for path in sorted(QUERY_DIR.glob("*.rq"))]
+    for path, patterns in files:
+        text = path.read_text(encoding="utf-8")
+        for pattern in patterns:
+            for name in pattern.findall(text):
+                found.setdefault(name, set()).add(str(path.relative_to(ROOT)))
+    return {name: sorted(where) for name, where in sorted(found.items())}
 
 
 def _short(term: object) -> str:
@@ -237,6 +267,25 @@ def test_model_term_is_declared(name: str) -> None:
 @pytest.mark.parametrize("name", VERDICT_ENGINE_TERMS)
 def test_verdict_engine_term_is_declared(name: str) -> None:
     assert HG[name] in declared_terms(_ontology())
+
+
+def test_code_scan_finds_the_terms_it_should() -> None:
+    """Guards the scan below: a broken pattern would make it vacuous."""
+    terms = _code_terms()
+    for name, where in {
+        "Load": "src/hopgate/loader.py",  # f"<{HG}Load>"
+        "Evaluation": "src/hopgate/loader.py",  # HG + "Evaluation"
+        "ClaimCase": "src/hopgate/evaluate.py",
+        "sourceAgeDays": "queries/metrics-strata.rq",
+    }.items():
+        assert where in terms.get(name, []), (name, where)
+
+
+@pytest.mark.parametrize("name", list(_code_terms()))
+def test_term_used_by_loader_engine_or_queries_is_declared(name: str) -> None:
+    """Every hg: term the loader or the evaluation writes, or a query reads."""
+    files = ", ".join(_code_terms()[name])
+    assert HG[name] in declared_terms(_ontology()), f"hg:{name} is used in {files}"
 
 
 # --------------------------------------------------------------------------

@@ -50,6 +50,9 @@ def anchor(
             not at its offsets, not found, or found more than once with nothing
             to choose between the occurrences.
     """
+    # JSON Schema counts 3.0 as an integer (and a ledger may spell it so): use the int.
+    start = int(start) if isinstance(start, float) and start.is_integer() else start
+    end = int(end) if isinstance(end, float) and end.is_integer() else end
     if (start is None) != (end is None):
         missing = "end" if end is None else "start"
         raise AnchorError("expected both start and end, or neither (with a quote)", missing)

@@ -193,6 +193,37 @@ def _fraction(moment: datetime) -> str:
     return f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
 
 
+def _check_unicode(data: dict[str, Any], *, file: str, where: str) -> None:
+    """Reject a lone surrogate (an unpaired ``\\ud800`` escape): it is not Unicode text."""
+    field = _surrogate_at(data, "")
+    if field is not None:
+        record_id = data.get("id")
+        raise LedgerError(
+            "expected Unicode text, got a lone surrogate (an unpaired \\ud800-\\udfff escape)",
+            file=file,
+            record=where,
+            field=field or None,
+            record_id=record_id if isinstance(record_id, str) else None,
+        )
+
+
+def _surrogate_at(value: Any, path: str) -> str | None:
+    """The path of the first key or string in ``value`` holding a lone surrogate."""
+    if isinstance(value, str):
+        return path if any("\ud800" <= ch <= "\udfff" for ch in value) else None
+    if isinstance(value, dict):
+        pairs = [(f"{path}.{k}" if path else str(k), k, v) for k, v in value.items()]
+    elif isinstance(value, list):
+        pairs = [(f"{path}[{i}]", None, v) for i, v in enumerate(value)]
+    else:
+        return None
+    for name, key, item in pairs:
+        found = _surrogate_at(key, name) or _surrogate_at(item, name)
+        if found:
+            return found
+    return None
+
+
 def ledger_format(path: Path) -> str:
     """``"jsonl"`` or ``"document"``, from the file name; raise for anything else."""
     name = path.name.lower()
@@ -283,6 +314,8 @@ def _read_jsonl(path: Path) -> Iterator[Record]:
                         record_id=data.get("id") if isinstance(data.get("id"), str) else None,
                     )
                 validate_record(kind, data, file=file, where=where)
+                if "\\u" in line:  # only an escape can make a lone surrogate
+                    _check_unicode(data, file=file, where=where)
                 yield Record(kind, data, where)
         except (OSError, EOFError, UnicodeDecodeError) as exc:
             raise LedgerError(f"cannot read the ledger: {exc}", file=file) from None
@@ -311,7 +344,7 @@ def _read_document(path: Path) -> Iterator[Record]:
         raise LedgerError("expected a mapping with 'ledger: 1' and record lists", file=file)
     if "ledger" not in document:
         raise LedgerError("required field is missing", file=file, field="ledger")
-    if document.get("ledger") != 1:
+    if document.get("ledger") != 1 or isinstance(document.get("ledger"), bool):  # true == 1
         raise LedgerError(
             f"expected format version 1, got {document.get('ledger')!r}", file=file, field="ledger"
         )
@@ -329,4 +362,6 @@ def _read_document(path: Path) -> Iterator[Record]:
         for index, data in enumerate(items):
             where = f"{plural}[{index}]"
             validate_record(kind, data, file=file, where=where)
+            if "\\u" in text or "\\U" in text:  # only an escape can make a lone surrogate
+                _check_unicode(data, file=file, where=where)
             yield Record(kind, data, where)

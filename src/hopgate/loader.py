@@ -209,7 +209,7 @@ class _Loader:
             if actual != data["digest"]:
                 self._fail(f"digest does not match the bytes (they hash to {actual})", record, "digest")
         readers = data.get("readers")
-        return _Version(text, frozenset(readers) if readers is not None else None)
+        return _Version(text, frozenset(readers) if readers else None)
 
     # ---- redefinitions ----------------------------------------------------
 
@@ -231,6 +231,7 @@ class _Loader:
 
     def emit(self, index: _Index, out: TextIO, existing: set[str]) -> None:
         captured: dict[str, tuple[Record, list[str]]] = {}
+        taken: list[tuple[str, str]] = []  # output ids of new cases that the store holds
         for record in read_records(self.path):
             lines = list(self._record_lines(index, record))
             main = (
@@ -242,20 +243,28 @@ class _Loader:
             if main in existing:
                 captured[main] = (record, lines)
                 continue
+            if record.kind == "case":
+                outputs = [o["id"] for o in record.data.get("outputs") or []]
+                taken += [("output", o) for o in outputs if ids.mint("output", o) in existing]
             self._write(out, lines)
             self.records_written += 1
-        if captured:
-            self._settle_existing(out, captured)
+        if captured or taken:
+            self._settle_existing(out, captured, taken)
 
     def _write(self, out: TextIO, lines: list[str]) -> None:
         graph_term = self._graph_term
         out.write("".join(line + graph_term for line in lines))
         self.triples += len(lines)
 
-    def _settle_existing(self, out: TextIO, captured: dict[str, tuple[Record, list[str]]]) -> None:
+    def _settle_existing(
+        self,
+        out: TextIO,
+        captured: dict[str, tuple[Record, list[str]]],
+        taken: list[tuple[str, str]],
+    ) -> None:
         import rdflib
 
-        conflicts: list[tuple[str, str]] = []
+        conflicts: list[tuple[str, str]] = list(taken)
         for main, (record, lines) in captured.items():
             subjects = sorted({line.split(" ", 1)[0] for line in lines})
             mine = _normalised(rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt"))
@@ -340,10 +349,7 @@ class _Loader:
         for cls in classes:
             yield f"{s} <{A}> <{cls}>"
         yield f"{s} <{HG}ledgerId> {nt.string(ledger_id)}"
-        extra = {k: v for k, v in record.data.items() if k.startswith("x-")}
-        if extra:
-            payload = json.dumps(extra, sort_keys=True, ensure_ascii=False)
-            yield f"{s} <{HG}extension> {nt.literal(payload, RDF + 'JSON')}"
+        yield from _extension(s, record.data)
 
     # ---- one emitter per record kind --------------------------------------
 
@@ -554,7 +560,7 @@ class _Loader:
             yield f"{s} <{PROV}hadMember> {nt.iri(self._ref(index, 'span', member, record, 'members'))}"
         yield f"{s} <{HG}setStatus> <{HG}{_STATUS[d['status']]}>"
         annotation = d["annotation"]
-        yield f"{s} <{HG}annotationVersion> {nt.integer(annotation['version'])}"
+        yield f"{s} <{HG}annotationVersion> {nt.integer(int(annotation['version']))}"
         yield f"{s} <{HG}inferenceRule> {rule}"
         yield f"{s} <{PROV}wasGeneratedBy> {activity}"
         yield f"{rule} <{A}> <{PROV}Plan>"
@@ -601,6 +607,7 @@ class _Loader:
         question = self._ref(index, "question", d["question"], record, "question")
         yield f"{case} <{HG}forQuestion> {nt.iri(question)}"
         yield f"{case} <{HG}abstained> {nt.boolean(bool(d.get('abstained', False)))}"
+        yield from _extension(case, d)
         for number, item in enumerate(d.get("retrieved") or []):
             span, lines = self._delivered(index, record, item, f"retrieved[{number}]")
             yield from lines
@@ -611,6 +618,7 @@ class _Loader:
             yield f"{o} <{A}> <{PROV}Entity>"
             yield f"{o} <{A}> <{HG}OutputClaim>"
             yield f"{o} <{HG}ledgerId> {nt.string(output['id'])}"
+            yield from _extension(o, output)
             yield f"{o} <{PROV}wasGeneratedBy> {case}"
             if output.get("text") is not None:
                 yield f"{o} <{PROV}value> {nt.string(output['text'])}"
@@ -698,6 +706,14 @@ class _Loader:
         ]
         catalog = f" <{CATALOG_GRAPH}> .\n"
         out.write("".join(line + catalog for line in lines))
+
+
+def _extension(s: str, data: dict[str, Any]) -> Iterator[str]:
+    """A record's (or output's) ``x-`` fields, kept as one ``rdf:JSON`` literal."""
+    extra = {k: v for k, v in data.items() if k.startswith("x-")}
+    if extra:
+        payload = json.dumps(extra, sort_keys=True, ensure_ascii=False)
+        yield f"{s} <{HG}extension> {nt.literal(payload, RDF + 'JSON')}"
 
 
 def _locator_lines(node: str, locator: str) -> Iterator[str]:

@@ -1,0 +1,461 @@
+"""A plain-Python reference model of ``spec/acceptance.md`` (no hopgate import).
+
+The model reads a ledger as a Python ``dict`` in the one-document spelling of
+``spec/ledger.md`` (plural keys, as ``yaml.safe_load`` gives) with every time
+written as an ISO 8601 string, and computes what the acceptance queries must
+compute: one row per output claim (:func:`verdict_rows`) and the metrics of
+each run (:func:`metrics`). It is deliberately naive (nested loops over small
+ledgers) so that it can be read against the spec line by line.
+
+It assumes the ledger passed the load-time checks of ``spec/ledger.md``; it
+re-checks only what it needs to compute (anchoring of spans and inline spans).
+
+Readings of the spec (where the text leaves a choice, the reading closest to it):
+
+* Times: a date alone is 00:00 UTC, a date-time without a zone is UTC, a zone
+  is honoured; comparisons are between instants.
+* Rule 1 admits ``observed_at <= cutoff``; rule 2 rejects ``invalidated_at <=
+  cutoff`` (invalidated *at* the cutoff is inadmissible); rule 3 admits
+  ``from <= applies_at < until`` with a missing bound open and no rule-3 test
+  when the claim has no ``applies_at`` (always so for an extra assertion).
+* Rule 4: the span's ``readers`` if the list is non-empty, else the version's;
+  an empty or absent list means public. (An empty span list gives no
+  ``hg:readableBy`` triple in the store, so it cannot differ from "absent".)
+* Blocked: no eligible set, and some adjudicated set whose every member passes
+  rules 1-3 (hence some member fails rule 4). Everything else without an
+  eligible set is not found (including a claim with no adjudicated set).
+* Coverage: same version and ``D.start <= S.start`` and ``S.end <= D.end`` for
+  spans with offsets; for locator spans (withheld text) same version and same
+  locator string. A span covers itself.
+* Ids sort by code point (Python ``str`` order), in ``missing``, in
+  ``inadmissible_citations``, for the tie-break of ``missing`` and for rows.
+* An inline delivered span gets the id ``<version>[<start>:<end>]``; the same
+  inline span delivered twice is one span.
+* Escalate rule 1, second clause: "o's citations contain a ``proposed`` set
+  [of o's claim] but [o's citations contain] no eligible set", i.e. a proposed
+  set of c is contained in the cited spans and ``citation_complete`` is false.
+  The proposed set's members need not be admissible.
+* An unresolved contradiction escalates whatever its span's admissibility.
+* A question that lists a claim twice requires it once (RDF has no duplicates).
+* Outputs of a case that also records ``abstained: true`` still count as
+  outputs (the spec does not exclude them).
+* Output claims may assert a claim the question does not require; they are
+  rows and count in the output-claim measures like any other output claim,
+  but they never make a claim-case.
+* Appropriate abstention: a case with ``abstained: true`` none of whose
+  question's required claims is answerable for the run's evaluation; a null
+  query (no required claims) qualifies vacuously.
+* Whole answer (see :func:`_whole_answer`): a case's whole answer passes when
+  its question has at least one required claim, every required claim is
+  answerable, and for each one the case has an output asserting it whose
+  verdict is ``accept``. The denominator
+  is the cases whose question has at least one required claim and all of them
+  answerable (blocked / not-found claims never enter answerable denominators,
+  so a question with any such claim is left out of the whole-answer ratio).
+  An escalated claim (an unresolved contradiction) does not pass.
+* Every run of the ledger has a metrics entry, even one with no cases; a run
+  with no answerable claim-case has value ``None`` (never 1) for the ratios.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+VERDICTS = ("accept", "revise-citations", "abstain", "reject", "escalate")
+
+
+def parse_time(value: str) -> datetime:
+    """An aware UTC datetime from an ISO 8601 date or date-time string.
+
+    A date alone means 00:00 UTC; a date-time without a zone is read as UTC.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"expected an ISO 8601 string, got {value!r}")
+    if len(value) == 10:
+        moment = datetime.combine(date.fromisoformat(value), time(0), tzinfo=UTC)
+    else:
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _time_or_none(value: Any) -> datetime | None:
+    return None if value is None or value == "" else parse_time(value)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A reference or delivered span: offsets into a retained text, or a locator."""
+
+    id: str
+    version: str
+    start: int | None
+    end: int | None
+    locator: str | None
+    readers: tuple[str, ...] | None  # None: not given (fall back to the version's)
+
+
+@dataclass(frozen=True)
+class Version:
+    id: str
+    text: str | None
+    observed_at: datetime
+    effective_from: datetime | None
+    effective_until: datetime | None
+    invalidated_at: datetime | None
+    readers: tuple[str, ...]  # empty: public
+
+
+def anchor(
+    text: str,
+    *,
+    start: int | None = None,
+    end: int | None = None,
+    quote: str | None = None,
+    prefix: str | None = None,
+    suffix: str | None = None,
+) -> tuple[int, int]:
+    """``(start, end)`` of a span in ``text`` in code points; ``ValueError`` if not placeable."""
+    if start is not None or end is not None:
+        if start is None or end is None:
+            raise ValueError("expected both start and end")
+        if not 0 <= start < end <= len(text):
+            raise ValueError(f"bad offsets {start}:{end} for a text of {len(text)} code points")
+        if quote is not None and text[start:end] != quote:
+            raise ValueError(f"quote {quote!r} is not at {start}:{end}")
+        if prefix is not None and not text[:start].endswith(prefix):
+            raise ValueError("prefix does not precede the span")
+        if suffix is not None and not text[end:].startswith(suffix):
+            raise ValueError("suffix does not follow the span")
+        return start, end
+    if not quote:
+        raise ValueError("expected offsets or a quote")
+    hits = []
+    position = text.find(quote)
+    while position != -1:
+        if (prefix is None or text[:position].endswith(prefix)) and (
+            suffix is None or text[position + len(quote) :].startswith(suffix)
+        ):
+            hits.append(position)
+        position = text.find(quote, position + 1)
+    if len(hits) != 1:
+        raise ValueError(f"quote {quote!r} occurs {len(hits)} times (expected exactly once)")
+    return hits[0], hits[0] + len(quote)
+
+
+class Ledger:
+    """Indexes of one ledger, and the spec's predicates over them."""
+
+    def __init__(self, ledger: dict[str, Any]) -> None:
+        self.raw = ledger
+        self.evaluations = {e["id"]: e for e in ledger.get("evaluations") or []}
+        self.versions: dict[str, Version] = {}
+        for v in ledger.get("versions") or []:
+            effective = v.get("effective") or {}
+            self.versions[v["id"]] = Version(
+                id=v["id"],
+                text=v.get("text"),
+                observed_at=parse_time(v["observed_at"]),
+                effective_from=_time_or_none(effective.get("from")),
+                effective_until=_time_or_none(effective.get("until")),
+                invalidated_at=_time_or_none(v.get("invalidated_at")),
+                readers=tuple(v.get("readers") or ()),
+            )
+        self.spans: dict[str, Span] = {}
+        for s in ledger.get("spans") or []:
+            self.spans[s["id"]] = self._reference_span(s)
+        self.claims = {c["id"]: c for c in ledger.get("claims") or []}
+        self.questions = {q["id"]: q for q in ledger.get("questions") or []}
+        self.sets_by_claim: dict[str, list[dict[str, Any]]] = {}
+        for g in ledger.get("evidence_sets") or []:
+            self.sets_by_claim.setdefault(g["claim"], []).append(g)
+        for family in self.sets_by_claim.values():
+            family.sort(key=lambda g: g["id"])
+        self.unresolved: set[str] = {
+            k["claim"]
+            for k in ledger.get("contradictions") or []
+            if k.get("status") == "unresolved"
+        }
+        self.runs = {r["id"]: r for r in ledger.get("runs") or []}
+        self.cases = sorted(ledger.get("cases") or [], key=lambda c: (c["run"], c["question"]))
+
+    # ---- spans ------------------------------------------------------------
+
+    def _reference_span(self, s: dict[str, Any]) -> Span:
+        version = self.versions[s["version"]]
+        readers = tuple(s["readers"]) if s.get("readers") else None
+        if "locator" in s:
+            if version.text is not None:
+                raise ValueError(f"span {s['id']!r}: a locator on a retained version")
+            return Span(s["id"], version.id, None, None, s["locator"], readers)
+        if version.text is None:
+            raise ValueError(f"span {s['id']!r}: offsets on a withheld version")
+        start, end = anchor(
+            version.text,
+            start=s.get("start"),
+            end=s.get("end"),
+            quote=s.get("quote"),
+            prefix=s.get("prefix"),
+            suffix=s.get("suffix"),
+        )
+        return Span(s["id"], version.id, start, end, None, readers)
+
+    def delivered(self, item: Any) -> Span:
+        """A delivered span: a span id, or an inline span anchored in its version's text."""
+        if isinstance(item, str):
+            return self.spans[item]
+        version = self.versions[item["version"]]
+        if version.text is None:
+            raise ValueError(f"inline span on withheld version {version.id!r}")
+        start, end = anchor(
+            version.text,
+            start=item.get("start"),
+            end=item.get("end"),
+            quote=item.get("quote"),
+            prefix=item.get("prefix"),
+            suffix=item.get("suffix"),
+        )
+        span_id = f"{version.id}[{start}:{end}]"
+        if span_id in self.spans:
+            raise ValueError(f"inline span id {span_id!r} collides with a ledger span id")
+        return Span(span_id, version.id, start, end, None, None)
+
+    def delivered_all(self, items: list[Any] | None) -> list[Span]:
+        unique: dict[str, Span] = {}
+        for item in items or []:
+            span = self.delivered(item)
+            unique[span.id] = span
+        return list(unique.values())
+
+    @staticmethod
+    def covers(d: Span, s: Span) -> bool:
+        """Delivered span ``d`` covers reference span ``s`` (containment; locators: equality)."""
+        if d.id == s.id:
+            return True
+        if d.version != s.version:
+            return False
+        if d.locator is not None or s.locator is not None:
+            return d.locator is not None and d.locator == s.locator
+        assert d.start is not None and d.end is not None
+        assert s.start is not None and s.end is not None
+        return d.start <= s.start and s.end <= d.end
+
+    def uncovered(self, members: list[str], delivered: list[Span]) -> list[str]:
+        return sorted(
+            {m for m in members if not any(self.covers(d, self.spans[m]) for d in delivered)}
+        )
+
+    def contained(self, members: list[str], delivered: list[Span]) -> bool:
+        return not self.uncovered(members, delivered)
+
+    # ---- admissibility ----------------------------------------------------
+
+    def rules_1_to_3(self, span: Span, evaluation: dict[str, Any], applies_at: Any) -> bool:
+        version = self.versions[span.version]
+        cutoff = parse_time(evaluation["observation_cutoff"])
+        if not version.observed_at <= cutoff:  # rule 1
+            return False
+        if version.invalidated_at is not None and version.invalidated_at <= cutoff:  # rule 2
+            return False
+        moment = _time_or_none(applies_at)  # rule 3
+        if moment is not None:
+            if version.effective_from is not None and moment < version.effective_from:
+                return False
+            if version.effective_until is not None and not moment < version.effective_until:
+                return False
+        return True
+
+    def rule_4(self, span: Span, evaluation: dict[str, Any]) -> bool:
+        readers = span.readers if span.readers else self.versions[span.version].readers
+        return not readers or evaluation["reader"] in readers
+
+    def admissible(self, span: Span, evaluation: dict[str, Any], applies_at: Any) -> bool:
+        return self.rules_1_to_3(span, evaluation, applies_at) and self.rule_4(span, evaluation)
+
+    # ---- claims -----------------------------------------------------------
+
+    def eligible_sets(self, claim_id: str | None, evaluation: dict[str, Any]) -> list[dict]:
+        """The eligible sets of a claim, sorted by set id (none for an extra assertion)."""
+        if claim_id is None:
+            return []
+        applies_at = self.claims[claim_id].get("applies_at")
+        return [
+            g
+            for g in self.sets_by_claim.get(claim_id, [])
+            if g["status"] == "adjudicated"
+            and all(self.admissible(self.spans[m], evaluation, applies_at) for m in g["members"])
+        ]
+
+    def status(self, claim_id: str, evaluation: dict[str, Any]) -> str:
+        """``answerable``, ``blocked`` or ``not found`` for the evaluation's reader."""
+        if self.eligible_sets(claim_id, evaluation):
+            return "answerable"
+        applies_at = self.claims[claim_id].get("applies_at")
+        for g in self.sets_by_claim.get(claim_id, []):
+            if g["status"] == "adjudicated" and all(
+                self.rules_1_to_3(self.spans[m], evaluation, applies_at) for m in g["members"]
+            ):
+                return "blocked"
+        return "not found"
+
+    def required_claims(self, question_id: str) -> list[str]:
+        return list(dict.fromkeys(self.questions[question_id].get("claims") or []))
+
+    def evaluation_of(self, run_id: str) -> dict[str, Any]:
+        return self.evaluations[self.runs[run_id]["evaluation"]]
+
+
+def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]:
+    evaluation = model.evaluation_of(case["run"])
+    claim_id = output.get("claim")
+    eligible = model.eligible_sets(claim_id, evaluation)
+    retrieved = model.delivered_all(case.get("retrieved"))
+    cited = model.delivered_all(output.get("cites"))
+    retrieved_complete = any(model.contained(g["members"], retrieved) for g in eligible)
+    citation_complete = any(model.contained(g["members"], cited) for g in eligible)
+    missing: list[str] = []
+    if eligible and not citation_complete:
+        best = min(eligible, key=lambda g: (len(model.uncovered(g["members"], cited)), g["id"]))
+        missing = model.uncovered(best["members"], cited)
+    applies_at = model.claims[claim_id].get("applies_at") if claim_id is not None else None
+    inadmissible = sorted({s.id for s in cited if not model.admissible(s, evaluation, applies_at)})
+    status = model.status(claim_id, evaluation) if claim_id is not None else None
+    correct = bool(output["correct"])
+    supported = correct and status == "answerable"
+
+    proposed_cited = claim_id is not None and any(
+        g["status"] == "proposed" and model.contained(g["members"], cited)
+        for g in model.sets_by_claim.get(claim_id, [])
+    )
+    if (
+        claim_id is None
+        or claim_id in model.unresolved
+        or (proposed_cited and not citation_complete)
+    ):
+        verdict = "escalate"
+    elif status in ("blocked", "not found"):
+        verdict = "abstain"
+    elif not correct:
+        verdict = "reject"
+    elif citation_complete:
+        verdict = "accept"
+    else:
+        verdict = "revise-citations"
+    return {
+        "run": case["run"],
+        "question": case["question"],
+        "output": output["id"],
+        "claim": claim_id,
+        "supported": supported,
+        "retrieved_complete": retrieved_complete,
+        "citation_complete": citation_complete,
+        "missing": missing,
+        "inadmissible_citations": inadmissible,
+        "verdict": verdict,
+    }
+
+
+def verdict_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per output claim of each case, sorted by (run, question, output)."""
+    model = Ledger(ledger)
+    rows = [
+        _row(model, case, output) for case in model.cases for output in case.get("outputs") or []
+    ]
+    return sorted(rows, key=lambda r: (r["run"], r["question"], r["output"]))
+
+
+def _ratio(numerator: int, denominator: int) -> dict[str, Any]:
+    return {
+        "numerator": numerator,
+        "denominator": denominator,
+        "value": numerator / denominator if denominator else None,
+    }
+
+
+def _claim_passes(model: Ledger, claim_id: str, case: dict[str, Any]) -> bool:
+    """Some output of the case asserts the claim and its verdict is ``accept``."""
+    return any(
+        o.get("claim") == claim_id and _row(model, case, o)["verdict"] == "accept"
+        for o in case.get("outputs") or []
+    )
+
+
+def _whole_answer(model: Ledger, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whole-answer pass rate of a run's cases (reading in the module docstring).
+
+    Denominator: cases whose question requires at least one claim and every
+    required claim is answerable. Numerator: those cases where, for every
+    required claim c, some output asserting c is accepted (the product
+    decision: a claim passes when its card's verdict is ``accept``, the same
+    test the release gate applies).
+    """
+    numerator = denominator = 0
+    for case in cases:
+        evaluation = model.evaluation_of(case["run"])
+        required = model.required_claims(case["question"])
+        if not required or any(model.status(c, evaluation) != "answerable" for c in required):
+            continue
+        denominator += 1
+        if all(_claim_passes(model, c, case) for c in required):
+            numerator += 1
+    return _ratio(numerator, denominator)
+
+
+def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per run id: the three ratios, the side counts and the whole-answer ratio."""
+    model = Ledger(ledger)
+    rows = verdict_rows(ledger)
+    result: dict[str, dict[str, Any]] = {}
+    for run_id in sorted(model.runs):
+        evaluation = model.evaluation_of(run_id)
+        cases = [c for c in model.cases if c["run"] == run_id]
+        run_rows = [r for r in rows if r["run"] == run_id]
+
+        answerable = recalled = correct = omitted = blocked = not_found = 0
+        appropriate = 0
+        for case in cases:
+            retrieved = model.delivered_all(case.get("retrieved"))
+            outputs = case.get("outputs") or []
+            statuses = {}
+            for claim_id in model.required_claims(case["question"]):
+                status = model.status(claim_id, evaluation)
+                statuses[claim_id] = status
+                if status == "blocked":
+                    blocked += 1
+                    continue
+                if status == "not found":
+                    not_found += 1
+                    continue
+                answerable += 1
+                eligible = model.eligible_sets(claim_id, evaluation)
+                if any(model.contained(g["members"], retrieved) for g in eligible):
+                    recalled += 1
+                asserting = [o for o in outputs if o.get("claim") == claim_id]
+                if any(o["correct"] for o in asserting):
+                    correct += 1
+                if not asserting:
+                    omitted += 1
+            if case.get("abstained", False) and all(s != "answerable" for s in statuses.values()):
+                appropriate += 1
+
+        supported = [r for r in run_rows if r["supported"]]
+        result[run_id] = {
+            "complete_set_recall": _ratio(recalled, answerable),
+            "citation_set_completeness": _ratio(
+                sum(1 for r in supported if r["citation_complete"]), len(supported)
+            ),
+            "answer_correctness": _ratio(correct, answerable),
+            "counts": {
+                "unsupported": sum(1 for r in run_rows if not r["supported"]),
+                "omitted": omitted,
+                "blocked": blocked,
+                "not_found": not_found,
+                "appropriate_abstentions": appropriate,
+                "escalated": sum(1 for r in run_rows if r["verdict"] == "escalate"),
+            },
+            "whole_answer": _whole_answer(model, cases),
+        }
+    return result
