@@ -687,13 +687,12 @@ def test_missing_file_is_a_ledger_error(tmp_path: Path, store: hopgate.Store) ->
 
 
 def test_lone_surrogate_in_a_document(
-    minimal_ledger: Callable[[], Ledger],
-    write_ledger: Callable[..., Path],
-    store: hopgate.Store,
+    minimal_ledger: Callable[[], Ledger], tmp_path: Path, store: hopgate.Store
 ) -> None:
     ledger = minimal_ledger()
     ledger["cases"][0]["outputs"][0]["text"] = "lone \udc00"
-    path = write_ledger(ledger, "json")  # json.dumps escapes it as \udc00
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(ledger), encoding="ascii")  # spelt as the escape \udc00
     with pytest.raises(hopgate.LedgerError) as caught:
         hopgate.load(store, path)
     assert "cases[0]" in str(caught.value)

@@ -256,14 +256,15 @@ def test_same_offsets_in_another_version_do_not_cover(judge: Any, minimal_ledger
     ledger = minimal_ledger()
     copy = dict(ledger["versions"][0], id="registry@copy")
     ledger["versions"].append(copy)
-    ledger["cases"][0]["outputs"][0]["cites"] = ["a2", {"version": "registry@copy", "start": 0, "end": 86}]
+    ledger["cases"][0]["outputs"][0]["cites"] = [
+        "a2",
+        {"version": "registry@copy", "start": 0, "end": 86},
+    ]
     assert _only(judge(ledger)).missing == ["a1"]
 
 
 def _withheld(ledger: Ledger) -> Ledger:
-    ledger["versions"].append(
-        {"id": "page@1", "source": "registry", "observed_at": "2026-10-01"}
-    )
+    ledger["versions"].append({"id": "page@1", "source": "registry", "observed_at": "2026-10-01"})
     ledger["spans"] = [
         {"id": "line 0", "version": "page@1", "locator": "line 0"},
         {"id": "line 3", "version": "page@1", "locator": "line 3"},

@@ -152,7 +152,11 @@ def read_query_argument(query: str) -> str:
 @click.argument("query")
 @click.option("--param", "params", multiple=True, help="NAME=VALUE bound to ?NAME (repeatable).")
 @click.option(
-    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
 )
 @click.option("--iris", is_flag=True, help="Show full IRIs instead of ledger ids.")
 @click.pass_context
@@ -183,14 +187,18 @@ def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iri
 
 
 def _select_variables(text: str) -> list[str]:
-    head = re.search(r"SELECT\s+(?:DISTINCT\s+|REDUCED\s+)?(.*?)\s+(?:WHERE|FROM|\{)", text, re.S | re.I)
+    head = re.search(
+        r"SELECT\s+(?:DISTINCT\s+|REDUCED\s+)?(.*?)\s+(?:WHERE|FROM|\{)", text, re.S | re.I
+    )
     if not head:
         return []
     return re.findall(r"\?([A-Za-z_][A-Za-z0-9_]*)\s*\)?\s*(?=\s|$|\))", head.group(1))
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
 @click.pass_context
 @_handle_errors
 def stats(ctx: click.Context, fmt: str) -> None:
@@ -207,23 +215,36 @@ def stats(ctx: click.Context, fmt: str) -> None:
         }
         click.echo(json.dumps(payload, indent=2))
         return
-    click.echo(render(
-        [{"kind": k, "records": n} for k, n in result.records.items()],
-        columns=["kind", "records"],
-        format="table",
-    ), nl=False)
+    click.echo(
+        render(
+            [{"kind": k, "records": n} for k, n in result.records.items()],
+            columns=["kind", "records"],
+            format="table",
+        ),
+        nl=False,
+    )
     click.echo(f"\n{result.quads} quads in {len(result.graphs)} named graphs\n")
-    click.echo(render(
-        [{"graph": g.iri, "kind": g.kind, "file": g.label, "quads": g.quads} for g in result.graphs],
-        columns=["graph", "kind", "file", "quads"],
-        format="table",
-    ), nl=False)
+    click.echo(
+        render(
+            [
+                {"graph": g.iri, "kind": g.kind, "file": g.label, "quads": g.quads}
+                for g in result.graphs
+            ],
+            columns=["graph", "kind", "file", "quads"],
+            format="table",
+        ),
+        nl=False,
+    )
 
 
 @cli.command()
 @click.option("--graph", help="Dump only this named graph (its IRI).")
-@click.option("--format", "fmt", type=click.Choice(["trig", "nquads"]), default="trig", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["trig", "nquads"]), default="trig", show_default=True
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+)
 @click.pass_context
 @_handle_errors
 def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -> None:
@@ -281,7 +302,11 @@ VERDICT_COLUMNS = [
 @cli.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
 @click.option(
-    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
 )
 @click.pass_context
 @_handle_errors
@@ -296,13 +321,17 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    columns = VERDICT_COLUMNS + (["inadmissible_citations", "answerability", "card"] if fmt == "csv" else [])
+    columns = VERDICT_COLUMNS + (
+        ["inadmissible_citations", "answerability", "card"] if fmt == "csv" else []
+    )
     click.echo(render(rows, columns=columns, format=fmt), nl=False)
 
 
 @cli.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
 @click.pass_context
 @_handle_errors
 def metrics(ctx: click.Context, run: str | None, fmt: str) -> None:
@@ -331,7 +360,14 @@ def metrics(ctx: click.Context, run: str | None, fmt: str) -> None:
                 "whole_answer",
             )
         ]
-        click.echo(render(rows, columns=["metric", "numerator", "denominator", "value", "95% interval"], format="table"), nl=False)
+        click.echo(
+            render(
+                rows,
+                columns=["metric", "numerator", "denominator", "value", "95% interval"],
+                format="table",
+            ),
+            nl=False,
+        )
         click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()) + "\n")
 
 
@@ -360,9 +396,13 @@ def gate(ctx: click.Context, run: str) -> None:
 
     result = run_gate(_open(ctx), run=run)
     if result.passed:
-        click.echo(f"run {run}: gate passed ({result.consequential} consequential output claims accepted)")
+        click.echo(
+            f"run {run}: gate passed ({result.consequential} consequential output claims accepted)"
+        )
         return
-    click.echo(f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted")
+    click.echo(
+        f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
+    )
     for row in result.failing:
         missing = ", ".join(row.missing) or "-"
         click.echo(f"  {row.output} (claim {row.claim}): {row.verdict}; missing hops: {missing}")

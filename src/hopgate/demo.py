@@ -13,9 +13,16 @@ from hopgate.loader import load
 from hopgate.results import metrics, verdicts
 from hopgate.store import open_store
 
-
-_CARD_COLUMNS = ["question", "output", "claim", "supported", "retrieved_complete",
-                 "citation_complete", "missing", "verdict"]
+_CARD_COLUMNS = [
+    "question",
+    "output",
+    "claim",
+    "supported",
+    "retrieved_complete",
+    "citation_complete",
+    "missing",
+    "verdict",
+]
 
 
 def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,8 +76,10 @@ def runs(store: Store) -> list[str]:
 
 def evidence_graphs(store: Store) -> list[str]:
     """The load graphs (evidence and runs) currently in the store, sorted."""
-    rows = store.select("SELECT ?g WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a . ?a a hg:Load } }",
-                        params={"c": IRI(CATALOG_GRAPH)})
+    rows = store.select(
+        "SELECT ?g WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a . ?a a hg:Load } }",
+        params={"c": IRI(CATALOG_GRAPH)},
+    )
     return sorted(str(row["g"]) for row in rows)
 
 
@@ -105,7 +106,9 @@ def is_current(store: Store, run: str) -> bool:
     return found is not None and found[2] == evidence_graphs(store)
 
 
-def evaluate(store: Store, *, run: str | None = None, force: bool = False) -> list[EvaluationRecord]:
+def evaluate(
+    store: Store, *, run: str | None = None, force: bool = False
+) -> list[EvaluationRecord]:
     """Evaluate one run (or every run) and record acceptance cards as a PROV bundle.
 
     A run whose latest evaluation used exactly the store's current load graphs
@@ -136,21 +139,33 @@ def _reused(store: Store, run: str, found: tuple[str, str, list[str]]) -> Evalua
     counts = store.select(
         "SELECT (COUNT(DISTINCT ?card) AS ?cards) "
         "(COUNT(DISTINCT ?claimCase) AS ?cases) ?ended WHERE { "
-        "?activity prov:endedAtTime ?ended . GRAPH ?bundle { { ?card a hg:AcceptanceCard } UNION { ?claimCase a hg:ClaimCase } } } GROUP BY ?ended",
+        "?activity prov:endedAtTime ?ended . GRAPH ?bundle { "
+        "{ ?card a hg:AcceptanceCard } UNION { ?claimCase a hg:ClaimCase } } } GROUP BY ?ended",
         params={"bundle": IRI(bundle), "activity": IRI(activity)},
     )
-    row = counts[0] if counts else {"cards": 0, "cases": 0, "ended": ""}
+    row: Row = counts[0] if counts else {"cards": 0, "cases": 0, "ended": ""}
     return EvaluationRecord(
-        run, bundle, activity, int(row["cards"] or 0), int(row["cases"] or 0),  # type: ignore[arg-type]
-        str(row["ended"]), reused=True,
+        run,
+        bundle,
+        activity,
+        _count(row["cards"]),
+        _count(row["cases"]),
+        str(row["ended"]),
+        reused=True,
     )
+
+
+def _count(value: Value) -> int:
+    return int(value) if isinstance(value, int | float) else 0
 
 
 def _select(store: Store, query_id: str, run: str) -> list[Row]:
     return store.select(library_query(query_id).text, params={"run": IRI(ids.mint("run", run))})
 
 
-def _evaluate_run(store: Store, run: str, graphs: list[str], *, previous: str | None) -> EvaluationRecord:
+def _evaluate_run(
+    store: Store, run: str, graphs: list[str], *, previous: str | None
+) -> EvaluationRecord:
     clock = time.perf_counter()
     started = datetime.now(UTC)
     verdict_rows = _select(store, "verdicts", run)
@@ -186,7 +201,12 @@ def _evaluate_run(store: Store, run: str, graphs: list[str], *, previous: str | 
     finally:
         os.unlink(tmp_name)
     return EvaluationRecord(
-        run, bundle, activity, len(cards), len(claim_cases), _stamp(ended),
+        run,
+        bundle,
+        activity,
+        len(cards),
+        len(claim_cases),
+        _stamp(ended),
         seconds=time.perf_counter() - clock,
     )
 
@@ -233,7 +253,7 @@ class _BundleWriter:
             f"{s} <{HG}contradictionPresent> {nt.boolean(bool(row['contradiction']))}",
         ]
         if row["eligibleSets"] is not None:
-            lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")  # type: ignore[arg-type]
+            lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")
             lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
             age = _days(row["claimTime"], row["oldestObservation"])
             lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
@@ -266,7 +286,10 @@ class _BundleWriter:
                 lines.append(f"{s} <{HG}claimCase> {nt.iri(case_node)}")
         if row["answerability"] is not None:
             lines.append(f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}")
-        for name, value in (("retrievedRoute", row["retrievedRoute"]), ("citedRoute", row["citedRoute"])):
+        for name, value in (
+            ("retrievedRoute", row["retrievedRoute"]),
+            ("citedRoute", row["citedRoute"]),
+        ):
             if value is not None:
                 lines.append(f"{s} <{HG}{name}> {nt.iri(str(value))}")
         if row["citedRoute"] is not None:

@@ -25,7 +25,7 @@ def show_value(value: Any, *, iris: bool = False) -> Any:
             pass
         for prefix, namespace in PREFIXES.items():
             if value.startswith(namespace):
-                return f"{prefix}:{value[len(namespace):]}"
+                return f"{prefix}:{value[len(namespace) :]}"
         return str(value)
     if isinstance(value, Decimal):
         return float(value)

@@ -51,7 +51,7 @@ def stats(store: Store) -> Stats:
         "SELECT ?class (COUNT(DISTINCT ?node) AS ?n) WHERE { ?node a ?class . "
         "FILTER(STRSTARTS(STR(?class), STR(hg:))) } GROUP BY ?class"
     )
-    by_class = {str(row["class"]).removeprefix(HG): int(row["n"] or 0) for row in rows}  # type: ignore[arg-type]
+    by_class = {str(row["class"]).removeprefix(HG): int(row["n"] or 0) for row in rows}
     records = {label: by_class.get(name, 0) for name, label in _KINDS.items()}
     rows = store.select(
         "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g"
@@ -69,6 +69,6 @@ def stats(store: Store) -> Stats:
         iri = str(row["g"])
         kind, label = described.get(iri, ("", ""))
         graphs.append(
-            GraphInfo(iri, int(row["n"] or 0), kind.removeprefix(HG).lower() or "catalog", label)  # type: ignore[arg-type]
+            GraphInfo(iri, int(row["n"] or 0), kind.removeprefix(HG).lower() or "catalog", label)
         )
     return Stats(records=records, quads=store.count(), graphs=graphs)

@@ -74,7 +74,7 @@ def _validator(kind: str) -> Callable[[Any], Any]:
         "$ref": f"#/$defs/{kind}",
         "$defs": full["$defs"],
     }
-    return fastjsonschema.compile(sub)  # type: ignore[no-any-return]
+    return fastjsonschema.compile(sub)
 
 
 class _StringDatesLoader(yaml.SafeLoader):

@@ -207,7 +207,9 @@ class _Loader:
         if text is not None and "digest" in data:
             actual = sha256_digest(text)
             if actual != data["digest"]:
-                self._fail(f"digest does not match the bytes (they hash to {actual})", record, "digest")
+                self._fail(
+                    f"digest does not match the bytes (they hash to {actual})", record, "digest"
+                )
         readers = data.get("readers")
         return _Version(text, frozenset(readers) if readers else None)
 
@@ -218,12 +220,16 @@ class _Loader:
         if not self.store.ask("ASK { ?s hg:ledgerId ?id }"):
             return set()
         found: set[str] = set()
-        candidates = [ids.mint(_ID_KINDS[kind][0], i) for kind, table in index.ids.items() for i in table]
+        candidates = [
+            ids.mint(_ID_KINDS[kind][0], i) for kind, table in index.ids.items() for i in table
+        ]
         candidates += [ids.mint_case(run, question) for run, question in index.cases]
         for start in range(0, len(candidates), 500):
             chunk = candidates[start : start + 500]
             values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
-            rows = self.store.select(f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}")
+            rows = self.store.select(
+                f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+            )
             found.update(str(row["s"]) for row in rows)
         return found
 
@@ -265,9 +271,11 @@ class _Loader:
         import rdflib
 
         conflicts: list[tuple[str, str]] = list(taken)
-        for main, (record, lines) in captured.items():
+        for main, (_record, lines) in captured.items():
             subjects = sorted({line.split(" ", 1)[0] for line in lines})
-            mine = _normalised(rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt"))
+            mine = _normalised(
+                rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt")
+            )
             values = " ".join(subjects)
             theirs_nt = self.store.construct(
                 f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
@@ -289,7 +297,9 @@ class _Loader:
     # ---- helpers for pass two ---------------------------------------------
 
     def _fail(self, message: str, record: Record, name: str) -> None:
-        raise LedgerError(message, file=self.file, record=record.where, field=name, record_id=record.id)
+        raise LedgerError(
+            message, file=self.file, record=record.where, field=name, record_id=record.id
+        )
 
     def _ref(self, index: _Index, kind: str, ledger_id: str, record: Record, name: str) -> str:
         """The IRI of a referenced record; it must be in this ledger or in the store."""
@@ -325,7 +335,9 @@ class _Loader:
         assert found is not None
         return found
 
-    def _time(self, record: Record, data: dict[str, Any], name: str, label: str | None = None) -> str:
+    def _time(
+        self, record: Record, data: dict[str, Any], name: str, label: str | None = None
+    ) -> str:
         return parse_time(
             data[name], file=self.file, where=record.where, field=label or name, record_id=record.id
         )
@@ -345,7 +357,9 @@ class _Loader:
             yield f"{s} <{A}> <{PROV}SoftwareAgent>"
         yield f"{s} <{HG}ledgerId> {nt.string(ledger_id)}"
 
-    def _common(self, s: str, record: Record, classes: Iterable[str], ledger_id: str) -> Iterator[str]:
+    def _common(
+        self, s: str, record: Record, classes: Iterable[str], ledger_id: str
+    ) -> Iterator[str]:
         for cls in classes:
             yield f"{s} <{A}> <{cls}>"
         yield f"{s} <{HG}ledgerId> {nt.string(ledger_id)}"
@@ -409,7 +423,11 @@ class _Loader:
             ends = self._time(record, effective, "until", "effective.until")
             yield f"{s} <{HG}effectiveUntil> {nt.datetime(ends)}"
         if starts and ends and not starts < ends:
-            self._fail(f"expected effective.from before effective.until ({starts} >= {ends})", record, "effective.until")
+            self._fail(
+                f"expected effective.from before effective.until ({starts} >= {ends})",
+                record,
+                "effective.until",
+            )
         if d.get("invalidated_at"):
             yield f"{s} <{PROV}invalidatedAtTime> {nt.datetime(self._time(record, d, 'invalidated_at'))}"
         readers = list(self._readers(index, record, d.get("readers") or []))
@@ -464,7 +482,9 @@ class _Loader:
                 )
             except AnchorError as exc:
                 self._fail(str(exc), record, exc.field)
-            yield from _position_lines(node, found.start, found.end, found.exact, d.get("prefix"), d.get("suffix"))
+            yield from _position_lines(
+                node, found.start, found.end, found.exact, d.get("prefix"), d.get("suffix")
+            )
         readers = d.get("readers")
         if readers is not None:
             if facts.readers is not None:
@@ -479,7 +499,9 @@ class _Loader:
             for reader in self._readers(index, record, readers):
                 yield f"{s} <{HG}readableBy> {reader}"
 
-    def _delivered(self, index: _Index, record: Record, item: Any, name: str) -> tuple[str, list[str]]:
+    def _delivered(
+        self, index: _Index, record: Record, item: Any, name: str
+    ) -> tuple[str, list[str]]:
         """The IRI of a delivered span (an id or an inline span), and lines for a new inline span."""
         if isinstance(item, str):
             return self._ref(index, "span", item, record, name), []
@@ -570,7 +592,11 @@ class _Loader:
         yield f"{activity} <{A}> <{HG}Annotation>"
         yield f"{activity} <{PROV}wasAssociatedWith> {nt.iri(ids.mint('agent', annotation['by']))}"
         at = parse_time(
-            annotation["at"], file=self.file, where=record.where, field="annotation.at", record_id=set_id
+            annotation["at"],
+            file=self.file,
+            where=record.where,
+            field="annotation.at",
+            record_id=set_id,
         )
         yield f"{activity} <{PROV}endedAtTime> {nt.datetime(at)}"
         yield from self._agent(annotation["by"])

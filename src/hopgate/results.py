@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hopgate import ids
-from hopgate.evaluate import ANSWERABILITY, VERDICTS, evaluate, latest
+from hopgate.evaluate import ANSWERABILITY, VERDICTS, evaluate
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
 from hopgate.store import IRI, Store, Value
@@ -86,7 +86,7 @@ def current_bundles(store: Store, *, run: str | None = None) -> dict[str, str]:
 def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
     """The acceptance cards of the latest evaluation of each run (or of ``run``)."""
     rows: list[VerdictRow] = []
-    for run_id, bundle in current_bundles(store, run=run).items():
+    for bundle in current_bundles(store, run=run).values():
         rows.extend(_cards(store, bundle))
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
 
@@ -105,7 +105,9 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 output=ids.ledger_id(str(row["output"])),
                 claim=_id(row["claim"]),
                 consequential=bool(row["consequential"]),
-                answerability=ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None,
+                answerability=ANSWERABILITY.get(str(row["answerability"]))
+                if row["answerability"]
+                else None,
                 supported=bool(row["supported"]),
                 retrieved_complete=bool(row["retrievedComplete"]),
                 citation_complete=bool(row["citationComplete"]),
@@ -159,15 +161,18 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
         run=run,
         evaluation=ids.ledger_id(bundle.removesuffix("/bundle")),
         complete_set_recall=_proportion(
-            _int(row["retrievedComplete"]), _int(row["answerable"]),
+            _int(row["retrievedComplete"]),
+            _int(row["answerable"]),
             clusters("retrievedComplete", "answerable"),
         ),
         citation_set_completeness=_proportion(
-            _int(row["citationComplete"]), _int(row["supported"]),
+            _int(row["citationComplete"]),
+            _int(row["supported"]),
             clusters("citationComplete", "supported"),
         ),
         answer_correctness=_proportion(
-            _int(row["answeredCorrectly"]), _int(row["answerable"]),
+            _int(row["answeredCorrectly"]),
+            _int(row["answerable"]),
             clusters("answeredCorrectly", "answerable"),
         ),
         whole_answer=_proportion(_int(row["wholePassed"]), _int(row["wholeAnswerable"])),

@@ -245,7 +245,9 @@ class OxigraphStore(Store):
         """The number of quads in the store or in one named graph."""
         if graph is None:
             return len(self._store)
-        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{_check_iri(graph)}> {{ ?s ?p ?o }} }}")
+        rows = self.select(
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{_check_iri(graph)}> {{ ?s ?p ?o }} }}"
+        )
         value = rows[0]["n"]
         return int(value) if isinstance(value, int) else 0
 
