@@ -21,9 +21,9 @@ from typing import Any
 from hopgate import __version__, ids
 from hopgate import ntriples as nt
 from hopgate.errors import HopgateError
-from hopgate.library import library_query
+from hopgate.library import library_query, library_update
 from hopgate.store import IRI, Row, Store, Value
-from hopgate.vocab import CATALOG_GRAPH, HG, PROV, RDF
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
 VERDICTS = {
@@ -159,8 +159,33 @@ def _count(value: Value) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
-def _select(store: Store, query_id: str, run: str) -> list[Row]:
-    return store.select(library_query(query_id).text, params={"run": IRI(ids.mint("run", run))})
+def _select(store: Store, query_id: str, run: str, scratch: str | None = None) -> list[Row]:
+    params: dict[str, Value] = {"run": IRI(ids.mint("run", run))}
+    if scratch is not None:
+        params["scratch"] = IRI(scratch)
+    return store.select(library_query(query_id).text, params=params)
+
+
+#: The updates that fill an evaluation's scratch graph, in order.
+SCRATCH_UPDATES = ("evaluation-eligibility", "evaluation-coverage", "evaluation-routes")
+_SCRATCH_SUFFIX = "/scratch"
+
+
+def _scratch_graph(run: str) -> str:
+    """A fresh scratch graph IRI for one evaluation of ``run``."""
+    stamp = _stamp(datetime.now(UTC))
+    return ids.mint("evaluation-activity", f"{run}@{stamp}") + _SCRATCH_SUFFIX
+
+
+def _is_scratch(graph: str) -> bool:
+    return graph.startswith(f"{ID_BASE}evaluation-activity/") and graph.endswith(_SCRATCH_SUFFIX)
+
+
+def _remove_stale_scratch(store: Store) -> None:
+    """Remove scratch graphs an interrupted evaluation left behind."""
+    for graph in store.graphs():
+        if _is_scratch(graph):
+            store.remove_graph(graph)
 
 
 def _evaluate_run(
@@ -168,21 +193,32 @@ def _evaluate_run(
 ) -> EvaluationRecord:
     clock = time.perf_counter()
     started = datetime.now(UTC)
-    verdict_rows = _select(store, "verdicts", run)
-    cards = {str(row["output"]): _Card(row) for row in verdict_rows}
-    for row in _select(store, "card-links", run):
-        card = cards.get(str(row["output"]))
-        if card is None:
-            continue
-        target = str(row["target"])
-        {"cites": card.cites, "route": card.routes, "contradiction": card.contradictions}[
-            str(row["relation"])
-        ].append(target)
-    for row in _select(store, "missing-hops", run):
-        cards[str(row["output"])].missing.append(str(row["span"]))
-    for row in _select(store, "inadmissible-citations", run):
-        cards[str(row["output"])].inadmissible.append(str(row["span"]))
-    claim_cases = _select(store, "claim-cases", run)
+    # Intermediate results (eligible sets, covered members, nearest sets) are
+    # materialised set-at-a-time in a scratch graph, read by the evaluation-*
+    # queries, and removed again: the store ends as it would without them.
+    _remove_stale_scratch(store)
+    scratch = _scratch_graph(run)
+    params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
+    try:
+        for update_id in SCRATCH_UPDATES:
+            store.update(library_update(update_id).text, params=params)
+        verdict_rows = _select(store, "evaluation-verdicts", run, scratch)
+        cards = {str(row["output"]): _Card(row) for row in verdict_rows}
+        for row in _select(store, "card-links", run):
+            card = cards.get(str(row["output"]))
+            if card is None:
+                continue
+            target = str(row["target"])
+            {"cites": card.cites, "route": card.routes, "contradiction": card.contradictions}[
+                str(row["relation"])
+            ].append(target)
+        for row in _select(store, "evaluation-missing-hops", run, scratch):
+            cards[str(row["output"])].missing.append(str(row["span"]))
+        for row in _select(store, "inadmissible-citations", run):
+            cards[str(row["output"])].inadmissible.append(str(row["span"]))
+        claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
+    finally:
+        store.remove_graph(scratch)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")

@@ -8,6 +8,7 @@ encoded id never contains ``/`` or ``#`` and reads back exactly.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import quote, unquote
 
 from hopgate.vocab import ID_BASE
@@ -39,6 +40,7 @@ KINDS = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def encode_id(ledger_id: str) -> str:
     """Percent-encode one ledger id so that it is a single IRI path segment."""
     return quote(ledger_id, safe="")

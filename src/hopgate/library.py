@@ -26,6 +26,7 @@ class LibraryQuery:
     parameters: str
     returns: str
     text: str
+    update: bool = False
 
 
 def artefact(folder: str) -> Traversable:
@@ -46,7 +47,8 @@ def artefact(folder: str) -> Traversable:
 def parse_query(text: str, *, name: str) -> LibraryQuery:
     """Read a query file's header (``# id:``, ``# description:``, ...) and keep its text.
 
-    Continuation lines of a header field start with ``#`` and two spaces.
+    Continuation lines of a header field start with ``#`` and two spaces. A
+    ``.ru`` file is a SPARQL 1.1 Update (``update`` is set).
     """
     fields: dict[str, str] = {}
     current: str | None = None
@@ -68,17 +70,32 @@ def parse_query(text: str, *, name: str) -> LibraryQuery:
         parameters=fields["parameters"],
         returns=fields["returns"],
         text=text,
+        update=name.endswith(".ru"),
     )
 
 
-def library_queries() -> dict[str, LibraryQuery]:
-    """Every query of the packaged library, by id."""
+def _library(suffix: str) -> dict[str, LibraryQuery]:
     found = {}
     for entry in sorted(artefact("queries").iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".rq"):
+        if entry.name.endswith(suffix):
             query = parse_query(entry.read_text("utf-8"), name=entry.name)
             found[query.id] = query
     return found
+
+
+def library_queries() -> dict[str, LibraryQuery]:
+    """Every query (``queries/*.rq``) of the packaged library, by id."""
+    return _library(".rq")
+
+
+def library_updates() -> dict[str, LibraryQuery]:
+    """Every update (``queries/*.ru``) of the packaged library, by id.
+
+    The evaluation runs them to materialise intermediate results in a scratch
+    graph it removes again; they are listed apart so that ``hopgate query``
+    never runs one as a query.
+    """
+    return _library(".ru")
 
 
 def library_query(query_id: str) -> LibraryQuery:
@@ -88,3 +105,12 @@ def library_query(query_id: str) -> LibraryQuery:
         known = ", ".join(sorted(queries)) or "none"
         raise QueryError(f"no query {query_id!r} in the library (known: {known})")
     return queries[query_id]
+
+
+def library_update(update_id: str) -> LibraryQuery:
+    """One update of the library by its id; raise :class:`QueryError` when unknown."""
+    updates = library_updates()
+    if update_id not in updates:
+        known = ", ".join(sorted(updates)) or "none"
+        raise QueryError(f"no update {update_id!r} in the library (known: {known})")
+    return updates[update_id]

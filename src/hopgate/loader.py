@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import tempfile
 import time
 from collections import Counter
@@ -108,18 +107,20 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
     loader = _Loader(store, path, graph)
     index = loader.index()
     existing = loader.existing_records(index)
-    handle, tmp_name = tempfile.mkstemp(prefix="hopgate-load-", suffix=".nq")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+    with tempfile.TemporaryDirectory(prefix="hopgate-load-") as scratch:
+        records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
+        with records.open("w", encoding="utf-8") as out:
             loader.emit(index, out, existing)
-            if loader.records_written == 0 and loader.skipped:
-                # Everything was already in the store: record nothing new.
-                pass
-            ended = datetime.now(UTC)
-            loader.emit_catalog(out, digest, started, ended, agent)
-        store.add_nquads(Path(tmp_name))
-    finally:
-        os.unlink(tmp_name)
+        with catalog.open("w", encoding="utf-8") as out:
+            loader.emit_catalog(out, digest, started, datetime.now(UTC), agent)
+        # The records go into a graph of their own (bulk, removed on failure);
+        # the catalog entry that publishes it is one small transaction after.
+        store.add_graph(records, graph)
+        try:
+            store.add_nquads(catalog)
+        except BaseException:
+            store.remove_graph(graph)
+            raise
     return LoadResult(
         file=str(path),
         graph=graph,
@@ -238,7 +239,7 @@ class _Loader:
     def emit(self, index: _Index, out: TextIO, existing: set[str]) -> None:
         captured: dict[str, tuple[Record, list[str]]] = {}
         taken: list[tuple[str, str]] = []  # output ids of new cases that the store holds
-        for record in read_records(self.path):
+        for record in read_records(self.path, validate=False):  # validated in pass one
             lines = list(self._record_lines(index, record))
             main = (
                 ids.mint_case(record.data["run"], record.data["question"])

@@ -66,6 +66,14 @@ class Store(ABC):
         """Add the quads of an N-Quads file, all or nothing."""
 
     @abstractmethod
+    def add_graph(self, path: Path, graph: str) -> None:
+        """Add an N-Quads file whose quads all belong to ``graph``, a graph not yet in the store.
+
+        The fast path for big loads: on failure the graph is removed again, so
+        the store is left as it was.
+        """
+
+    @abstractmethod
     def remove_graph(self, graph: str) -> None:
         """Remove one named graph and all its quads."""
 
@@ -230,6 +238,27 @@ class OxigraphStore(Store):
             self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS)
         except (OSError, SyntaxError) as exc:
             raise StoreError(f"cannot add {path} to the store: {exc}") from None
+
+    def add_graph(self, path: Path, graph: str) -> None:
+        """Bulk-load a new named graph from N-Quads; remove it again on failure.
+
+        On disk, Oxigraph's bulk loader writes sorted files directly (2.5x
+        faster than a transaction at 1.2M quads here) but is not atomic, so a
+        failure removes the graph: it did not exist before.
+        """
+        if self._store.contains_named_graph(ox.NamedNode(_check_iri(graph))):
+            raise StoreError(f"the graph {graph} is already in the store")
+        if self.path is None:
+            self.add_nquads(path)
+            return
+        try:
+            self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS)
+            self._store.flush()
+        except BaseException as exc:
+            self._store.remove_graph(ox.NamedNode(graph))
+            if isinstance(exc, OSError | SyntaxError):
+                raise StoreError(f"cannot add {path} to the store: {exc}") from None
+            raise
 
     def remove_graph(self, graph: str) -> None:
         """Remove one named graph and all its quads."""
