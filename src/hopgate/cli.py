@@ -437,3 +437,7 @@ def main() -> None:
 
 
 __all__ = ["cli", "main", "parse_param", "artefact"]
+
+
+if __name__ == "__main__":
+    main()
