@@ -3,7 +3,7 @@
 Every hg: term has an English label, a comment ending in a one-line Turtle
 example that parses, rdfs:isDefinedBy, and a place in PROV-O (or oa:). Every
 hg: term that docs/model.md uses, that the loader or the evaluation writes
-(src/hopgate/*.py) or that a library query reads (queries/*.rq) is declared.
+(src/hopgate/*.py) or that a library query reads (queries/*.rq, queries/*.ru) is declared.
 These tests read files only (the sources as text), so they do not import
 hopgate.
 """
@@ -176,7 +176,7 @@ def _code_terms() -> dict[str, list[str]]:
     each with the files (relative to the project root) that use it."""
     found: dict[str, set[str]] = {}
     files = [(path, SOURCE_TERM_PATTERNS) for path in sorted(SOURCE_DIR.glob("*.py"))]
-    files += [(path, (QUERY_TERM_PATTERN,)) for path in sorted(QUERY_DIR.glob("*.rq"))]
+    files += [(path, (QUERY_TERM_PATTERN,)) for path in sorted(QUERY_DIR.glob("*.r[qu]"))]
     for path, patterns in files:
         text = path.read_text(encoding="utf-8")
         for pattern in patterns:
