@@ -411,6 +411,93 @@ def gate(ctx: click.Context, run: str) -> None:
 
 @cli.command()
 @click.option(
+    "--shapes",
+    "extra_shapes",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A Turtle file of further shapes, run with the shipped ones (repeatable).",
+)
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "turtle"]),
+    default="text",
+    show_default=True,
+)
+@click.option("--graph", help="Validate only this named graph (its IRI).")
+@click.option("--run", "run", help="Validate only this run's latest evaluation (its ledger id).")
+@click.pass_context
+@_handle_errors
+def validate(
+    ctx: click.Context,
+    extra_shapes: tuple[Path, ...],
+    strict: bool,
+    fmt: str,
+    graph: str | None,
+    run: str | None,
+) -> None:
+    """Check the store against the SHACL shapes; report results grouped by focus node.
+
+    Exit 0 when the data conforms, 1 on Violations (or Warnings under
+    --strict), 2 on an error. --format turtle prints the sh:ValidationReport.
+
+    Example: hopgate validate --run sys-a --strict
+    """
+    from hopgate.validate import validate as run_validation
+
+    result = run_validation(
+        _open(ctx), extra_shapes=extra_shapes, graph=graph, run=run, strict=strict
+    )
+    if fmt == "turtle":
+        sys.stdout.write(result.report)
+    elif fmt == "json":
+        payload = {
+            "conforms": result.conforms,
+            "strict": result.strict,
+            "violations": len(result.violations),
+            "warnings": len(result.warnings),
+            "focus_nodes": [
+                {
+                    "focus": focus,
+                    "id": results[0].focus_id,
+                    "results": [
+                        {
+                            "shape": r.shape,
+                            "severity": r.severity,
+                            "message": r.message,
+                            "path": r.path,
+                            "value": r.value,
+                        }
+                        for r in results
+                    ],
+                }
+                for focus, results in result.by_focus().items()
+            ],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        for focus, results in result.by_focus().items():
+            label = results[0].focus_id
+            click.echo(f"{label} <{focus}>" if label else f"<{focus}>")
+            for r in results:
+                click.echo(f"  {r.severity}: {r.shape}: {r.message}")
+                where = [f"path {r.path}"] if r.path else []
+                where += [f"value {r.value}"] if r.value is not None and r.value != focus else []
+                if where:
+                    click.echo(f"    ({', '.join(where)})")
+        state = "conforms" if result.conforms else "does not conform"
+        click.echo(
+            f"{result.triples} triples {state}: {len(result.violations)} violation(s), "
+            f"{len(result.warnings)} warning(s){' (strict)' if strict else ''} "
+            f"in {result.seconds:.2f} s"
+        )
+    if not result.conforms:
+        ctx.exit(1)
+
+
+@cli.command()
+@click.option(
     "--dir",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),

@@ -1,0 +1,109 @@
+"""Benchmark ``hopgate.validate.validate`` (pySHACL over the store's export) on synthetic stores.
+
+For each size (claims), in a fresh subprocess so that peak memory is per size:
+write a synthetic JSON Lines ledger (``bench/synthetic.py``), load it into a
+fresh on-disk store and evaluate it (not timed), then time, separately, the
+export of the store into an rdflib graph and the pySHACL run with every
+shipped shape. Peak memory is the process's maximum resident set size. A
+size that exceeds ``--timeout`` seconds is reported as such.
+
+It prints figures and asserts nothing::
+
+    python bench/validate.py --sizes 1000,10000
+    python bench/validate.py --sizes 100000 --timeout 1800
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def measure(claims: int) -> dict[str, Any]:
+    """Load, evaluate and validate one synthetic store of ``claims`` claims; return figures."""
+    import hopgate
+    from bench.synthetic import write_ledger
+    from hopgate.evaluate import evaluate
+    from hopgate.validate import data_graph, shapes_graph, validate_graphs
+
+    with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:
+        ledger = Path(scratch) / "ledger.jsonl"
+        write_ledger(ledger, claims)
+        store = hopgate.open_store(Path(scratch) / "store")
+        hopgate.load(store, ledger)
+        evaluate(store, force=True)
+        quads = store.count()
+
+        started = time.perf_counter()
+        data = data_graph(store)
+        export_seconds = time.perf_counter() - started
+        shapes = shapes_graph()
+        started = time.perf_counter()
+        result = validate_graphs(data, shapes)
+        shacl_seconds = time.perf_counter() - started
+        store.close()
+    return {
+        "claims": claims,
+        "quads": quads,
+        "triples": len(data),
+        "export_s": round(export_seconds, 2),
+        "pyshacl_s": round(shacl_seconds, 2),
+        "total_s": round(export_seconds + shacl_seconds, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "violations": len(result.violations),
+        "warnings": len(result.warnings),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run each size in its own subprocess and print a markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per size")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one is not None:
+        print(json.dumps(measure(args.one)))
+        return 0
+    columns = [
+        "claims",
+        "quads",
+        "triples",
+        "export_s",
+        "pyshacl_s",
+        "total_s",
+        "peak_rss_mb",
+        "violations",
+        "warnings",
+    ]
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns), flush=True)
+    for size in (int(s) for s in args.sizes.split(",")):
+        command = [sys.executable, __file__, "--one", str(size)]
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, check=False, timeout=args.timeout
+            )
+        except subprocess.TimeoutExpired:
+            print(f"| {size} | timed out after {args.timeout:.0f} s |", flush=True)
+            continue
+        if done.returncode != 0:
+            print(f"{size} claims: failed\n{done.stderr[-2000:]}", file=sys.stderr)
+            continue
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        print("| " + " | ".join(str(row[c]) for c in columns) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
