@@ -188,17 +188,10 @@ def _remove_stale_scratch(store: Store) -> None:
             store.remove_graph(graph)
 
 
-def _evaluate_run(
-    store: Store, run: str, graphs: list[str], *, previous: str | None
-) -> EvaluationRecord:
-    clock = time.perf_counter()
-    started = datetime.now(UTC)
-    # Intermediate results (eligible sets, covered members, nearest sets) are
-    # materialised set-at-a-time in a scratch graph, read by the evaluation-*
-    # queries, and removed again: the store ends as it would without them.
-    _remove_stale_scratch(store)
-    scratch = _scratch_graph(run)
-    params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
+def _compute(
+    store: Store, run: str, scratch: str, params: dict[str, Value]
+) -> tuple[dict[str, _Card], list[Row]]:
+    """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
             store.update(library_update(update_id).text, params=params)
@@ -219,6 +212,22 @@ def _evaluate_run(
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
     finally:
         store.remove_graph(scratch)
+    return cards, claim_cases
+
+
+def _evaluate_run(
+    store: Store, run: str, graphs: list[str], *, previous: str | None
+) -> EvaluationRecord:
+    clock = time.perf_counter()
+    started = datetime.now(UTC)
+    # Intermediate results (eligible sets, covered members, nearest sets) are
+    # materialised set-at-a-time in a scratch graph, read by the evaluation-*
+    # queries, and removed again: the store ends as it would without them.
+    _remove_stale_scratch(store)
+    scratch = _scratch_graph(run)
+    params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
+    with store.working_copy() as work:
+        cards, claim_cases = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")

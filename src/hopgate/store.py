@@ -12,6 +12,7 @@ import io
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO, Literal, TypeAlias
@@ -88,6 +89,15 @@ class Store(ABC):
     @abstractmethod
     def count(self, graph: str | None = None) -> int:
         """The number of quads in the store or in one named graph."""
+
+    @contextmanager
+    def working_copy(self) -> Iterator[Store]:
+        """A store to run a long read-mostly computation on (an evaluation's queries).
+
+        By default the store itself; an engine may hand out a faster copy,
+        whose writes are then discarded.
+        """
+        yield self
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release the store (files, locks, connections)."""
@@ -301,6 +311,24 @@ class OxigraphStore(Store):
         node = ox.NamedNode(_check_iri(graph))
         for quad in self._store.quads_for_pattern(None, None, None, node):
             yield f"{quad} .\n"
+
+    @contextmanager
+    def working_copy(self) -> Iterator[Store]:
+        """For an on-disk store, an in-memory copy of its quads; else the store itself.
+
+        Evaluation reads every evidence triple many times and writes scratch
+        triples: measured at 10k claims, 366 s against the on-disk store and
+        about 35 s in memory, copying included.
+        """
+        if self.path is None:
+            yield self
+            return
+        copy = OxigraphStore(None)
+        copy._store.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+        try:
+            yield copy
+        finally:
+            copy.close()
 
     def flush(self) -> None:
         """Persist pending writes (a no-op in memory)."""
