@@ -10,7 +10,6 @@ nothing is overwritten.
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -232,19 +231,28 @@ def _evaluate_run(
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
     bundle = activity + "/bundle"
-    handle, tmp_name = tempfile.mkstemp(prefix="hopgate-eval-", suffix=".nq")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            writer = _BundleWriter(out, bundle, activity, stamp)
+    with tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir:
+        bundle_file = Path(scratch_dir) / "bundle.nq"
+        catalog_file = Path(scratch_dir) / "catalog.nq"
+        with (
+            bundle_file.open("w", encoding="utf-8") as out,
+            catalog_file.open("w", encoding="utf-8") as catalog,
+        ):
+            writer = _BundleWriter(out, bundle, activity, stamp, catalog)
             case_nodes = {}
             for row in claim_cases:
                 case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
             for card in cards.values():
                 writer.card(card, case_nodes)
             writer.provenance(run, graphs, started, ended, previous)
-        store.add_nquads(Path(tmp_name))
-    finally:
-        os.unlink(tmp_name)
+        # The bundle is a new graph (bulk-loaded, removed on failure); the
+        # catalog entry that publishes it is one small transaction after it.
+        store.add_graph(bundle_file, bundle)
+        try:
+            store.add_nquads(catalog_file)
+        except BaseException:
+            store.remove_graph(bundle)
+            raise
     return EvaluationRecord(
         run,
         bundle,
@@ -268,8 +276,9 @@ def _days(later: Value, earlier: Value) -> int:
 
 
 class _BundleWriter:
-    def __init__(self, out: Any, bundle: str, activity: str, stamp: str) -> None:
+    def __init__(self, out: Any, bundle: str, activity: str, stamp: str, catalog: Any) -> None:
         self.out = out
+        self.catalog = catalog
         self.graph = f" <{bundle}> .\n"
         self.bundle = bundle
         self.activity = activity
@@ -277,7 +286,8 @@ class _BundleWriter:
 
     def _write(self, lines: list[str], graph: str | None = None) -> None:
         suffix = self.graph if graph is None else f" <{graph}> .\n"
-        self.out.write("".join(line + suffix for line in lines))
+        target = self.out if graph is None else self.catalog
+        target.write("".join(line + suffix for line in lines))
 
     def claim_case(self, row: Row) -> str:
         run_id, question_id = ids.parse_case(str(row["case"]))
