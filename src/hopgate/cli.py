@@ -286,19 +286,6 @@ def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
         )
 
 
-VERDICT_COLUMNS = [
-    "run",
-    "question",
-    "output",
-    "claim",
-    "supported",
-    "retrieved_complete",
-    "citation_complete",
-    "missing",
-    "verdict",
-]
-
-
 @cli.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
 @click.option(
@@ -315,6 +302,7 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
 
     Example: hopgate verdicts --run sys-a --format json
     """
+    from hopgate.results import VERDICT_COLUMNS
     from hopgate.results import verdicts as read_verdicts
 
     rows = [row.as_dict() for row in read_verdicts(_open(ctx), run=run)]

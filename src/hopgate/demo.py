@@ -10,19 +10,11 @@ from hopgate.formatting import render
 from hopgate.inspection import stats
 from hopgate.library import artefact
 from hopgate.loader import load
-from hopgate.results import metrics, verdicts
+from hopgate.results import VERDICT_COLUMNS, metrics, verdicts
 from hopgate.store import open_store
 
-_CARD_COLUMNS = [
-    "question",
-    "output",
-    "claim",
-    "supported",
-    "retrieved_complete",
-    "citation_complete",
-    "missing",
-    "verdict",
-]
+#: The verdict columns less the run (the demo has one run).
+_CARD_COLUMNS = VERDICT_COLUMNS[1:]
 
 
 def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:

@@ -17,6 +17,19 @@ from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
 from hopgate.store import IRI, Store, Value
 
+#: The columns of the verdict table (the JSON contract's required keys).
+VERDICT_COLUMNS = [
+    "run",
+    "question",
+    "output",
+    "claim",
+    "supported",
+    "retrieved_complete",
+    "citation_complete",
+    "missing",
+    "verdict",
+]
+
 
 @dataclass(frozen=True)
 class VerdictRow:
