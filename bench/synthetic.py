@@ -3,7 +3,7 @@
 :func:`write_ledger` streams a JSON Lines ledger (``spec/ledger.md``) of N
 claims to a file, one claim at a time, so 100k claims take bounded memory.
 Per claim: one question requiring it, one source with one retained version
-(a text of a few sentences, 300-600 code points), 1-3 alternative evidence
+(a text of a few sentences, 300-680 code points, median 490), 1-3 alternative evidence
 sets of 2-4 spans each, sometimes a contradiction, and per run one case whose
 retrieval and cited output vary. Eligibility varies too: some versions are
 observed after the evaluation's cutoff, restricted to a reader class,
@@ -167,7 +167,8 @@ def _claim_lines(
         f"An older export maps record R{i}-1 to a different holder." if has_contradiction else ""
     )
 
-    # The text: a header, the hop sentences and fillers in random order, 300-600 code points.
+    # The text: a header, the hop sentences and fillers in random order, at least 300-600
+    # code points (the hop sentences alone may make it longer).
     target = rng.randint(300, 600)
     header = f"Registry export src{i}, {_date(rng, 9, 1, 30)}."
     body = list(pool) + ([conflict] if conflict else [])

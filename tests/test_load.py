@@ -724,3 +724,19 @@ def test_spans_by_locator_on_a_withheld_version_of_the_first_ledger(tmp_path: Pa
 
 
 RDF_VALUE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#value"
+
+
+def test_a_load_interrupted_before_its_catalog_entry_can_be_retried(tmp_path: Path) -> None:
+    """Records bulk-loaded but never published (the process died) do not block a retry."""
+    from hopgate.ledger import file_digest
+    from hopgate.loader import graph_for_digest
+
+    ledger = Path(__file__).resolve().parents[1] / "examples" / "cedar.yaml"
+    with hopgate.open_store(None) as store:
+        graph = graph_for_digest(file_digest(ledger))
+        orphan = tmp_path / "orphan.nq"
+        orphan.write_text(f'<urn:x> <urn:p> "left over" <{graph}> .\n', encoding="utf-8")
+        store.add_graph(orphan, graph)
+        result = hopgate.load(store, ledger)
+        assert not result.already_loaded and result.triples > 0
+        assert not store.ask('ASK { <urn:x> <urn:p> "left over" }')
