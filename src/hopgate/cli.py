@@ -65,6 +65,18 @@ def cli(ctx: click.Context, store_path: Path) -> None:
     ctx.obj["store_path"] = store_path
 
 
+def format_option(*choices: str) -> Callable[[F], F]:
+    """The shared ``--format`` option; the first choice is the default."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help="Output format.",
+    )
+
+
 def _open(ctx: click.Context) -> Store:
     store: OxigraphStore = open_store(ctx.obj["store_path"])
     ctx.call_on_close(store.close)
@@ -151,13 +163,7 @@ def read_query_argument(query: str) -> str:
 @cli.command()
 @click.argument("query")
 @click.option("--param", "params", multiple=True, help="NAME=VALUE bound to ?NAME (repeatable).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-)
+@format_option("table", "json", "csv")
 @click.option("--iris", is_flag=True, help="Show full IRIs instead of ledger ids.")
 @click.pass_context
 @_handle_errors
@@ -196,9 +202,7 @@ def _select_variables(text: str) -> list[str]:
 
 
 @cli.command()
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@format_option("table", "json")
 @click.pass_context
 @_handle_errors
 def stats(ctx: click.Context, fmt: str) -> None:
@@ -239,9 +243,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
 
 @cli.command()
 @click.option("--graph", help="Dump only this named graph (its IRI).")
-@click.option(
-    "--format", "fmt", type=click.Choice(["trig", "nquads"]), default="trig", show_default=True
-)
+@format_option("trig", "nquads")
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
 )
@@ -288,13 +290,7 @@ def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
 
 @cli.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-)
+@format_option("table", "json", "csv")
 @click.pass_context
 @_handle_errors
 def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
@@ -317,9 +313,7 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
 
 @cli.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@format_option("table", "json")
 @click.pass_context
 @_handle_errors
 def metrics(ctx: click.Context, run: str | None, fmt: str) -> None:
@@ -406,13 +400,7 @@ def gate(ctx: click.Context, run: str) -> None:
     help="A Turtle file of further shapes, run with the shipped ones (repeatable).",
 )
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "turtle"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "json", "turtle")
 @click.option("--graph", help="Validate only this named graph (its IRI).")
 @click.option("--run", "run", help="Validate only this run's latest evaluation (its ledger id).")
 @click.pass_context
