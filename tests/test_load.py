@@ -740,3 +740,25 @@ def test_a_load_interrupted_before_its_catalog_entry_can_be_retried(tmp_path: Pa
         result = hopgate.load(store, ledger)
         assert not result.already_loaded and result.triples > 0
         assert not store.ask('ASK { <urn:x> <urn:p> "left over" }')
+
+
+def test_a_ledger_changed_during_the_load_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pass two skips the schema, so it must read the bytes pass one checked."""
+    from hopgate import loader as loader_module
+
+    source = Path(__file__).resolve().parents[1] / "examples" / "cedar.yaml"
+    ledger = tmp_path / "cedar.yaml"
+    ledger.write_bytes(source.read_bytes())
+    original_emit = loader_module._Loader.emit
+
+    def emit_then_edit(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_emit(self, *args, **kwargs)
+        ledger.write_bytes(source.read_bytes() + b"\n# edited\n")
+
+    monkeypatch.setattr(loader_module._Loader, "emit", emit_then_edit)
+    with hopgate.open_store(None) as store:
+        with pytest.raises(hopgate.LedgerError, match="changed while it was being loaded"):
+            hopgate.load(store, ledger)
+        assert store.count() == 0

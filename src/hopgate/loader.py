@@ -115,6 +115,9 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
         records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
         with records.open("w", encoding="utf-8") as out:
             loader.emit(index, out, existing)
+        if file_digest(path) != digest:
+            # Pass two reads without the schema: it must read what pass one checked.
+            raise LedgerError("the ledger changed while it was being loaded", file=str(path))
         with catalog.open("w", encoding="utf-8") as out:
             loader.emit_catalog(out, digest, started, datetime.now(UTC), agent)
         # The records go into a graph of their own (bulk, removed on failure);
