@@ -156,7 +156,6 @@ class _Loader:
         self.counts: Counter[str] = Counter()
         self.triples = 0
         self.skipped = 0
-        self.records_written = 0
         self._store_ids: dict[tuple[str, str], bool] = {}
         # Whether the store holds any ledger record at all: when it does not,
         # nothing needs looking up there (saved 29 s of ASK queries at 100k claims).
@@ -264,7 +263,6 @@ class _Loader:
                 outputs = [o["id"] for o in record.data.get("outputs") or []]
                 taken += [("output", o) for o in outputs if ids.mint("output", o) in existing]
             self._write(out, lines)
-            self.records_written += 1
         if captured or taken:
             self._settle_existing(out, captured, taken)
 
