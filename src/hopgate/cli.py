@@ -403,6 +403,14 @@ def gate(ctx: click.Context, run: str) -> None:
 @format_option("text", "json", "turtle")
 @click.option("--graph", help="Validate only this named graph (its IRI).")
 @click.option("--run", "run", help="Validate only this run's latest evaluation (its ledger id).")
+@click.option(
+    "--engine",
+    type=click.Choice(["store", "pyshacl"]),
+    default="store",
+    show_default=True,
+    help="store: the shapes compiled to SPARQL, run in the store (scales); "
+    "pyshacl: the reference engine (slow on big stores).",
+)
 @click.pass_context
 @_handle_errors
 def validate(
@@ -412,6 +420,7 @@ def validate(
     fmt: str,
     graph: str | None,
     run: str | None,
+    engine: str,
 ) -> None:
     """Check the store against the SHACL shapes; report results grouped by focus node.
 
@@ -423,7 +432,7 @@ def validate(
     from hopgate.validate import validate as run_validation
 
     result = run_validation(
-        _open(ctx), extra_shapes=extra_shapes, graph=graph, run=run, strict=strict
+        _open(ctx), extra_shapes=extra_shapes, graph=graph, run=run, strict=strict, engine=engine
     )
     if fmt == "turtle":
         sys.stdout.write(result.report)
@@ -431,6 +440,7 @@ def validate(
         payload = {
             "conforms": result.conforms,
             "strict": result.strict,
+            "engine": result.engine,
             "violations": len(result.violations),
             "warnings": len(result.warnings),
             "focus_nodes": [
@@ -466,7 +476,7 @@ def validate(
         click.echo(
             f"{result.triples} triples {state}: {len(result.violations)} violation(s), "
             f"{len(result.warnings)} warning(s){' (strict)' if strict else ''} "
-            f"in {result.seconds:.2f} s"
+            f"in {result.seconds:.2f} s ({result.engine})"
         )
     if not result.conforms:
         ctx.exit(1)
