@@ -80,38 +80,44 @@ CONSTRUCT { ?s ?p ?o } WHERE {
 
 @dataclass(frozen=True)
 class ExportQuads:
-    """The sorted quads of an export (graph None: the document's top level)."""
+    """The quads of an export as sorted N-Quads lines (graph None: the document's top level).
 
-    quads: list[ox.Quad]
+    Lines are grouped by graph (the top level first, then graphs by IRI) and
+    sorted within each graph, so TriG groups each bundle once.
+    """
+
+    lines: list[bytes]
 
     def nquads(self) -> bytes:
-        """The quads as sorted N-Quads (the canonical form the tests compare)."""
-        return b"".join(sorted(f"{quad} .\n".encode() for quad in self.quads))
+        """The quads as N-Quads, in the export's order."""
+        return b"".join(self.lines)
 
-
-def _triples(data: bytes) -> list[ox.Triple]:
-    return list(ox.parse(data, format=ox.RdfFormat.N_TRIPLES))
-
-
-def _key(quad: ox.Quad) -> tuple[str, str, str, str]:
-    graph = "" if isinstance(quad.graph_name, ox.DefaultGraph) else str(quad.graph_name)
-    return graph, str(quad.subject), str(quad.predicate), str(quad.object)
+    @property
+    def quads(self) -> list[ox.Quad]:
+        """The quads as Oxigraph terms, in the export's order."""
+        return list(ox.parse(self.nquads(), format=ox.RdfFormat.N_QUADS))
 
 
 def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> ExportQuads:
-    """Every quad of ``scope``'s bundles as its reader may see them, plus top-level provenance."""
-    quads: dict[tuple[str, str, str, str], ox.Quad] = {}
+    """Every quad of ``scope``'s bundles as its reader may see them, plus top-level provenance.
+
+    CONSTRUCT gives N-Triples lines; the graph is appended to each line as
+    text (cheaper than building term objects, measured 4x at 1k claims).
+    """
+    top: set[bytes] = set()
+    graphs: dict[str, set[bytes]] = {}
     for graph in scope.graphs:
         params = {"g": IRI(graph), "reader": IRI(scope.reader_iri)}
-        node = ox.NamedNode(graph)
+        suffix = f" <{graph}> .\n".encode()
+        lines = graphs.setdefault(graph, set())
         for query in (bundle_query(with_text=with_text), MARKER_QUERY):
-            for triple in _triples(store.construct(query, params=params)):
-                quad = ox.Quad(triple.subject, triple.predicate, triple.object, node)
-                quads[_key(quad)] = quad
+            data = store.construct(query, params=params)
+            lines.update(line[:-2] + suffix for line in data.splitlines() if line)
         data = store.construct(
             PROVENANCE_QUERY, params={"g": IRI(graph), "catalog": IRI(CATALOG_GRAPH)}
         )
-        for triple in _triples(data):
-            quad = ox.Quad(triple.subject, triple.predicate, triple.object, ox.DefaultGraph())
-            quads[_key(quad)] = quad
-    return ExportQuads([quads[key] for key in sorted(quads)])
+        top.update(line + b"\n" for line in data.splitlines() if line)
+    ordered = sorted(top)
+    for graph in sorted(graphs):
+        ordered.extend(sorted(graphs[graph]))
+    return ExportQuads(ordered)
