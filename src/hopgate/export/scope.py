@@ -96,19 +96,27 @@ def find_card(store: Store, card: str) -> tuple[str, str]:
 
 
 def _default_reader(store: Store, graphs: list[str]) -> str:
-    """The reader of the evaluations these graphs belong to; an error unless exactly one."""
-    readers: set[str] = set()
+    """The reader of the evaluations these graphs hold; an error unless exactly one.
+
+    Evaluation bundles decide (a run's evaluation is for one reader); graphs
+    with no evaluation bundle fall back to the evaluation records the loads define.
+    """
+    found: dict[str, set[str]] = {"bundle": set(), "record": set()}
     for graph in graphs:
         rows = store.select(
-            "SELECT DISTINCT ?reader WHERE {"
+            "SELECT DISTINCT ?kind ?reader WHERE {"
             " { GRAPH ?g { ?activity a hg:EvaluationActivity ; hg:evaluationOf ?run } ."
-            "   ?run hg:evaluation ?evaluation . ?evaluation hg:reader ?reader }"
-            " UNION { GRAPH ?g { ?evaluation a hg:Evaluation ; hg:reader ?reader } } }",
+            "   ?run hg:evaluation ?evaluation . ?evaluation hg:reader ?reader ."
+            '   BIND("bundle" AS ?kind) }'
+            " UNION { GRAPH ?g { ?evaluation a hg:Evaluation ; hg:reader ?reader }"
+            '   BIND("record" AS ?kind) } }',
             params={"g": IRI(graph)},
         )
-        readers.update(ids.ledger_id(str(row["reader"])) for row in rows)
+        for row in rows:
+            found[str(row["kind"])].add(ids.ledger_id(str(row["reader"])))
+    readers = found["bundle"] or found["record"]
     if len(readers) == 1:
-        return readers.pop()
+        return next(iter(readers))
     known = ", ".join(sorted(readers)) or "none"
     raise ExportError(
         "choose the reader to export for with --reader (the evaluations in this export "
