@@ -18,7 +18,7 @@ import hopgate
 from hopgate.cli import cli
 from hopgate.evaluate import evaluate
 from hopgate.export import FORMATS, ExportError, export_bundle, write_export
-from hopgate.export.formats import parse_rdf
+from hopgate.export.formats import parse_rdf, serialize
 from hopgate.export.provdoc import build_document, parse_document
 from hopgate.export.quads import export_quads
 from hopgate.export.scope import resolve_scope
@@ -61,7 +61,9 @@ def test_the_evaluation_readers_export_holds_its_graphs_unchanged(cedar: Any) ->
     each exported bundle is exactly the store's graph."""
     scope = resolve_scope(cedar, run="sys-a")
     assert scope.reader == "analyst"
-    exported = parse_rdf(export_bundle(cedar, format="trig", run="sys-a", with_text=True).data, "trig")
+    exported = parse_rdf(
+        export_bundle(cedar, format="trig", run="sys-a", with_text=True).data, "trig"
+    )
     for graph in scope.graphs:
         in_store = list(cedar._store.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
         in_export = [q for q in exported if q.graph_name == ox.NamedNode(graph)]
@@ -102,8 +104,10 @@ def test_a_withheld_span_keeps_its_id_digest_and_a_marker(cedar: Any) -> None:
     quads = export_quads(cedar, resolve_scope(cedar, run="sys-a", reader="public"), with_text=True)
     text = quads.nquads().decode()
     for span in ("a2", "b2"):  # quoted from rights@1, readable by analysts only
-        assert f"<{SPAN}{span}> <{HG}withheldFor> <https://w3id.org/hopgate/id/reader/public>" in text
-        assert f"<{SPAN}{span}> <{HG}ledgerId> \"{span}\"" in text
+        assert (
+            f"<{SPAN}{span}> <{HG}withheldFor> <https://w3id.org/hopgate/id/reader/public>" in text
+        )
+        assert f'<{SPAN}{span}> <{HG}ledgerId> "{span}"' in text
     assert "Record R17: the rights are held by Entity R" not in text
     assert "Rights schedule 2026" not in text
     rights = "<https://w3id.org/hopgate/id/version/rights%401>"
@@ -112,7 +116,7 @@ def test_a_withheld_span_keeps_its_id_digest_and_a_marker(cedar: Any) -> None:
     # The analyst sees them: no marker, quote present.
     analyst = export_quads(cedar, resolve_scope(cedar, run="sys-a"), with_text=True).nquads()
     assert b"withheldFor" not in analyst
-    assert "Record R17: the rights are held by Entity R".encode() in analyst
+    assert b"Record R17: the rights are held by Entity R" in analyst
 
 
 def test_version_texts_leave_only_with_text(cedar: Any) -> None:
@@ -258,7 +262,9 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
         checked = 0
         for reader in READERS:
             for with_text in (False, True):
-                forbidden = [t for t, vis in visibility.items() if not _may_see(reader, vis, with_text)]
+                forbidden = [
+                    t for t, vis in visibility.items() if not _may_see(reader, vis, with_text)
+                ]
                 allowed = [t for t, vis in visibility.items() if _may_see(reader, vis, with_text)]
                 assert forbidden and allowed  # the ledger tests both sides
                 exports = [
@@ -266,7 +272,9 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
                     for fmt in FORMATS
                 ]
                 exports += [
-                    export_bundle(store, format="trig", run=f"run-{r}", reader=reader, with_text=with_text).data
+                    export_bundle(
+                        store, format="trig", run=f"run-{r}", reader=reader, with_text=with_text
+                    ).data
                     for r in READERS
                 ]
                 for data in exports:
@@ -347,7 +355,9 @@ def test_cli_export_and_verify(tmp_path: Path) -> None:
     assert runner.invoke(cli, [*store, "load", str(CEDAR)]).exit_code == 0
     out = tmp_path / "out"
     for fmt in ("provn", "trig"):
-        result = runner.invoke(cli, [*store, "export", "--run", "sys-a", "--format", fmt, "-o", str(out)])
+        result = runner.invoke(
+            cli, [*store, "export", "--run", "sys-a", "--format", fmt, "-o", str(out)]
+        )
         assert result.exit_code == 0, result.output
     result = runner.invoke(cli, [*store, "verify", str(out)])
     assert result.exit_code == 0, result.output
@@ -374,7 +384,7 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     dot = result.output
     a1 = f'"{SPAN}a1"'
-    assert f"{a1} [shape=ellipse, style=\"filled,dashed\"" in dot
+    assert f'{a1} [shape=ellipse, style="filled,dashed"' in dot
     assert "MISSING HOP\\nspan a1" in dot
     assert f'-> {a1} [label="missing hop", style=dashed' in dot
     assert "verdict: revise-citations" in dot
@@ -385,7 +395,9 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     assert "span a2\\nwithheld for public" in public
     assert "Record R17: the rights" not in public
     # Card C cites a complete set: nothing missing.
-    card_c = runner.invoke(cli, [*store, "export", "--card", "sys-a/qC/o1", "--format", "dot"]).output
+    card_c = runner.invoke(
+        cli, [*store, "export", "--card", "sys-a/qC/o1", "--format", "dot"]
+    ).output
     assert "MISSING HOP" not in card_c and "cited route" in card_c
 
 
@@ -439,20 +451,29 @@ def synthetic_10k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hopgate.
         yield store  # type: ignore[misc]
 
 
+@pytest.fixture(scope="module")
+def exported_10k(synthetic_10k: Any) -> Any:
+    """The load graph of 10k claims exported for the public reader (computed once)."""
+    graph = synthetic_10k.graphs()[-1]
+    return export_quads(synthetic_10k, resolve_scope(synthetic_10k, graph=graph, reader="public"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["trig", "jsonld"])
-def test_10k_claims_round_trip_rdf(synthetic_10k: Any, fmt: str) -> None:
-    graph = synthetic_10k.graphs()[-1]
-    scope = resolve_scope(synthetic_10k, graph=graph, reader="public")
-    expected = export_quads(synthetic_10k, scope)
-    assert len(expected.lines) > 1_000_000
-    assert b"withheldFor" in expected.nquads()
-    data = export_bundle(synthetic_10k, format=fmt, graph=graph, reader="public").data
-    assert _canonical(parse_rdf(data, fmt)) == _canonical(expected.quads)
+def test_10k_claims_round_trip_rdf(exported_10k: Any, fmt: str) -> None:
+    exported = exported_10k
+    assert len(exported.lines) > 1_000_000
+    assert b"withheldFor" in exported.nquads()
+    reloaded = parse_rdf(serialize(exported, fmt), fmt)
+    # Compared as sorted N-Quads written by Oxigraph (fast at a million quads).
+    canonical = sorted(ox.serialize(reloaded, format=ox.RdfFormat.N_QUADS).splitlines())
+    assert canonical == sorted(line.rstrip(b"\n") for line in exported.lines)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not SLOW, reason="PROV formats at 10k claims take minutes: CI=true or HOPGATE_SLOW_TESTS=1")
+@pytest.mark.skipif(
+    not SLOW, reason="PROV formats at 10k claims take minutes: CI=true or HOPGATE_SLOW_TESTS=1"
+)
 @pytest.mark.parametrize("fmt", ["provn", "provjson", "provxml"])
 def test_10k_claims_round_trip_prov(synthetic_10k: Any, fmt: str) -> None:
     graph = synthetic_10k.graphs()[-1]

@@ -43,16 +43,15 @@ def version_digests(quads: ExportQuads) -> dict[str, str]:
     ledger_ids: dict[str, str] = {}
     digests: dict[str, str] = {}
     for quad in quads.quads:
-        subject, predicate, obj = quad.subject.value, quad.predicate.value, quad.object
+        subject = str(quad.subject.value)  # type: ignore[union-attr]
+        predicate, obj = quad.predicate.value, quad.object
         if predicate == RDF + "type" and obj == ox.NamedNode(HG + "Version"):
             versions.add(subject)
         elif predicate == HG + "ledgerId" and isinstance(obj, ox.Literal):
             ledger_ids[subject] = obj.value
         elif predicate == HG + "digest" and isinstance(obj, ox.Literal):
             digests[subject] = obj.value
-    return {
-        ledger_ids.get(v, v): digests[v] for v in sorted(versions) if v in digests
-    }
+    return {ledger_ids.get(v, v): digests[v] for v in sorted(versions) if v in digests}
 
 
 def export_bundle(

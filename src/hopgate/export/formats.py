@@ -30,7 +30,8 @@ def serialize(quads: ExportQuads, fmt: str) -> bytes:
     """
     if fmt in _RDF:
         prefixes = PREFIXES if fmt == "trig" else None
-        data: bytes = ox.serialize(quads.quads, format=_RDF[fmt], prefixes=prefixes)
+        data = ox.serialize(quads.quads, format=_RDF[fmt], prefixes=prefixes)
+        assert data is not None  # no output file given: the bytes come back
         return data if data.endswith(b"\n") else data + b"\n"
     if fmt in PROV_FORMATS:
         return serialize_document(build_document(quads.quads), fmt)

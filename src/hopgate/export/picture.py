@@ -112,13 +112,15 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     ]
     card = _quote(str(info["card"]))
     lines.append(
-        f"  {card} [shape=note, style=filled, fillcolor=\"#E8E8E8\", penwidth=2,"
+        f'  {card} [shape=note, style=filled, fillcolor="#E8E8E8", penwidth=2,'
         f" label={_quote('verdict: ' + verdict + chr(10) + ', '.join(flags))}];"
     )
     output, activity, run = (_quote(str(info[k])) for k in ("output", "activity", "run"))
     output_label = f"output {_id(info['output'])}\n{_short(str(info['outputText'] or ''))}"
     lines.append(f"  {output} [{_ENTITY}, label={_quote(output_label)}];")
-    lines.append(f"  {activity} [{_ACTIVITY}, label={_quote('evaluation ' + _id(info['activity']))}];")
+    lines.append(
+        f"  {activity} [{_ACTIVITY}, label={_quote('evaluation ' + _id(info['activity']))}];"
+    )
     lines.append(f"  {run} [{_ACTIVITY}, label={_quote('run ' + _id(info['run']))}];")
     question_label = f"question {_id(info['question'])}\n{_short(str(info['questionText'] or ''))}"
     question = _quote(str(info["question"]))
@@ -152,11 +154,13 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
         label = f"evidence set {_id(set_iri)}\n{status}"
         width = ", penwidth=3" if set_iri == cited_route else ""
         lines.append(
-            f"  {_quote(set_iri)} [shape=folder, style=filled, fillcolor=\"#FFFC87\"{width},"
+            f'  {_quote(set_iri)} [shape=folder, style=filled, fillcolor="#FFFC87"{width},'
             f" label={_quote(label + (chr(10) + 'cited route' if width else ''))}];"
         )
         if info["claim"] is not None:
-            lines.append(f"  {_quote(set_iri)} -> {_quote(str(info['claim']))} [label=supportsClaim];")
+            lines.append(
+                f"  {_quote(set_iri)} -> {_quote(str(info['claim']))} [label=supportsClaim];"
+            )
     versions: dict[str, Row] = {}
     for span in sorted(span_info):
         row = span_info[span]
@@ -179,7 +183,7 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
             lines.append(f"  {output} -> {_quote(span)} [label=cites, penwidth=2];")
         if "missing" in roles[span]:
             lines.append(
-                f"  {output} -> {_quote(span)} [label=\"missing hop\", style=dashed,"
+                f'  {output} -> {_quote(span)} [label="missing hop", style=dashed,'
                 ' color="#D00000", fontcolor="#D00000", penwidth=2];'
             )
     for set_iri, span in sorted(members):

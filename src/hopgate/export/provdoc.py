@@ -94,7 +94,7 @@ def _value(term: Any, names: _Names) -> Any:
         return Literal(term.value, langtag=term.language)
     if datatype == XSD + "string":
         return term.value
-    return Literal(term.value, datatype=names(datatype))
+    return Literal(term.value, datatype=names(datatype))  # type: ignore[arg-type]
 
 
 class _Node:
@@ -111,7 +111,7 @@ def _nodes(quads: Iterable[ox.Quad]) -> dict[str | None, dict[str, _Node]]:
     graphs: dict[str | None, dict[str, _Node]] = defaultdict(dict)
     for quad in quads:
         graph = None if isinstance(quad.graph_name, ox.DefaultGraph) else quad.graph_name.value
-        subject = quad.subject.value
+        subject = str(quad.subject.value)  # type: ignore[union-attr]
         node = graphs[graph].get(subject)
         if node is None:
             node = graphs[graph][subject] = _Node()
@@ -206,6 +206,4 @@ def serialize_document(document: ProvDocument, fmt: str) -> bytes:
 
 def parse_document(data: bytes, fmt: str) -> ProvDocument:
     """Parse PROV-N, PROV-JSON or PROV-XML bytes with the ``prov`` package."""
-    return ProvDocument.deserialize(
-        content=data.decode("utf-8"), format=PROV_FORMATS[fmt]
-    )
+    return ProvDocument.deserialize(content=data.decode("utf-8"), format=PROV_FORMATS[fmt])

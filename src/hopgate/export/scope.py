@@ -75,10 +75,11 @@ def _activity_by_id(store: Store, evaluation: str) -> str:
     return str(rows[0]["activity"])
 
 
-def find_card(store: Store, card: str) -> tuple[str, str]:
+def find_card(store: Store, card: str, *, retried: bool = False) -> tuple[str, str]:
     """The card IRI and its evaluation activity, from a card id or an output id.
 
-    An output id names the card of the output's latest evaluation.
+    An output id names the card of the output's latest evaluation (its run is
+    evaluated first when it has none).
     """
     rows = store.select(
         "SELECT ?card ?activity ?ended WHERE { ?card a hg:AcceptanceCard ;"
@@ -88,9 +89,17 @@ def find_card(store: Store, card: str) -> tuple[str, str]:
         params={"id": card},
     )
     if not rows:
+        # An output whose run has no current evaluation yet: evaluate it, as verdicts does.
+        runs = store.select(
+            "SELECT ?runId WHERE { ?output a hg:OutputClaim ; hg:ledgerId ?id ;"
+            " prov:wasGeneratedBy ?case . ?case hg:ofRun ?run . ?run hg:ledgerId ?runId }",
+            params={"id": card},
+        )
+        if runs and not retried:
+            _activity_of_run(store, str(runs[0]["runId"]))
+            return find_card(store, card, retried=True)
         raise ExportError(
-            f"no acceptance card {card!r} in the store (give a card id or an output id; "
-            "evaluate the run first)"
+            f"no acceptance card {card!r} in the store (give a card id or an output id)"
         )
     return str(rows[0]["card"]), str(rows[0]["activity"])
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
-from prov.identifier import QualifiedName
 from prov.constants import PROV, PROV_ATTR_GENERATED_ENTITY, PROV_ATTR_USED_ENTITY
+from prov.identifier import QualifiedName
 from prov.model import Literal, ProvDerivation, ProvDocument, ProvElement
 
 from hopgate.anchoring import sha256_digest
@@ -84,11 +84,16 @@ def _prov_quads(document: ProvDocument) -> list[ox.Quad]:
     for bundle in [document, *document.bundles]:
         for record in bundle.get_records():
             if isinstance(record, ProvElement):
+                if record.identifier is None:
+                    continue
                 subject = ox.NamedNode(record.identifier.uri)
                 for name, value in record.attributes:
                     uri = RDF + "type" if name.uri == PROV_NS + "type" else name.uri
                     quads.append(ox.Quad(subject, ox.NamedNode(uri), _term(value), graph))
-            elif isinstance(record, ProvDerivation) and PROV["Quotation"] in record.get_asserted_types():
+            elif (
+                isinstance(record, ProvDerivation)
+                and PROV["Quotation"] in record.get_asserted_types()
+            ):
                 formal = dict(record.formal_attributes)
                 quoted = formal.get(PROV_ATTR_GENERATED_ENTITY)
                 original = formal.get(PROV_ATTR_USED_ENTITY)
@@ -108,6 +113,8 @@ def _term(value: Any) -> ox.NamedNode | ox.Literal:
     if isinstance(value, QualifiedName):
         return ox.NamedNode(value.uri)
     if isinstance(value, Literal):
+        if value.datatype is None:
+            return ox.Literal(value.value)
         return ox.Literal(value.value, datatype=ox.NamedNode(value.datatype.uri))
     if isinstance(value, bool):
         return ox.Literal("true" if value else "false", datatype=ox.NamedNode(XSD + "boolean"))
@@ -123,17 +130,21 @@ def _read_back(path: Path, fmt: str) -> list[ox.Quad]:
     return _prov_quads(parse_document(data, fmt))
 
 
-def _check_quotes(name: str, quads: list[ox.Quad], versions: dict[str, str], report: VerifyReport) -> None:
-    with OxigraphStore(None) as store:
+def _check_quotes(
+    name: str, quads: list[ox.Quad], versions: dict[str, str], report: VerifyReport
+) -> None:
+    store: OxigraphStore
+    with OxigraphStore(None) as store:  # type: ignore[assignment]
+        # An in-memory store of the file's own triples: the checks are SPARQL too.
         store._store.extend(quads)
         for row in store.select(VERSIONS_QUERY):
             version_id = str(row["versionId"] or row["version"])
-            if row["digest"] is not None and version_id in versions:
-                if versions[version_id] != row["digest"]:
-                    report.problems.append(
-                        f"{name}: version {version_id}: digest {row['digest']} differs from the "
-                        f"manifest's {versions[version_id]}"
-                    )
+            digest = row["digest"]
+            if digest is not None and versions.get(version_id, digest) != digest:
+                report.problems.append(
+                    f"{name}: version {version_id}: digest {digest} differs from the "
+                    f"manifest's {versions[version_id]}"
+                )
             if row["text"] is not None:
                 report.texts_checked += 1
                 if row["digest"] is not None and sha256_digest(str(row["text"])) != row["digest"]:
