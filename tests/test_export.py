@@ -284,7 +284,7 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
                 # Not vacuous: what the reader may see is there (in the whole-store TriG).
                 for token in allowed:
                     assert token.encode() in exports[0], (reader, with_text, token)
-        assert checked > 1000
+        assert checked > 500  # forbidden strings searched, all readers and formats
 
 
 # --- manifest and verify ------------------------------------------------------------
