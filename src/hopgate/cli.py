@@ -504,6 +504,13 @@ def demo(directory: Path | None) -> None:
     run_demo(directory, echo=click.echo)
 
 
+# Provenance bundles out (export, verify) live in their own module.
+from hopgate.export_cli import export_command, verify_command  # noqa: E402
+
+cli.add_command(export_command)
+cli.add_command(verify_command)
+
+
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""
     cli(obj={})
