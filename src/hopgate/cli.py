@@ -179,9 +179,7 @@ def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iri
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    store = _open(ctx)
-    assert isinstance(store, OxigraphStore)
-    result = store.query_any(text, params=bindings)
+    result = _open(ctx).query_any(text, params=bindings)
     if isinstance(result, bool):
         click.echo(json.dumps(result) if fmt == "json" else str(result).lower())
         return
