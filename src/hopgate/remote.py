@@ -29,6 +29,7 @@ and ``EXISTS`` as the integers 1/0; booleans are read back as ``True``/
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -182,6 +183,10 @@ class RemoteStore(Store):
             wrapper.setHTTPAuth(DIGEST if self.auth == "digest" else BASIC)
             wrapper.setCredentials(self.user, self.password)
         if dataset:
+            # With no hopgate graph yet, no dataset is sent: Virtuoso answers
+            # ASK { VALUES ?c ... GRAPH ?c {...} } true over a dataset of only
+            # an empty graph. Its own graphs then show through, but hold no
+            # hopgate terms; count() answers 0 itself.
             for graph in self._graphs_cached():
                 wrapper.addParameter("default-graph-uri", graph)
                 wrapper.addParameter("named-graph-uri", graph)
@@ -255,12 +260,14 @@ class RemoteStore(Store):
 
     def graphs(self) -> list[str]:
         """The IRIs of hopgate's named graphs on the server, sorted."""
-        body = self._json(
-            "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } "
-            f'FILTER(STRSTARTS(STR(?g), "{ID_BASE}")) }}',
-            dataset=False,
+        # Filtered here, not in SPARQL: Virtuoso answers the plain DISTINCT
+        # from its graph index (0.16 s at 366k quads) but scans for a FILTER (4.4 s).
+        body = self._json("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", dataset=False)
+        found = sorted(
+            value
+            for row in body["results"]["bindings"]
+            if (value := row["g"]["value"]).startswith(ID_BASE)
         )
-        found = sorted(row["g"]["value"] for row in body["results"]["bindings"])
         self._dataset = found
         return found
 
@@ -295,9 +302,7 @@ class RemoteStore(Store):
     def _construct_raw(self, text: str, *, dataset: bool) -> bytes:
         """Run a CONSTRUCT and return its triples as N-Triples, whatever the server sent."""
         wrapper = self._wrapper(text, update=False, dataset=dataset)
-        wrapper.addCustomHttpHeader(
-            "Accept", "application/n-triples"
-        )
+        wrapper.addCustomHttpHeader("Accept", "application/n-triples")
         response = wrapper.query().response
         kind = response.headers.get("Content-Type", "text/turtle").split(";")[0].strip()
         data: bytes = response.read()
@@ -319,6 +324,8 @@ class RemoteStore(Store):
     def count(self, graph: str | None = None) -> int:
         """The number of quads in hopgate's graphs, or in one named graph."""
         if graph is None:
+            if not self.graphs():
+                return 0
             body = self._json("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
         else:
             body = self._json(
@@ -385,10 +392,9 @@ class RemoteStore(Store):
                 self._update(" ;\n".join(operations))
         except BaseException:
             for graph in staged:
-                try:
+                # When the server is gone, the next attempt drops it first.
+                with contextlib.suppress(StoreError):
                     self._update(f"DROP SILENT GRAPH <{staging_graph(graph)}>")
-                except StoreError:
-                    pass  # the server is gone: the next attempt drops it first
             raise
 
     def _send_batch(self, staging: str, triples: list[str]) -> None:
@@ -508,9 +514,13 @@ def bind_update(update: str, params: Mapping[str, Value] | None) -> str:
     for name, value in params.items():
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             raise QueryError(f"not a SPARQL variable name: {name!r}")
-        term = term_ntriples(value)
-        update = re.sub(rf"[?$]{name}(?![A-Za-z0-9_])", lambda _m, t=term: t, update)
+        # A function replacement: the term's backslashes are not regex escapes.
+        update = re.sub(rf"[?$]{name}(?![A-Za-z0-9_])", _constant(term_ntriples(value)), update)
     return update
+
+
+def _constant(term: str) -> Callable[[re.Match[str]], str]:
+    return lambda _match: term
 
 
 def _message(exc: Exception) -> str:
