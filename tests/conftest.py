@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,28 @@ def store() -> Iterator[hopgate.OxigraphStore]:
 def locate() -> Callable[[dict[str, Any], str, int, str], str]:
     """``locate(ledger, plural, index, fmt)``: the record location a load error names."""
     return where
+
+
+# ---- a private Virtuoso server (tests/virtuoso.py) ---------------------------
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One Virtuoso Open Source server for the session, on loopback, stopped by its PID.
+
+    Skips when Virtuoso is not installed, except under ``CI=true``, where a
+    missing server is a failure.
+    """
+    from virtuoso import VirtuosoServer, missing
+
+    reason = missing()
+    if reason is not None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and {reason}")
+        pytest.skip(reason)
+    server = VirtuosoServer(tmp_path_factory.mktemp("virtuoso"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

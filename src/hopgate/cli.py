@@ -20,7 +20,8 @@ from hopgate.formatting import render
 from hopgate.inspection import stats as store_stats
 from hopgate.library import artefact, library_queries
 from hopgate.loader import load as load_ledger
-from hopgate.store import IRI, OxigraphStore, Store, Value, open_store
+from hopgate.remote_cli import open_remote, remote_options, remote_settings
+from hopgate.store import IRI, Store, Value, open_store
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_STORE = Path(".hopgate") / "store"
@@ -54,8 +55,9 @@ def _handle_errors(func: F) -> F:
     show_default=True,
     help="Directory of the embedded store (env HOPGATE_STORE).",
 )
+@remote_options
 @click.pass_context
-def cli(ctx: click.Context, store_path: Path) -> None:
+def cli(ctx: click.Context, /, store_path: Path, **remote: Any) -> None:
     """hopgate: decide whether cited evidence contains a complete, adjudicated evidence set.
 
     Exit codes: 0 ok, 1 a gate failed or violations were found, 2 usage or
@@ -63,6 +65,7 @@ def cli(ctx: click.Context, store_path: Path) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["store_path"] = store_path
+    ctx.obj["remote"] = remote_settings(**remote)
 
 
 def format_option(*choices: str) -> Callable[[F], F]:
@@ -78,7 +81,11 @@ def format_option(*choices: str) -> Callable[[F], F]:
 
 
 def _open(ctx: click.Context) -> Store:
-    store: OxigraphStore = open_store(ctx.obj["store_path"])
+    store: Store
+    if ctx.obj.get("remote") is not None:
+        store = open_remote(ctx.obj["remote"])
+    else:
+        store = open_store(ctx.obj["store_path"])
     ctx.call_on_close(store.close)
     return store
 
@@ -179,9 +186,7 @@ def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iri
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    store = _open(ctx)
-    assert isinstance(store, OxigraphStore)
-    result = store.query_any(text, params=bindings)
+    result = _open(ctx).query_any(text, params=bindings)
     if isinstance(result, bool):
         click.echo(json.dumps(result) if fmt == "json" else str(result).lower())
         return

@@ -90,6 +90,12 @@ class Store(ABC):
     def count(self, graph: str | None = None) -> int:
         """The number of quads in the store or in one named graph."""
 
+    def query_any(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | bool | bytes:
+        """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        raise NotImplementedError
+
     @contextmanager
     def working_copy(self) -> Iterator[Store]:
         """A store to run a long read-mostly computation on (an evaluation's queries).
@@ -248,6 +254,15 @@ class OxigraphStore(Store):
             self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS)
         except (OSError, SyntaxError) as exc:
             raise StoreError(f"cannot add {path} to the store: {exc}") from None
+
+    def load_ntriples(self, data: bytes, graph: str) -> None:
+        """Add N-Triples ``data`` to the named graph ``graph`` in one transaction."""
+        try:
+            self._store.load(
+                data, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(_check_iri(graph))
+            )
+        except SyntaxError as exc:
+            raise StoreError(f"cannot add triples to {graph}: {exc}") from None
 
     def add_graph(self, path: Path, graph: str) -> None:
         """Bulk-load a new named graph from N-Quads; remove it again on failure.
