@@ -273,8 +273,10 @@ class _Compiler:
             assert p is not None, "sh:minCount needs a path"
             other = self.vars.fresh("v")
             if minimum == 1:
-                # The common case, as one bound lookup per focus node.
-                pattern = f"{ctx} FILTER NOT EXISTS {{ {focus} {p} {other} }}"
+                # The common case as an anti-join: the right side is evaluated
+                # once. (Oxigraph plans a FILTER NOT EXISTS over a path without
+                # the outer bindings: minutes at 10k claims.)
+                pattern = f"{ctx} MINUS {{ {focus} {p} {other} }}"
             else:
                 count = self.vars.fresh("n")
                 # The context is joined again outside the count: the subquery
@@ -367,12 +369,21 @@ class _Compiler:
                 f"FILTER(!COALESCE({value} < {other}, false))",
                 True,
             )
+        # Nested shapes: the value nodes that fail them are computed as DISTINCT
+        # sets and joined back to the context, so that Oxigraph hash-joins
+        # small sets instead of nesting loops over unions (25 s -> 1 s at 10k).
         for nested in g.objects(shape, SH.node):
-            yield SH.NodeConstraintComponent, self._not_conforming(nested, values, value), True
+            failing = self._not_conforming(nested, values, value)
+            yield (
+                SH.NodeConstraintComponent,
+                f"{values} {{ SELECT DISTINCT {value} WHERE {{ {failing} }} }}",
+                True,
+            )
         for alternatives in g.objects(shape, SH["or"]):
             parts = [self._not_conforming(a, values, value) for a in Collection(g, alternatives)]
-            # Every alternative fails: one join of the patterns, each re-binding the value.
-            yield SH.OrConstraintComponent, " ".join(f"{{ {part} }}" for part in parts), True
+            # Every alternative fails: the value is in each alternative's failing set.
+            failing = " ".join(f"{{ SELECT DISTINCT {value} WHERE {{ {part} }} }}" for part in parts)
+            yield SH.OrConstraintComponent, f"{values} {failing}", True
 
     def _not_conforming(self, shape: Node, ctx: str, focus: str) -> str:
         """A pattern with a solution for each ``focus`` bound by ``ctx`` that violates ``shape``."""
