@@ -382,7 +382,9 @@ class _Compiler:
         for alternatives in g.objects(shape, SH["or"]):
             parts = [self._not_conforming(a, values, value) for a in Collection(g, alternatives)]
             # Every alternative fails: the value is in each alternative's failing set.
-            failing = " ".join(f"{{ SELECT DISTINCT {value} WHERE {{ {part} }} }}" for part in parts)
+            failing = " ".join(
+                f"{{ SELECT DISTINCT {value} WHERE {{ {part} }} }}" for part in parts
+            )
             yield SH.OrConstraintComponent, f"{values} {failing}", True
 
     def _not_conforming(self, shape: Node, ctx: str, focus: str) -> str:
