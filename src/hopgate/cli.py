@@ -494,6 +494,11 @@ def demo(directory: Path | None) -> None:
     run_demo(directory, echo=click.echo)
 
 
+from hopgate.cli_data import import_command  # noqa: E402 - registers on the group above
+
+cli.add_command(import_command)
+
+
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""
     cli(obj={})

@@ -16,6 +16,7 @@ from hopgate.errors import HopgateError
 
 FORMATS = ("fever", "hotpotqa", "multihop-rag", "wice", "ragas")
 
+
 def _records(
     format: str, inputs: list[Path], options: dict[str, Any], result: ImportResult
 ) -> Iterator[Record]:
@@ -48,9 +49,8 @@ def _records(
     else:
         raise HopgateError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
 
-def import_files(
-    format: str, inputs: list[Path], *, output: Path, **options: Any
-) -> ImportResult:
+
+def import_files(format: str, inputs: list[Path], *, output: Path, **options: Any) -> ImportResult:
     """Convert benchmark files of ``format`` into one JSON Lines ledger at ``output``.
 
     Options: ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
@@ -63,6 +63,7 @@ def import_files(
     result = ImportResult(format=format, ledger=str(output))
     result.records = write_ledger(_records(format, inputs, options, result), output)
     return result
+
 
 __all__ = ["FORMATS", "ImportResult", "import_files"]
 

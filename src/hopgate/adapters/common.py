@@ -108,9 +108,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 ) from None
 
 
-def require(
-    data: Any, name: str, kind: type | tuple[type, ...], *, file: Path, record: str
-) -> Any:
+def require(data: Any, name: str, kind: type | tuple[type, ...], *, file: Path, record: str) -> Any:
     """``data[name]``, which must be present and of ``kind``; else a LedgerError."""
     if not isinstance(data, dict):
         raise LedgerError("expected a JSON object", file=str(file), record=record)
@@ -118,7 +116,9 @@ def require(
         raise LedgerError("missing field", file=str(file), record=record, field=name)
     value = data[name]
     if not isinstance(value, kind):
-        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        expected = (
+            kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        )
         raise LedgerError(
             f"expected {expected}, got {type(value).__name__}",
             file=str(file),

@@ -121,9 +121,7 @@ def records(
         yield from cases
 
 
-def _group(
-    group: Any, file: Path, where: str, name: str, pages: dict[str, set[int]]
-) -> list[str]:
+def _group(group: Any, file: Path, where: str, name: str, pages: dict[str, set[int]]) -> list[str]:
     if not isinstance(group, list) or not group:
         raise LedgerError(
             "empty gold evidence group: a set needs at least one sentence",
