@@ -66,5 +66,3 @@ def import_files(format: str, inputs: list[Path], *, output: Path, **options: An
 
 
 __all__ = ["FORMATS", "ImportResult", "import_files"]
-
-_: Callable[..., ImportResult] = import_files
