@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from hopgate.adapters import FORMATS, import_files
 from hopgate.cli import UsageError, _handle_errors, _open
+from hopgate.formatting import render
 from hopgate.loader import load as load_ledger
+from hopgate.peers import PeerMetric
+from hopgate.store import Store
 
 
 @click.command("import")
@@ -78,3 +82,98 @@ def import_command(
         loaded = load_ledger(_open(ctx), output)
         state = "already loaded" if loaded.already_loaded else f"{loaded.triples} triples"
         click.echo(f"{output}: {state} in {loaded.graph}")
+
+
+@click.command("baseline")
+@click.option(
+    "--retriever",
+    type=click.Choice(["bm25"]),
+    default="bm25",
+    show_default=True,
+    help="The retriever (BM25 from the bm25s library).",
+)
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Spans retrieved per question.",
+)
+@click.option(
+    "--citer",
+    type=click.Choice(["top1", "topk"]),
+    default="top1",
+    show_default=True,
+    help="Cite the top span, or all k.",
+)
+@click.option(
+    "--evaluation", help="The evaluation the run is for (needed when the store has several)."
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Keep the baseline run's ledger in this JSON Lines file.",
+)
+@click.pass_context
+@_handle_errors
+def baseline_command(
+    ctx: click.Context,
+    retriever: str,
+    k: int,
+    citer: str,
+    evaluation: str | None,
+    output: Path | None,
+) -> None:
+    """Make a BASELINE run: BM25 over the store's own spans, one output per required claim.
+
+    The run (id baseline-<retriever>-k<K>-<citer>) measures retrieval and
+    citation only: no answer is generated, so its outputs are recorded as
+    correct. Every verdict row and metrics table names it as a baseline.
+
+    Example: hopgate baseline --retriever bm25 --k 10 --citer top1
+    """
+    from hopgate.baseline import baseline
+
+    result = baseline(
+        _open(ctx), retriever=retriever, k=k, citer=citer, evaluation=evaluation, output=output
+    )
+    state = "already loaded" if result.load.already_loaded else f"{result.load.triples} triples"
+    click.echo(
+        f"BASELINE run {result.run}: {result.questions} questions, BM25 over {result.spans} spans; "
+        f"{state} in {result.load.graph}"
+    )
+
+
+def baseline_labels(store: Store) -> dict[str, dict[str, Any]]:
+    """The baseline settings of each baseline run, with a one-line ``summary``."""
+    from hopgate.baseline import baseline_settings
+
+    labels = {}
+    for run, settings in baseline_settings(store).items():
+        summary = (
+            f"{settings.get('retriever')} k={settings.get('k')} citer={settings.get('citer')}; "
+            "outputs recorded as correct, no answer generated"
+        )
+        labels[run] = {**settings, "summary": summary}
+    return labels
+
+
+def peer_table(figures: list[PeerMetric]) -> str:
+    """The peer figures as a table beside hopgate's own."""
+    rows = [
+        {
+            "peer metric": p.name,
+            "defined by": p.source,
+            "numerator": round(p.numerator, 4),
+            "denominator": p.denominator,
+            "value": "undefined" if p.value is None else f"{100 * p.value:.1f}%",
+        }
+        for p in figures
+    ]
+    return render(
+        rows,
+        columns=["peer metric", "defined by", "numerator", "denominator", "value"],
+        format="table",
+    )
