@@ -518,7 +518,7 @@ def demo(directory: Path | None) -> None:
     run_demo(directory, echo=click.echo)
 
 
-from hopgate.cli_data import baseline_command, import_command  # noqa: E402 - after the group
+from hopgate.cli_data import baseline_command, import_command  # noqa: E402
 
 cli.add_command(import_command)
 cli.add_command(baseline_command)

@@ -1,18 +1,50 @@
-"""``hopgate import`` and ``hopgate baseline``: benchmark data in, baseline runs out."""
+"""``hopgate import`` and ``hopgate baseline``: benchmark data in, baseline runs out.
+
+``hopgate.cli`` registers these commands on its group; this module imports
+``hopgate.cli`` only inside the commands, so either module may be imported
+first (and ``python -m hopgate.cli`` sees them too).
+"""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from hopgate.adapters import FORMATS, import_files
-from hopgate.cli import UsageError, _handle_errors, _open
 from hopgate.formatting import render
 from hopgate.loader import load as load_ledger
 from hopgate.peers import PeerMetric
 from hopgate.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _handle_errors(func: F) -> F:
+    """hopgate.cli's error handling (HopgateError -> exit 2), looked up when the command runs."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from hopgate.cli import _handle_errors as handle
+
+        return handle(func)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _open(ctx: click.Context) -> Store:
+    from hopgate.cli import _open as open_store
+
+    return open_store(ctx)
+
+
+def _usage(message: str) -> click.ClickException:
+    from hopgate.cli import UsageError
+
+    return UsageError(message)
 
 
 @click.command("import")
@@ -61,9 +93,9 @@ def import_command(
     Example: hopgate import fever actual.jsonl --predictions predictions.jsonl -o fever.jsonl --load
     """
     if predictions is not None and format not in ("fever", "hotpotqa"):
-        raise UsageError(f"--predictions applies to fever and hotpotqa, not {format}")
+        raise _usage(f"--predictions applies to fever and hotpotqa, not {format}")
     if drop_empty and format != "wice":
-        raise UsageError(f"--drop-empty applies to wice, not {format}")
+        raise _usage(f"--drop-empty applies to wice, not {format}")
     if output is None:
         output = inputs[0].with_name(inputs[0].name + ".ledger.jsonl")
     result = import_files(
