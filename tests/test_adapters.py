@@ -202,3 +202,16 @@ def test_baseline_and_peers_cli(tmp_path: Path) -> None:
     assert {p["name"] for p in entry["peers"]} >= {"hits@10", "map@10", "strict score"}
     rows = runner.invoke(cli, [*store, "verdicts", "--format", "json"]).output
     assert all(row["run"].startswith("baseline-") for row in json.loads(rows))
+
+
+def test_wice_fixture_family_checks_through_validate(tmp_path: Path) -> None:
+    """The shapes flag the superset and the repeated set of the hand-written claim."""
+    from hopgate.validate import validate
+
+    store = _load(tmp_path, "wice", ["wice.jsonl"], drop_empty=True)
+    result = validate(store)
+    flagged = {(r.shape, r.focus_id) for r in result.results if r.shape.startswith("claim family")}
+    assert flagged == {
+        ("claim family inclusion-minimal", "wice-w1"),
+        ("claim family distinct sets", "wice-w1"),
+    }
