@@ -184,7 +184,9 @@ def test_baseline_and_peers_cli(tmp_path: Path) -> None:
     runner = CliRunner()
     store = ["--store", str(tmp_path / "store")]
     imported = runner.invoke(
-        cli, [*store, "import", "hotpotqa", str(FIXTURES / "hotpotqa.json"), "--load"]
+        cli,
+        [*store, "import", "hotpotqa", str(FIXTURES / "hotpotqa.json"), "--load"]
+        + ["-o", str(tmp_path / "h.jsonl")],
     )
     assert imported.exit_code == 0, imported.output
     made = runner.invoke(cli, [*store, "baseline", "--k", "2", "--citer", "topk"])
