@@ -427,6 +427,14 @@ def gate(ctx: click.Context, run: str) -> None:
 @format_option("text", "json", "turtle")
 @click.option("--graph", help="Validate only this named graph (its IRI).")
 @click.option("--run", "run", help="Validate only this run's latest evaluation (its ledger id).")
+@click.option(
+    "--engine",
+    type=click.Choice(["store", "pyshacl"]),
+    default="store",
+    show_default=True,
+    help="store: the shapes compiled to SPARQL, run in the store (scales); "
+    "pyshacl: the reference engine (slow on big stores).",
+)
 @click.pass_context
 @_handle_errors
 def validate(
@@ -436,6 +444,7 @@ def validate(
     fmt: str,
     graph: str | None,
     run: str | None,
+    engine: str,
 ) -> None:
     """Check the store against the SHACL shapes; report results grouped by focus node.
 
@@ -447,7 +456,7 @@ def validate(
     from hopgate.validate import validate as run_validation
 
     result = run_validation(
-        _open(ctx), extra_shapes=extra_shapes, graph=graph, run=run, strict=strict
+        _open(ctx), extra_shapes=extra_shapes, graph=graph, run=run, strict=strict, engine=engine
     )
     if fmt == "turtle":
         sys.stdout.write(result.report)
@@ -455,6 +464,7 @@ def validate(
         payload = {
             "conforms": result.conforms,
             "strict": result.strict,
+            "engine": result.engine,
             "violations": len(result.violations),
             "warnings": len(result.warnings),
             "focus_nodes": [
@@ -490,7 +500,7 @@ def validate(
         click.echo(
             f"{result.triples} triples {state}: {len(result.violations)} violation(s), "
             f"{len(result.warnings)} warning(s){' (strict)' if strict else ''} "
-            f"in {result.seconds:.2f} s"
+            f"in {result.seconds:.2f} s ({result.engine})"
         )
     if not result.conforms:
         ctx.exit(1)
@@ -522,6 +532,12 @@ from hopgate.cli_data import baseline_command, import_command  # noqa: E402
 
 cli.add_command(import_command)
 cli.add_command(baseline_command)
+
+# Provenance bundles out (export, verify) live in their own module.
+from hopgate.export_cli import export_command, verify_command  # noqa: E402
+
+cli.add_command(export_command)
+cli.add_command(verify_command)
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from hopgate.inspection import stats
 from hopgate.library import artefact
 from hopgate.loader import load
 from hopgate.results import VERDICT_COLUMNS, metrics, verdicts
-from hopgate.store import open_store
+from hopgate.store import Store, open_store
 
 #: The verdict columns less the run (the demo has one run).
 _CARD_COLUMNS = VERDICT_COLUMNS[1:]
@@ -46,3 +46,18 @@ def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
                 p = getattr(figures, name)
                 value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
                 echo(f"  {name.replace('_', ' ')}: {p.numerator}/{p.denominator} = {value}")
+        _export(store, directory / "export", echo)
+
+
+def _export(store: Store, folder: Path, echo: Callable[[str], object]) -> None:
+    """Export each run as PROV-N and TriG, texts included (pure Python: no graphviz needed)."""
+    from hopgate.evaluate import runs
+    from hopgate.export import export_bundle, write_export
+
+    echo("")
+    for run_id in runs(store):
+        for fmt in ("provn", "trig"):
+            export = export_bundle(store, format=fmt, run=run_id, with_text=True)
+            written = write_export(export, folder)
+            echo(f"Exported run {run_id} as {fmt}: {written}")
+    echo(f"Manifest: {folder / 'manifest.json'} (check it with: hopgate verify {folder})")

@@ -1,0 +1,125 @@
+"""Provenance bundles out: reader-filtered, deterministic, verifiable exports of the store.
+
+:func:`export_bundle` resolves what to export (:mod:`.scope`), reads its quads
+filtered for the reader with SPARQL (:mod:`.quads`) and serialises them
+(:mod:`.formats`: TriG and JSON-LD by Oxigraph, PROV-N, PROV-JSON and PROV-XML
+through a ``prov`` document built from the same quads, :mod:`.provdoc`).
+:func:`write_export` writes the bytes and records them in the directory's
+manifest (:mod:`.manifest`), which :func:`hopgate.export.verify.verify` checks.
+Pictures of one acceptance card are in :mod:`.picture`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, serialize
+from hopgate.export.manifest import FileEntry, record_file, sha256_file
+from hopgate.export.quads import ExportQuads, export_quads
+from hopgate.export.scope import ExportError, Scope, resolve_scope
+from hopgate.store import Store
+from hopgate.vocab import HG, RDF
+
+FORMATS = tuple(EXTENSIONS)
+
+
+@dataclass(frozen=True)
+class Export:
+    """The bytes of one export and what they hold."""
+
+    data: bytes
+    format: str
+    scope: Scope
+    with_text: bool
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def version_digests(quads: ExportQuads) -> dict[str, str]:
+    """Ledger id -> digest of every version the exported quads describe."""
+    versions: set[str] = set()
+    ledger_ids: dict[str, str] = {}
+    digests: dict[str, str] = {}
+    for quad in quads.quads:
+        subject = str(quad.subject.value)  # type: ignore[union-attr]
+        predicate, obj = quad.predicate.value, quad.object
+        if predicate == RDF + "type" and obj == ox.NamedNode(HG + "Version"):
+            versions.add(subject)
+        elif predicate == HG + "ledgerId" and isinstance(obj, ox.Literal):
+            ledger_ids[subject] = obj.value
+        elif predicate == HG + "digest" and isinstance(obj, ox.Literal):
+            digests[subject] = obj.value
+    return {ledger_ids.get(v, v): digests[v] for v in sorted(versions) if v in digests}
+
+
+def export_bundle(
+    store: Store,
+    *,
+    format: str,
+    run: str | None = None,
+    evaluation: str | None = None,
+    graph: str | None = None,
+    card: str | None = None,
+    reader: str | None = None,
+    with_text: bool = False,
+) -> Export:
+    """Export bundles of the store as ``reader`` may see them, in ``format`` (see FORMATS).
+
+    Choose at most one of ``run`` (its latest evaluation and the loads it
+    used), ``evaluation`` (an evaluation activity id, ``RUN@TIME``), ``graph``
+    (one bundle's IRI) or ``card`` (the evaluation holding that card); none
+    exports every bundle. Without ``reader``, the export is for the reader of
+    the evaluation(s) it holds. Version texts leave only with ``with_text``.
+
+    Raises:
+        ExportError: an unknown format, scope or reader, or an ambiguous reader.
+    """
+    if format not in EXTENSIONS:
+        raise ExportError(f"unknown export format {format!r} (one of {', '.join(FORMATS)})")
+    scope = resolve_scope(
+        store, run=run, evaluation=evaluation, graph=graph, card=card, reader=reader
+    )
+    quads = export_quads(store, scope, with_text=with_text)
+    return Export(serialize(quads, format), format, scope, with_text, version_digests(quads))
+
+
+def output_path(path: Path, fmt: str) -> Path:
+    """Where an export goes: ``path`` itself when it names a file of a known kind, else
+    ``path/export<extension>`` (a directory)."""
+    extensions = {**EXTENSIONS, **PICTURE_EXTENSIONS}
+    if any(path.name.endswith(ext) for ext in extensions.values()):
+        return path
+    return path / f"export{extensions[fmt]}"
+
+
+def write_export(export: Export, path: Path) -> Path:
+    """Write ``export`` at ``path`` (see :func:`output_path`) and record it in the manifest."""
+    target = output_path(path, export.format)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(export.data)
+    record_file(
+        target,
+        FileEntry(
+            format=export.format,
+            reader=export.scope.reader,
+            scope=export.scope.description,
+            with_text=export.with_text,
+            bytes=len(export.data),
+            sha256=sha256_file(target),
+        ),
+        export.versions,
+    )
+    return target
+
+
+__all__ = [
+    "FORMATS",
+    "Export",
+    "ExportError",
+    "export_bundle",
+    "output_path",
+    "version_digests",
+    "write_export",
+]

@@ -1,0 +1,211 @@
+"""``hopgate verify EXPORT_DIR``: nothing altered, and every retained quote is true.
+
+Checks, in order: every file the manifest lists is present with its sha256;
+no other export file lies beside them unlisted; and, in every exported file
+that can be read back (TriG and JSON-LD by Oxigraph, the PROV formats by
+``prov``), every version text hashes to its digest, every digest agrees with
+the manifest, and every span's exact quote (with its prefix and suffix) is
+the text at its offsets in its version, wherever that version's text was
+exported. The facts are gathered with one SPARQL query over the file's
+triples loaded into an in-memory store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+from prov.constants import PROV, PROV_ATTR_GENERATED_ENTITY, PROV_ATTR_USED_ENTITY
+from prov.identifier import QualifiedName
+from prov.model import Literal, ProvDerivation, ProvDocument, ProvElement
+
+from hopgate.anchoring import sha256_digest
+from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, parse_rdf
+from hopgate.export.manifest import MANIFEST, read_manifest, sha256_file
+from hopgate.export.provdoc import PROV_FORMATS, parse_document
+from hopgate.store import OxigraphStore
+from hopgate.vocab import PROV as PROV_NS
+from hopgate.vocab import RDF, XSD
+
+#: Spans with an exact quote, and their versions' digests and texts where exported.
+QUOTES_QUERY = """
+SELECT ?span ?spanId ?exact ?prefix ?suffix ?start ?end ?version ?versionId ?digest ?text WHERE {
+  ?span prov:wasQuotedFrom ?version ; oa:hasSelector ?quote .
+  ?quote oa:exact ?exact .
+  OPTIONAL { ?span hg:ledgerId ?spanId }
+  OPTIONAL { ?quote oa:prefix ?prefix }
+  OPTIONAL { ?quote oa:suffix ?suffix }
+  OPTIONAL { ?span oa:hasSelector ?position . ?position oa:start ?start ; oa:end ?end }
+  OPTIONAL { ?version hg:ledgerId ?versionId }
+  OPTIONAL { ?version hg:digest ?digest }
+  OPTIONAL { ?version prov:value ?text }
+}
+"""
+#: Every version with its digest, and its text where exported.
+VERSIONS_QUERY = """
+SELECT ?version ?versionId ?digest ?text WHERE {
+  ?version a hg:Version .
+  OPTIONAL { ?version hg:ledgerId ?versionId }
+  OPTIONAL { ?version hg:digest ?digest }
+  OPTIONAL { ?version prov:value ?text }
+}
+"""
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify`` checked and every problem it found (empty: the export is intact)."""
+
+    files: int = 0
+    quotes_checked: int = 0
+    quotes_without_text: int = 0
+    texts_checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing was altered and every quote is true."""
+        return not self.problems
+
+
+def _format_of(name: str) -> str | None:
+    for fmt, extension in {**EXTENSIONS, **PICTURE_EXTENSIONS}.items():
+        if name.endswith(extension) and not (fmt == "jsonld" and name.endswith(".prov.json")):
+            return fmt
+    return None
+
+
+def _prov_quads(document: ProvDocument) -> list[ox.Quad]:
+    """The triples verification needs from a PROV document: element attributes, quotations."""
+    quads = []
+    graph = ox.DefaultGraph()
+    for bundle in [document, *document.bundles]:
+        for record in bundle.get_records():
+            if isinstance(record, ProvElement):
+                if record.identifier is None:
+                    continue
+                subject = ox.NamedNode(record.identifier.uri)
+                for name, value in record.attributes:
+                    uri = RDF + "type" if name.uri == PROV_NS + "type" else name.uri
+                    quads.append(ox.Quad(subject, ox.NamedNode(uri), _term(value), graph))
+            elif (
+                isinstance(record, ProvDerivation)
+                and PROV["Quotation"] in record.get_asserted_types()
+            ):
+                formal = dict(record.formal_attributes)
+                quoted = formal.get(PROV_ATTR_GENERATED_ENTITY)
+                original = formal.get(PROV_ATTR_USED_ENTITY)
+                if quoted is not None and original is not None:
+                    quads.append(
+                        ox.Quad(
+                            ox.NamedNode(quoted.uri),
+                            ox.NamedNode(PROV_NS + "wasQuotedFrom"),
+                            ox.NamedNode(original.uri),
+                            graph,
+                        )
+                    )
+    return quads
+
+
+def _term(value: Any) -> ox.NamedNode | ox.Literal:
+    if isinstance(value, QualifiedName):
+        return ox.NamedNode(value.uri)
+    if isinstance(value, Literal):
+        if value.datatype is None:
+            return ox.Literal(value.value)
+        return ox.Literal(value.value, datatype=ox.NamedNode(value.datatype.uri))
+    if isinstance(value, bool):
+        return ox.Literal("true" if value else "false", datatype=ox.NamedNode(XSD + "boolean"))
+    if isinstance(value, int):
+        return ox.Literal(str(value), datatype=ox.NamedNode(XSD + "integer"))
+    return ox.Literal(str(value))
+
+
+def _read_back(path: Path, fmt: str) -> list[ox.Quad]:
+    data = path.read_bytes()
+    if fmt in ("trig", "jsonld"):
+        return parse_rdf(data, fmt)
+    return _prov_quads(parse_document(data, fmt))
+
+
+def _check_quotes(
+    name: str, quads: list[ox.Quad], versions: dict[str, str], report: VerifyReport
+) -> None:
+    store: OxigraphStore
+    with OxigraphStore(None) as store:  # type: ignore[assignment]
+        # An in-memory store of the file's own triples: the checks are SPARQL too.
+        store._store.extend(quads)
+        for row in store.select(VERSIONS_QUERY):
+            version_id = str(row["versionId"] or row["version"])
+            digest = row["digest"]
+            if digest is not None and versions.get(version_id, digest) != digest:
+                report.problems.append(
+                    f"{name}: version {version_id}: digest {digest} differs from the "
+                    f"manifest's {versions[version_id]}"
+                )
+            if row["text"] is not None:
+                report.texts_checked += 1
+                if row["digest"] is not None and sha256_digest(str(row["text"])) != row["digest"]:
+                    report.problems.append(
+                        f"{name}: version {version_id}: its text does not hash to {row['digest']}"
+                    )
+        for row in store.select(QUOTES_QUERY):
+            span_id = str(row["spanId"] or row["span"])
+            if row["text"] is None:
+                report.quotes_without_text += 1
+                continue
+            report.quotes_checked += 1
+            problem = _quote_problem(row)
+            if problem:
+                report.problems.append(f"{name}: span {span_id}: {problem}")
+
+
+def _quote_problem(row: dict[str, Any]) -> str | None:
+    text, exact = str(row["text"]), str(row["exact"])
+    if row["start"] is None or row["end"] is None:
+        return None if exact in text else f"quote {exact!r} is not in its version's text"
+    start, end = int(row["start"]), int(row["end"])
+    if text[start:end] != exact:
+        return f"quote {exact!r} is not the text at [{start}:{end}] ({text[start:end]!r})"
+    if row["prefix"] is not None and not text[:start].endswith(str(row["prefix"])):
+        return f"prefix {row['prefix']!r} does not precede the quote"
+    if row["suffix"] is not None and not text[end:].startswith(str(row["suffix"])):
+        return f"suffix {row['suffix']!r} does not follow the quote"
+    return None
+
+
+def verify(directory: Path) -> VerifyReport:
+    """Check an export directory against its manifest and re-check every retained quote.
+
+    Raises:
+        ManifestError: the directory has no readable hopgate manifest.
+    """
+    manifest = read_manifest(directory)
+    report = VerifyReport()
+    versions = {str(k): str(v) for k, v in manifest["versions"].items()}
+    for name, entry in sorted(manifest["files"].items()):
+        path = directory / name
+        report.files += 1
+        if not path.is_file():
+            report.problems.append(f"{name}: listed in the manifest but missing")
+            continue
+        actual = sha256_file(path)
+        if actual != entry.get("sha256"):
+            report.problems.append(
+                f"{name}: sha256 {actual} differs from the manifest's {entry.get('sha256')}"
+            )
+            continue
+        fmt = _format_of(name)
+        if fmt in ("trig", "jsonld") or fmt in PROV_FORMATS:
+            try:
+                quads = _read_back(path, fmt)
+            except Exception as exc:  # any parser's error: report it, keep checking
+                report.problems.append(f"{name}: does not parse as {fmt}: {exc}")
+                continue
+            _check_quotes(name, quads, versions, report)
+    for path in sorted(directory.iterdir()):
+        if path.name != MANIFEST and path.name not in manifest["files"] and _format_of(path.name):
+            report.problems.append(f"{path.name}: an export file the manifest does not list")
+    return report

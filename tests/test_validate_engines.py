@@ -1,0 +1,169 @@
+"""The in-store engine (shapes compiled to SPARQL) against the reference engine, pySHACL.
+
+pySHACL defines correctness: every fixture of the SHACL manifest is run through
+the compiled checks and compared with the expected report, and on real stores
+both engines must give the same results, message for message.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+from rdflib.namespace import SH
+from rdflib.term import URIRef
+from test_shapes import ENTRIES, HGT, MANIFEST, MF, _data, _key, _shapes
+
+from hopgate import load, open_store
+from hopgate.evaluate import evaluate
+from hopgate.shacl_sparql import UnsupportedShape, compile_shapes, path_sparql
+from hopgate.store import OxigraphStore
+from hopgate.validate import ShapeResult, ValidationError, validate
+from hopgate.validate_store import run_checks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _store_of(data: rdflib.Graph) -> OxigraphStore:
+    store = open_store(None)
+    quads = "".join(f"{s.n3()} {p.n3()} {o.n3()} <urn:data> .\n" for s, p, o in data)
+    store._store.load(quads.encode(), format=ox.RdfFormat.N_QUADS)
+    return store
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: str(e).rpartition("#")[2])
+def test_fixture_in_store(entry: URIRef) -> None:
+    """Each manifest entry, run as compiled SPARQL in a store, gives the expected report."""
+    action = MANIFEST.value(entry, MF.action)
+    expected = MANIFEST.value(entry, MF.result)
+    shapes = _shapes(str(MANIFEST.value(action, HGT.shapes)))
+    with _store_of(_data(action)) as store:
+        report = run_checks(store, compile_shapes(shapes), shapes)
+    actual = list(report.objects(None, SH.result))
+    wanted = list(MANIFEST.objects(expected, SH.result))
+    assert Counter(_key(report, r) for r in actual) == Counter(_key(MANIFEST, r) for r in wanted)
+    values = {(_key(report, r), report.value(r, SH.value)) for r in actual}
+    for result in wanted:
+        value = MANIFEST.value(result, SH.value)
+        if value is not None:
+            assert (_key(MANIFEST, result), value) in values
+    assert all(report.value(r, SH.resultMessage) is not None for r in actual)
+
+
+def _comparable(results: list[ShapeResult]) -> list[tuple[str, str, str, str, str | None]]:
+    return sorted((r.focus, r.source_shape, r.severity, r.message, r.value) for r in results)
+
+
+MUTATIONS = {
+    "none": None,
+    "no-verdict": "DELETE { GRAPH ?g { ?card hg:verdict ?v } } "
+    "WHERE { GRAPH ?g { ?card a hg:AcceptanceCard ; hg:verdict ?v } }",
+    "no-digest": "DELETE { GRAPH ?g { ?v hg:digest ?d } } WHERE { GRAPH ?g { ?v a hg:Version ; hg:digest ?d } }",
+    "no-status": "DELETE { GRAPH ?g { ?s hg:setStatus ?x } } "
+    "WHERE { GRAPH ?g { ?s a hg:EvidenceSet ; hg:setStatus ?x } }",
+    "bad-order": "DELETE { GRAPH ?g { ?p oa:end ?e } } INSERT { GRAPH ?g { ?p oa:end 0 } } "
+    "WHERE { GRAPH ?g { ?p a oa:TextPositionSelector ; oa:end ?e } }",
+    "no-cited-route": "DELETE { GRAPH ?g { ?card hg:citedRoute ?r } } "
+    "WHERE { GRAPH ?g { ?card a hg:AcceptanceCard ; hg:citedRoute ?r } }",
+}
+
+
+@pytest.fixture(scope="module")
+def example_nquads() -> bytes:
+    with open_store(None) as store:
+        load(store, ROOT / "examples" / "cedar.yaml")
+        evaluate(store)
+        buffer = io.BytesIO()
+        store.dump(buffer, format="nquads")
+        return buffer.getvalue()
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_engines_agree_on_the_worked_example(example_nquads: bytes, mutation: str) -> None:
+    """Both engines report the same results (focus, shape, severity, message, value)."""
+    store = open_store(None)
+    store._store.load(example_nquads, format=ox.RdfFormat.N_QUADS)
+    with store:
+        update = MUTATIONS[mutation]
+        if update is not None:
+            store.update(update)
+        in_store = validate(store, engine="store")
+        reference = validate(store, engine="pyshacl")
+    assert in_store.engine == "store" and reference.engine == "pyshacl"
+    assert _comparable(in_store.results) == _comparable(reference.results)
+    assert in_store.conforms is reference.conforms
+    assert (mutation == "none") is in_store.conforms
+
+
+def test_engines_agree_on_a_synthetic_ledger(tmp_path: Path) -> None:
+    """On a generated ledger (duplicate and superset sets included) the engines agree."""
+    sys.path.insert(0, str(ROOT))
+    from bench.synthetic import write_ledger
+
+    ledger = tmp_path / "ledger.jsonl"
+    write_ledger(ledger, 12, seed=3)
+    with open_store(None) as store:
+        load(store, ledger)
+        evaluate(store)
+        in_store = validate(store, engine="store")
+        reference = validate(store, engine="pyshacl")
+    assert _comparable(in_store.results) == _comparable(reference.results)
+
+
+def test_run_and_graph_scopes_in_store(example_nquads: bytes) -> None:
+    """--run and --graph validate a part of the store in a scratch store; the store is untouched."""
+    store = open_store(None)
+    store._store.load(example_nquads, format=ox.RdfFormat.N_QUADS)
+    with store:
+        before = store.count()
+        whole = validate(store)
+        by_run = validate(store, run="sys-a", strict=True)
+        graph = sorted(store.graphs())[0]
+        by_graph = validate(store, graph=graph)
+        assert by_run.conforms and by_run.engine == "store"
+        assert 0 < by_run.triples < whole.triples
+        assert by_graph.triples == store.count(graph)
+        assert store.count() == before
+        with pytest.raises(ValidationError, match="either a graph or a run"):
+            validate(store, graph=graph, run="sys-a")
+
+
+def test_unsupported_shapes_fall_back_to_pyshacl(tmp_path: Path, example_nquads: bytes) -> None:
+    """A shape the compiler does not translate (sh:closed here) is run by pySHACL instead."""
+    extra = tmp_path / "closed.ttl"
+    extra.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        "@prefix hg: <https://w3id.org/hopgate/ns#> .\n"
+        "<urn:x:ClosedClaim> a sh:NodeShape ; sh:targetClass hg:Claim ; sh:closed true ;\n"
+        "  sh:ignoredProperties ( <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> ) .\n"
+    )
+    with pytest.raises(UnsupportedShape, match="not compiled"):
+        compile_shapes(rdflib.Graph().parse(extra))
+    store = open_store(None)
+    store._store.load(example_nquads, format=ox.RdfFormat.N_QUADS)
+    with store:
+        result = validate(store, extra_shapes=[extra])
+    assert result.engine == "pyshacl"
+    assert not result.conforms
+    assert {r.source_shape for r in result.violations} == {"urn:x:ClosedClaim"}
+
+
+def test_path_sparql() -> None:
+    """SHACL paths become SPARQL property paths (sequence, inverse, alternative, repetition)."""
+    graph = rdflib.Graph().parse(
+        data="""
+        @prefix sh: <http://www.w3.org/ns/shacl#> .
+        <urn:s> sh:path ( <urn:a> [ sh:inversePath <urn:b> ] [ sh:zeroOrMorePath <urn:c> ] ) .
+        <urn:t> sh:path [ sh:alternativePath ( <urn:a> <urn:b> ) ] .
+        """,
+        format="turtle",
+    )
+    first = graph.value(URIRef("urn:s"), SH.path)
+    second = graph.value(URIRef("urn:t"), SH.path)
+    assert path_sparql(graph, first) == "(<urn:a>/^<urn:b>/(<urn:c>)*)"  # type: ignore[arg-type]
+    assert path_sparql(graph, second) == "(<urn:a>|<urn:b>)"  # type: ignore[arg-type]
