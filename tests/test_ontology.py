@@ -109,6 +109,7 @@ PROV_KIND = {
     PROV.Person: "agent",
     PROV.Organization: "agent",
     OA.Selector: "selector",
+    PROV.Usage: "qualified influence",
 }
 
 # Domain and range kinds of the PROV-O relations hg: properties specialise

@@ -318,26 +318,47 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
 
 @cli.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
+@click.option(
+    "--peers",
+    is_flag=True,
+    help="Also MultiHop-RAG, Ragas, HotpotQA and FEVER figures on the same claim-cases.",
+)
 @format_option("table", "json")
 @click.pass_context
 @_handle_errors
-def metrics(ctx: click.Context, run: str | None, fmt: str) -> None:
+def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
     """Show complete-set recall, citation-set completeness and answer correctness per run.
 
     Every figure carries its numerator and denominator; an empty denominator
-    gives no value (never 100%).
+    gives no value (never 100%). --peers adds the figures other benchmarks
+    report (Hits@k, MAP, MRR, context recall, supporting-fact EM/F1, FEVER
+    scores), each with its own name and denominator.
 
-    Example: hopgate metrics --format json
+    Example: hopgate metrics --peers --format json
     """
+    from hopgate.cli_data import baseline_labels, peer_table
     from hopgate.results import metrics as read_metrics
 
-    result = read_metrics(_open(ctx), run=run)
+    store = _open(ctx)
+    result = read_metrics(store, run=run)
+    labels = baseline_labels(store)
+    peer_figures = {}
+    if peers:
+        from hopgate.peers import peer_metrics
+
+        peer_figures = peer_metrics(store, run=run)
     if fmt == "json":
         payload = {run_id: m.as_dict() for run_id, m in result.items()}
+        for run_id, entry in payload.items():
+            if run_id in labels:
+                entry["baseline"] = labels[run_id]
+            if peers:
+                entry["peers"] = [p.as_dict() for p in peer_figures.get(run_id, [])]
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     for run_id, m in result.items():
-        click.echo(f"run {run_id} (evaluation {m.evaluation})")
+        label = f" BASELINE ({labels[run_id]['summary']})" if run_id in labels else ""
+        click.echo(f"run {run_id}{label} (evaluation {m.evaluation})")
         rows = [
             _metric_row(name, getattr(m, name))
             for name in (
@@ -356,6 +377,9 @@ def metrics(ctx: click.Context, run: str | None, fmt: str) -> None:
             nl=False,
         )
         click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()) + "\n")
+        if peers:
+            click.echo(peer_table(peer_figures.get(run_id, [])), nl=False)
+            click.echo("")
 
 
 def _metric_row(name: str, p: Any) -> dict[str, Any]:
@@ -508,6 +532,11 @@ def demo(directory: Path | None) -> None:
         shutil.rmtree(directory / "store")
     run_demo(directory, echo=click.echo)
 
+
+from hopgate.cli_data import baseline_command, import_command  # noqa: E402
+
+cli.add_command(import_command)
+cli.add_command(baseline_command)
 
 # Provenance bundles out (export, verify) live in their own module.
 from hopgate.export_cli import export_command, verify_command  # noqa: E402

@@ -645,10 +645,17 @@ class _Loader:
         yield f"{case} <{HG}forQuestion> {nt.iri(question)}"
         yield f"{case} <{HG}abstained> {nt.boolean(bool(d.get('abstained', False)))}"
         yield from _extension(case, d)
+        case_iri = ids.mint_case(d["run"], d["question"])
         for number, item in enumerate(d.get("retrieved") or []):
             span, lines = self._delivered(index, record, item, f"retrieved[{number}]")
             yield from lines
             yield f"{case} <{HG}retrieved> {nt.iri(span)}"
+            # The list order is the retrieval rank (rank-based peer metrics read it).
+            usage = nt.iri(f"{case_iri}/rank/{number + 1}")
+            yield f"{case} <{PROV}qualifiedUsage> {usage}"
+            yield f"{usage} <{A}> <{PROV}Usage>"
+            yield f"{usage} <{PROV}entity> {nt.iri(span)}"
+            yield f"{usage} <{HG}rank> {nt.integer(number + 1)}"
         for number, output in enumerate(d.get("outputs") or []):
             name = f"outputs[{number}]"
             o = nt.iri(ids.mint("output", output["id"]))

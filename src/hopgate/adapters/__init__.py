@@ -1,0 +1,68 @@
+"""Importers: public benchmark files in, ledger records out (one module per format).
+
+Each module documents its mapping (which field becomes which record, and what
+is lost); ``docs/adapters.md`` gathers them. ``import_files`` is what
+``hopgate import`` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from hopgate.adapters.common import ImportResult, Record, write_ledger
+from hopgate.errors import HopgateError
+
+FORMATS = ("fever", "hotpotqa", "multihop-rag", "wice", "ragas")
+
+
+def _records(
+    format: str, inputs: list[Path], options: dict[str, Any], result: ImportResult
+) -> Iterator[Record]:
+    if format == "fever":
+        from hopgate.adapters import fever
+
+        if len(inputs) != 1:
+            raise HopgateError("fever: give one gold file (and --predictions for a run)")
+        yield from fever.records(
+            inputs[0], options.get("predictions"), max_evidence=options.get("max_evidence", 5)
+        )
+    elif format == "hotpotqa":
+        from hopgate.adapters import hotpotqa
+
+        yield from hotpotqa.records(inputs, options.get("predictions"))
+    elif format == "multihop-rag":
+        from hopgate.adapters import multihop_rag
+
+        yield from multihop_rag.records(inputs)
+    elif format == "wice":
+        from hopgate.adapters import wice
+
+        yield from wice.records(
+            inputs, drop_empty=bool(options.get("drop_empty")), dropped=result.dropped
+        )
+    elif format == "ragas":
+        from hopgate.adapters import ragas
+
+        yield from ragas.records(inputs)
+    else:
+        raise HopgateError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
+
+
+def import_files(format: str, inputs: list[Path], *, output: Path, **options: Any) -> ImportResult:
+    """Convert benchmark files of ``format`` into one JSON Lines ledger at ``output``.
+
+    Options: ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
+    ``drop_empty`` (wice).
+
+    Raises:
+        LedgerError: an input is malformed; the message names file, record and field.
+            No ledger is written.
+    """
+    result = ImportResult(format=format, ledger=str(output))
+    result.records = write_ledger(_records(format, inputs, options, result), output)
+    return result
+
+
+__all__ = ["FORMATS", "ImportResult", "import_files"]

@@ -1,0 +1,103 @@
+"""Peer metrics: the figures other communities report, computed in the same store.
+
+Each figure comes from one library query (``queries/peer-*.rq``) run on a
+run's latest evaluation bundle, so it counts the same claim-cases as
+hopgate's own metrics. Python only divides the sums the queries return.
+Definitions and sources are in each query's header and in the README.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from typing import Any
+
+from hopgate.library import library_query
+from hopgate.results import current_bundles
+from hopgate.store import IRI, Store, Value
+
+
+@dataclass(frozen=True)
+class PeerMetric:
+    """One peer figure: its name, who defines it, numerator, denominator, value.
+
+    The numerator is a count, or for a mean (MAP, MRR, F1, macro precision,
+    context recall) the sum of the per-claim-case scores.
+    """
+
+    name: str
+    source: str
+    numerator: float
+    denominator: int
+    value: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of the figure."""
+        return asdict(self)
+
+
+#: (query id, [(metric name, defined by, numerator column, denominator column)]).
+PEERS: list[tuple[str, list[tuple[str, str, str, str]]]] = [
+    (
+        "peer-multihop-rag",
+        [
+            ("hits@4", "MultiHop-RAG", "hits4", "answerable"),
+            ("hits@10", "MultiHop-RAG", "hits10", "answerable"),
+            ("map@10", "MultiHop-RAG", "apSum", "answerable"),
+            ("mrr@10", "MultiHop-RAG", "rrSum", "answerable"),
+        ],
+    ),
+    (
+        "peer-ragas-context-recall",
+        [("id-based context recall", "Ragas", "recallSum", "answerable")],
+    ),
+    (
+        "peer-hotpotqa-sp",
+        [
+            ("supporting-fact em", "HotpotQA", "emSum", "answerable"),
+            ("supporting-fact f1", "HotpotQA", "f1Sum", "answerable"),
+        ],
+    ),
+    (
+        "peer-fever",
+        [
+            ("evidence precision", "FEVER", "precisionSum", "answerable"),
+            ("evidence recall", "FEVER", "recalled", "answerable"),
+            ("label accuracy", "FEVER", "labelCorrect", "claimCases"),
+            ("strict score", "FEVER", "strict", "claimCases"),
+        ],
+    ),
+]
+
+
+def _number(value: Value) -> float:
+    if isinstance(value, bool) or value is None:
+        return 0.0
+    if isinstance(value, int | float | Decimal):
+        return float(value)
+    return float(str(value))
+
+
+def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
+    """Every peer figure of one evaluation bundle, in the order of ``PEERS``."""
+    result = []
+    for query_id, figures in PEERS:
+        row = store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})[0]
+        for name, source, numerator, denominator in figures:
+            num = _number(row[numerator])
+            den = int(_number(row[denominator]))
+            result.append(PeerMetric(name, source, num, den, num / den if den else None))
+    return result
+
+
+def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[PeerMetric]]:
+    """The peer figures of the latest evaluation of each run (or of ``run``), by run id."""
+    bundles = current_bundles(store, run=run)
+    # The peer queries read every evidence triple many times: on an on-disk
+    # store they run on its in-memory working copy (FEVER, 1M triples: 309 s
+    # on disk, about 15 s in memory).
+    with store.working_copy() as copy:
+        return {run_id: peer_metrics_for_bundle(copy, bundle) for run_id, bundle in bundles.items()}
+
+
+__all__ = ["PEERS", "PeerMetric", "peer_metrics", "peer_metrics_for_bundle"]
