@@ -8,7 +8,6 @@ folder's README (for FEVER: the FEVER scorer's own output on the same files).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
