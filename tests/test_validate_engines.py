@@ -167,3 +167,40 @@ def test_path_sparql() -> None:
     second = graph.value(URIRef("urn:t"), SH.path)
     assert path_sparql(graph, first) == "(<urn:a>/^<urn:b>/(<urn:c>)*)"  # type: ignore[arg-type]
     assert path_sparql(graph, second) == "(<urn:a>|<urn:b>)"  # type: ignore[arg-type]
+
+
+def test_counts_other_than_one_agree_with_pyshacl() -> None:
+    """minCount 2 and maxCount 2 (the grouped-count patterns) report what pySHACL reports."""
+    import pyshacl
+
+    shapes = rdflib.Graph().parse(
+        data="""
+        @prefix sh: <http://www.w3.org/ns/shacl#> .
+        <urn:s:Pair> a sh:NodeShape ; sh:targetClass <urn:C> ;
+            sh:property [ sh:path <urn:p> ; sh:minCount 2 ; sh:maxCount 2 ] ,
+                        [ sh:path ( <urn:q> <urn:p> ) ; sh:maxCount 0 ] .
+        """,
+        format="turtle",
+    )
+    data = rdflib.Graph().parse(
+        data="""
+        <urn:none> a <urn:C> .
+        <urn:one> a <urn:C> ; <urn:p> 1 .
+        <urn:two> a <urn:C> ; <urn:p> 1, 2 .
+        <urn:three> a <urn:C> ; <urn:p> 1, 2, 3 ; <urn:q> <urn:two> .
+        """,
+        format="turtle",
+    )
+    _, expected, _ = pyshacl.validate(data, shacl_graph=shapes)
+    assert isinstance(expected, rdflib.Graph)
+    with _store_of(data) as store:
+        report = run_checks(store, compile_shapes(shapes), shapes)
+
+    def focus_and_component(graph: rdflib.Graph) -> Counter[tuple[str, str]]:
+        return Counter(
+            (str(graph.value(r, SH.focusNode)), str(graph.value(r, SH.sourceConstraintComponent)))
+            for r in graph.objects(None, SH.result)
+        )
+
+    assert focus_and_component(report) == focus_and_component(expected)
+    assert sum(focus_and_component(report).values()) == 4

@@ -58,6 +58,7 @@ from SPARQLWrapper.SPARQLExceptions import (
 from hopgate.dialect import exists_as_values
 from hopgate.errors import QueryError, StoreError
 from hopgate.store import (
+    INTEGER_TYPES,
     IRI,
     BNode,
     DumpFormat,
@@ -80,23 +81,6 @@ DEFAULT_BATCH_BYTES = 4_000_000
 #: Triples per ``INSERT DATA`` request: Virtuoso's SPARQL parser runs out of
 #: memory near 5,000 (SP030); a Graph Store upload has no such limit.
 UPDATE_BATCH_TRIPLES = 1_000
-_INTEGERS = frozenset(
-    XSD + name
-    for name in (
-        "integer",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "nonPositiveInteger",
-        "negativeInteger",
-        "unsignedInt",
-        "unsignedLong",
-        "unsignedShort",
-    )
-)
 _BOOLEAN = XSD + "boolean"
 _TRANSIENT = (urllib.error.URLError, ConnectionError, TimeoutError, HTTPException, OSError)
 
@@ -577,7 +561,7 @@ def _value(term: dict[str, Any]) -> Value:
         return BNode(text)
     datatype = term.get("datatype")
     try:
-        if datatype in _INTEGERS:
+        if datatype in INTEGER_TYPES:
             return int(text)
         if datatype == _BOOLEAN:
             # Virtuoso: booleans come back as 1 / 0.

@@ -278,14 +278,8 @@ class _Compiler:
                 # the outer bindings: minutes at 10k claims.)
                 pattern = f"{ctx} MINUS {{ {focus} {p} {other} }}"
             else:
-                count = self.vars.fresh("n")
-                # The context is joined again outside the count: the subquery
-                # projects only the focus, and the caller may need the rest.
-                pattern = (
-                    f"{ctx} {{ SELECT {focus} (COUNT(DISTINCT {other}) AS {count}) WHERE {{ {ctx} "
-                    f"OPTIONAL {{ {focus} {p} {other} }} }} GROUP BY {focus} }} "
-                    f"FILTER({count} < {minimum})"
-                )
+                values_of = f"OPTIONAL {{ {focus} {p} {other} }}"
+                pattern = self._counted(ctx, focus, values_of, other, f"< {minimum}")
             yield SH.MinCountConstraintComponent, pattern, False
         for maximum_node in g.objects(shape, SH.maxCount):
             maximum = _integer(maximum_node)
@@ -300,11 +294,8 @@ class _Compiler:
                     f"FILTER(!sameTerm({other}, {second}))"
                 )
             else:
-                count = self.vars.fresh("n")
-                pattern = (
-                    f"{ctx} {{ SELECT {focus} (COUNT(DISTINCT {other}) AS {count}) WHERE {{ {ctx} "
-                    f"{focus} {p} {other} }} GROUP BY {focus} }} FILTER({count} > {maximum})"
-                )
+                values_of = f"{focus} {p} {other} ."
+                pattern = self._counted(ctx, focus, values_of, other, f"> {maximum}")
             yield SH.MaxCountConstraintComponent, pattern, False
         for datatype in g.objects(shape, SH.datatype):
             yield (
@@ -386,6 +377,16 @@ class _Compiler:
                 f"{{ SELECT DISTINCT {value} WHERE {{ {part} }} }}" for part in parts
             )
             yield SH.OrConstraintComponent, f"{values} {failing}", True
+
+    def _counted(self, ctx: str, focus: str, values_of: str, value: str, test: str) -> str:
+        """A pattern for the focus nodes whose count of distinct values passes ``test``."""
+        count = self.vars.fresh("n")
+        # The context is joined again outside the count: the subquery projects
+        # only the focus, and the caller may need the rest of the context.
+        return (
+            f"{ctx} {{ SELECT {focus} (COUNT(DISTINCT {value}) AS {count}) WHERE {{ {ctx} "
+            f"{values_of} }} GROUP BY {focus} }} FILTER({count} {test})"
+        )
 
     def _not_conforming(self, shape: Node, ctx: str, focus: str) -> str:
         """A pattern with a solution for each ``focus`` bound by ``ctx`` that violates ``shape``."""

@@ -133,16 +133,22 @@ def _to_term(value: Value) -> ox.NamedNode | ox.Literal | ox.BlankNode:
     raise QueryError(f"cannot bind a parameter of type {type(value).__name__}")
 
 
-_INTEGERS = frozenset(
+#: The XSD integer types: their literals come back from queries as ``int``.
+INTEGER_TYPES = frozenset(
     XSD + name
     for name in (
         "integer",
         "int",
         "long",
         "short",
+        "byte",
         "nonNegativeInteger",
         "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
         "unsignedInt",
+        "unsignedLong",
+        "unsignedShort",
     )
 )
 
@@ -158,7 +164,7 @@ def _from_term(term: object) -> Value:
         datatype = term.datatype.value
         text = term.value
         try:
-            if datatype in _INTEGERS:
+            if datatype in INTEGER_TYPES:
                 return int(text)
             if datatype == XSD + "boolean":
                 return text in ("true", "1")
