@@ -155,6 +155,20 @@ def test_worked_example_parity(remote: RemoteStore) -> None:
     assert hopgate.load(remote, CEDAR).already_loaded
 
 
+def test_graphs_are_read_in_pages(remote: RemoteStore) -> None:
+    """A graph larger than one read page comes back whole (Virtuoso refuses a
+    CONSTRUCT of over a million triples), and the working copy holds every quad."""
+    hopgate.load(remote, CEDAR)
+    [graph] = remote.graphs()[-1:]
+    whole = remote.graph_ntriples(graph)
+    remote.read_page_triples = 50
+    paged = remote.graph_ntriples(graph)
+    assert remote.count(graph) > 5 * 50
+    assert sorted(paged.splitlines()) == sorted(whole.splitlines())
+    with remote.working_copy() as copy:
+        assert copy.count() == remote.count()
+
+
 def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
     ledger = tmp_path / "synthetic.jsonl"
     write_ledger(ledger, 2000, seed=7)
