@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +29,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.per_size import measure_sizes  # noqa: E402 - after the path is set
 
 
 def _ledger_dict(path: Path) -> dict[str, Any]:
@@ -109,16 +110,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.one, memory=args.memory)))
         return 0
     rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
-        command = [sys.executable, __file__, "--one", str(size)]
-        if args.memory:
-            command.append("--memory")
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            print(f"{size} claims: failed\n{done.stderr[-2000:]}", file=sys.stderr)
-            continue
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    extra = ["--memory"] if args.memory else []
+    for _, row in measure_sizes(__file__, args.sizes, extra):
+        assert row is not None  # no timeout given
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
     columns = [
         "claims",
         "store",

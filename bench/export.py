@@ -23,7 +23,6 @@ import argparse
 import io
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +31,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.per_size import measure_sizes  # noqa: E402 - after the path is set
 
 FORMATS = ("trig", "jsonld", "provn", "provjson", "provxml")
 
@@ -89,16 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.one, prov_rdf=not args.no_prov_rdf)))
         return 0
     rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
-        command = [sys.executable, __file__, "--one", str(size)]
-        if args.no_prov_rdf:
-            command.append("--no-prov-rdf")
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            print(f"{size} claims: failed\n{done.stderr[-2000:]}", file=sys.stderr)
-            continue
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    extra = ["--no-prov-rdf"] if args.no_prov_rdf else []
+    for _, row in measure_sizes(__file__, args.sizes, extra):
+        assert row is not None  # no timeout given
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
     columns = sorted({key for row in rows for key in row}, key=_order)
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))

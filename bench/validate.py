@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +28,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.per_size import measure_sizes  # noqa: E402 - after the path is set
 
 
 def measure(claims: int, pyshacl_max: int) -> dict[str, Any]:
@@ -99,26 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns), flush=True)
-    for size in (int(s) for s in args.sizes.split(",")):
-        command = [
-            sys.executable,
-            __file__,
-            "--one",
-            str(size),
-            "--pyshacl-max",
-            str(args.pyshacl_max),
-        ]
-        try:
-            done = subprocess.run(
-                command, capture_output=True, text=True, check=False, timeout=args.timeout
-            )
-        except subprocess.TimeoutExpired:
+    extra = ["--pyshacl-max", str(args.pyshacl_max)]
+    for size, row in measure_sizes(__file__, args.sizes, extra, timeout=args.timeout):
+        if row is None:
             print(f"| {size} | timed out after {args.timeout:.0f} s |", flush=True)
             continue
-        if done.returncode != 0:
-            print(f"{size} claims: failed\n{done.stderr[-2000:]}", file=sys.stderr)
-            continue
-        row = json.loads(done.stdout.strip().splitlines()[-1])
         print("| " + " | ".join(str(row[c]) for c in columns) + " |", flush=True)
     return 0
 
