@@ -129,7 +129,7 @@ def _group(group: Any, file: Path, where: str, name: str, pages: dict[str, set[i
             record=where,
             field=name,
         )
-    members = []
+    members: list[str] = []
     for i, item in enumerate(group):
         if (
             not isinstance(item, list)
@@ -143,11 +143,16 @@ def _group(group: Any, file: Path, where: str, name: str, pages: dict[str, set[i
                 record=where,
                 field=f"{name}[{i}]",
             )
-        pages.setdefault(item[2], set()).add(item[3])
-        member = span_id(item[2], item[3])
-        if member not in members:
-            members.append(member)
+        _add_sentence(members, pages, item[2], item[3])
     return members
+
+
+def _add_sentence(spans: list[str], pages: dict[str, set[int]], page: str, line: int) -> None:
+    """Note the (page, line) sentence and append its span id once, keeping order."""
+    pages.setdefault(page, set()).add(line)
+    span = span_id(page, line)
+    if span not in spans:
+        spans.append(span)
 
 
 def _cases(
@@ -175,10 +180,7 @@ def _cases(
                     record=where,
                     field=f"predicted_evidence[{i}]",
                 )
-            pages.setdefault(pair[0], set()).add(pair[1])
-            span = span_id(pair[0], pair[1])
-            if span not in retrieved:
-                retrieved.append(span)
+            _add_sentence(retrieved, pages, pair[0], pair[1])
         key = f"fever-{count}"
         case: Record = {"type": "case", "run": run, "question": key, "retrieved": retrieved}
         if predicted == NEI:
