@@ -154,7 +154,7 @@ def path_sparql(shapes: rdflib.Graph, path: Node) -> str:
 
 
 class _Compiler:
-    """Compiles the shapes of one shapes graph; ``typed`` says how to test class membership."""
+    """Compiles the shapes of one shapes graph; ``subclasses`` says how to test class membership."""
 
     def __init__(self, shapes: rdflib.Graph, *, subclasses: bool) -> None:
         self.shapes = shapes
@@ -185,14 +185,14 @@ class _Compiler:
         if not targets or self._deactivated(shape):
             return found
         focus = "{ " + " } UNION { ".join(targets) + " }" if len(targets) > 1 else targets[0]
-        found += self._shape_checks(shape, focus, shape_severity=None)
+        found += self._shape_checks(shape, focus)
         return found
 
     # ------------------------------------------------------------ reporting
 
-    def _shape_checks(self, shape: Node, focus: str, shape_severity: URIRef | None) -> list[Check]:
+    def _shape_checks(self, shape: Node, focus: str) -> list[Check]:
         self._check_supported(shape)
-        severity = self._severity(shape, shape_severity)
+        severity = self._severity(shape)
         messages = _messages(self.shapes, shape)
         path = self.shapes.value(shape, SH.path)
         found: list[Check] = []
@@ -215,7 +215,7 @@ class _Compiler:
         for child in self.shapes.objects(shape, SH.property):
             if self._deactivated(child):
                 continue
-            found += self._shape_checks(child, focus, shape_severity=None)
+            found += self._shape_checks(child, focus)
         return found
 
     def _sparql_check(
@@ -341,7 +341,6 @@ class _Compiler:
                     False,
                 )
         for other_property in g.objects(shape, SH.equals):
-            other = self.vars.fresh("e")
             if p is None:
                 raise UnsupportedShape("sh:equals on a node shape")
             yield (
@@ -351,7 +350,6 @@ class _Compiler:
                 f"MINUS {{ {focus} {p} {value} }} }}",
                 True,
             )
-            del other
         for other_property in g.objects(shape, SH.lessThan):
             other = self.vars.fresh("l")
             yield (
@@ -419,11 +417,10 @@ class _Compiler:
             if predicate not in _SUPPORTED and predicate not in _DESCRIPTIVE:
                 raise UnsupportedShape(f"shape {shape} uses {predicate}, which is not compiled")
 
-    def _severity(self, shape: Node, inherited: URIRef | None) -> URIRef:
+    def _severity(self, shape: Node) -> URIRef:
+        # SHACL: a shape's own sh:severity, else Violation (severity is not inherited).
         own = self.shapes.value(shape, SH.severity)
-        if isinstance(own, URIRef):
-            return own
-        return inherited or SH.Violation
+        return own if isinstance(own, URIRef) else SH.Violation
 
     def _deactivated(self, node: Node) -> bool:
         return bool((node, SH.deactivated, Literal(True)) in self.shapes)
