@@ -101,3 +101,31 @@ def test_several_runs_load(tmp_path: Path) -> None:
     assert counts["run"] == 3 and counts["case"] == 60
     result = hopgate.load(hopgate.open_store(None), path)
     assert result.records == counts
+
+
+def test_on_disk_evaluation_agrees_with_memory(tmp_path: Path) -> None:
+    # On disk the evaluation runs on a projected in-memory copy; in memory on
+    # the store itself: the answers must not differ.
+    from hopgate.evaluate import evaluate
+    from hopgate.results import metrics, verdicts
+
+    path = tmp_path / "two-runs.jsonl"
+    synthetic.write_ledger(path, CLAIMS, seed=11, runs=2)
+    answers = []
+    for where in (None, tmp_path / "store"):
+        store = hopgate.open_store(where)
+        hopgate.load(store, path)
+        evaluate(store)
+        answers.append(
+            (
+                # Everything but the card id, which carries the evaluation's time.
+                [{**row.as_dict(), "card": None} for row in verdicts(store)],
+                {
+                    run: {**figures.as_dict(), "evaluation": None}
+                    for run, figures in metrics(store).items()
+                },
+            )
+        )
+        store.close()
+    assert answers[0] == answers[1]
+    assert len(answers[0][0]) > CLAIMS

@@ -10,6 +10,7 @@ nothing is overwritten.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from hopgate import __version__, ids
 from hopgate import ntriples as nt
 from hopgate.errors import HopgateError
 from hopgate.library import library_query, library_update
+from hopgate.projection import Projection, projection_of
 from hopgate.store import IRI, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
@@ -159,6 +161,8 @@ def _count(value: Value) -> int:
 
 
 def _select(store: Store, query_id: str, run: str, scratch: str | None = None) -> list[Row]:
+    # The working copy holds only what the listed queries read.
+    assert query_id in RESULT_QUERIES, f"{query_id} must be listed in RESULT_QUERIES"
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run))}
     if scratch is not None:
         params["scratch"] = IRI(scratch)
@@ -167,7 +171,23 @@ def _select(store: Store, query_id: str, run: str, scratch: str | None = None) -
 
 #: The updates that fill an evaluation's scratch graph, in order.
 SCRATCH_UPDATES = ("evaluation-eligibility", "evaluation-coverage", "evaluation-routes")
+#: The queries that read an evaluation's results, after the scratch updates.
+RESULT_QUERIES = (
+    "evaluation-verdicts",
+    "card-links",
+    "evaluation-missing-hops",
+    "inadmissible-citations",
+    "evaluation-claim-cases",
+)
 _SCRATCH_SUFFIX = "/scratch"
+
+
+@functools.cache
+def evaluation_projection() -> Projection:
+    """The quads the evaluation's updates and queries can read (see hopgate.projection)."""
+    texts = [library_update(name).text for name in SCRATCH_UPDATES]
+    texts += [library_query(name).text for name in RESULT_QUERIES]
+    return projection_of(texts)
 
 
 def _scratch_graph(run: str) -> str:
@@ -225,7 +245,7 @@ def _evaluate_run(
     _remove_stale_scratch(store)
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
-    with store.working_copy() as work:
+    with store.working_copy(evaluation_projection()) as work:
         cards, claim_cases = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -57,6 +57,7 @@ from SPARQLWrapper.SPARQLExceptions import (
 
 from hopgate.dialect import exists_as_values
 from hopgate.errors import QueryError, StoreError
+from hopgate.projection import RDF_TYPE, Projection
 from hopgate.store import (
     INTEGER_TYPES,
     IRI,
@@ -431,20 +432,30 @@ class RemoteStore(Store):
 
     # ---- reading whole graphs ---------------------------------------------
 
-    def graph_ntriples(self, graph: str) -> bytes:
+    def graph_ntriples(self, graph: str, projection: Projection | None = None) -> bytes:
         """The triples of one named graph as N-Triples, checked against the server's count.
+
+        With a ``projection``, only the triples it keeps (the filter runs on
+        the server, so only those are sent).
 
         Raises:
             StoreError: the server sent fewer triples than the graph holds (a
                 result-row cap such as Virtuoso's ``ResultSetMaxRows``).
         """
         iri = _check_iri(graph)
-        expected = self.count(graph)
+        keep = "" if projection is None else _projection_filter(projection)
+        rows = _rows(
+            self._json(
+                f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o {keep}}} }}",
+                dataset=False,
+            )
+        )
+        expected = int(rows[0]["n"]) if rows and isinstance(rows[0]["n"], int) else 0
         page = self.read_page_triples
         pages: list[bytes] = []
         for offset in range(0, max(expected, 1), page):
             text = (
-                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }} "
+                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o {keep}}} }} "
                 f"LIMIT {page} OFFSET {offset}"
             )
             pages.append(
@@ -492,7 +503,7 @@ class RemoteStore(Store):
             yield f"{quad} .\n"
 
     @contextmanager
-    def working_copy(self) -> Iterator[Store]:
+    def working_copy(self, projection: Projection | None = None) -> Iterator[Store]:
         """An in-memory Oxigraph copy of hopgate's graphs, for the evaluation's queries.
 
         Why not evaluate on the server: Virtuoso 7.2.5 gives wrong answers
@@ -503,12 +514,13 @@ class RemoteStore(Store):
         embedded store's. The copy is N-Triples per graph (the server's
         fastest export), checked against the server's counts; the scratch
         writes stay in the copy, and the evaluation bundle is written back to
-        the server through the staged, all-or-nothing path.
+        the server through the staged, all-or-nothing path. A ``projection``
+        is applied on the server, so only the triples it keeps are sent.
         """
         copy = OxigraphStore(None)
         try:
             for graph in self.graphs():
-                copy.load_ntriples(self.graph_ntriples(graph), graph)
+                copy.load_ntriples(self.graph_ntriples(graph, projection), graph)
             yield copy
         finally:
             copy.close()
@@ -541,6 +553,13 @@ def bind_update(update: str, params: Mapping[str, Value] | None) -> str:
 
 def _constant(term: str) -> Callable[[re.Match[str]], str]:
     return lambda _match: term
+
+
+def _projection_filter(projection: Projection) -> str:
+    """A FILTER keeping the triples ``projection`` keeps (``IN`` lists: portable SPARQL 1.1)."""
+    predicates = " ".join(f"<{_check_iri(p)}>" for p in sorted(projection.predicates - {RDF_TYPE}))
+    classes = " ".join(f"<{_check_iri(c)}>" for c in sorted(projection.classes))
+    return f"FILTER (?p IN ({predicates}) || (?p = <{RDF_TYPE}> && ?o IN ({classes}))) "
 
 
 def _message(exc: Exception) -> str:

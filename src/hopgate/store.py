@@ -20,6 +20,7 @@ from typing import BinaryIO, Literal, TypeAlias
 import pyoxigraph as ox
 
 from hopgate.errors import QueryError, StoreError, StoreLockedError
+from hopgate.projection import RDF_TYPE, Projection
 from hopgate.vocab import XSD, sparql_prologue
 
 
@@ -97,11 +98,13 @@ class Store(ABC):
         raise NotImplementedError
 
     @contextmanager
-    def working_copy(self) -> Iterator[Store]:
+    def working_copy(self, projection: Projection | None = None) -> Iterator[Store]:
         """A store to run a long read-mostly computation on (an evaluation's queries).
 
         By default the store itself; an engine may hand out a faster copy,
-        whose writes are then discarded.
+        whose writes are then discarded. With a ``projection`` the copy may
+        hold only the quads it keeps, so only queries it was made for may run
+        on it.
         """
         yield self
 
@@ -334,19 +337,33 @@ class OxigraphStore(Store):
             yield f"{quad} .\n"
 
     @contextmanager
-    def working_copy(self) -> Iterator[Store]:
+    def working_copy(self, projection: Projection | None = None) -> Iterator[Store]:
         """For an on-disk store, an in-memory copy of its quads; else the store itself.
 
         Evaluation reads every evidence triple many times and writes scratch
-        triples: measured at 10k claims, 366 s against the on-disk store and
-        about 35 s in memory, copying included.
+        triples: measured at 10k claims, 128 s against the on-disk store and
+        18 s in memory, plus the copy. Reading the disk costs about 25 µs a
+        quad (each term is looked up by id), so with a ``projection`` only the
+        quads it keeps are copied: 585k of 1.33M quads, 14.5 s instead of
+        28 s, at 10k claims.
         """
         if self.path is None:
             yield self
             return
         copy = OxigraphStore(None)
-        copy._store.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
         try:
+            if projection is None:
+                copy._store.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+            else:
+                for predicate in sorted(projection.predicates - {RDF_TYPE}):
+                    copy._store.bulk_extend(
+                        self._store.quads_for_pattern(None, ox.NamedNode(predicate), None, None)
+                    )
+                rdf_type = ox.NamedNode(RDF_TYPE)
+                for cls in sorted(projection.classes):
+                    copy._store.bulk_extend(
+                        self._store.quads_for_pattern(None, rdf_type, ox.NamedNode(cls), None)
+                    )
             yield copy
         finally:
             copy.close()

@@ -1,0 +1,95 @@
+"""The evaluation's working copy holds every triple its queries can match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rdflib import paths
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.plugins.sparql.processor import prepareUpdate
+from rdflib.term import URIRef, Variable
+
+from hopgate.evaluate import RESULT_QUERIES, SCRATCH_UPDATES, evaluation_projection
+from hopgate.library import library_query, library_update
+from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
+from hopgate.vocab import HG, PROV, sparql_prologue
+
+
+def _patterns(node: Any, found: list[tuple[Any, Any]]) -> None:
+    """Every (predicate, object) of a triple pattern anywhere in rdflib's algebra."""
+    if isinstance(node, CompValue | dict):
+        for key, value in node.items():
+            if key == "triples" and isinstance(value, list):
+                found.extend((t[1], t[2]) for t in value if isinstance(t, tuple) and len(t) == 3)
+            else:
+                _patterns(value, found)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            _patterns(value, found)
+
+
+def _path_iris(predicate: Any) -> set[str]:
+    """The IRIs a predicate or property path can match; fails on a variable or negation."""
+    if isinstance(predicate, URIRef):
+        return {str(predicate)}
+    if isinstance(predicate, paths.SequencePath | paths.AlternativePath):
+        return set().union(*(_path_iris(arg) for arg in predicate.args))
+    if isinstance(predicate, paths.InvPath):
+        return _path_iris(predicate.arg)
+    if isinstance(predicate, paths.MulPath):
+        return _path_iris(predicate.path)
+    raise AssertionError(f"a pattern the projection cannot serve: predicate {predicate!r}")
+
+
+def _algebra(name: str) -> Any:
+    if name in SCRATCH_UPDATES:
+        return prepareUpdate(sparql_prologue() + library_update(name).text).algebra
+    return prepareQuery(sparql_prologue() + library_query(name).text).algebra
+
+
+@pytest.mark.parametrize("name", SCRATCH_UPDATES + RESULT_QUERIES)
+def test_the_projection_keeps_every_pattern_of_the_evaluation(name: str) -> None:
+    projection = evaluation_projection()
+    found: list[tuple[Any, Any]] = []
+    _patterns(_algebra(name), found)
+    assert found, "no triple pattern found: the algebra walk is broken"
+    for predicate, obj in found:
+        assert not isinstance(predicate, Variable), f"{name}: a variable predicate reads anything"
+        for iri in _path_iris(predicate):
+            assert iri in projection.predicates, f"{name}: {iri} is not copied"
+            if iri == RDF_TYPE:
+                assert isinstance(obj, URIRef), f"{name}: rdf:type of a variable class"
+                assert str(obj) in projection.classes, f"{name}: class {obj} is not copied"
+
+
+def test_the_projection_leaves_texts_and_ranks_behind() -> None:
+    projection = evaluation_projection()
+    for left in (PROV + "value", HG + "rank", "http://www.w3.org/ns/oa#exact", HG + "digest"):
+        assert not projection.keeps(left, "")
+    assert projection.keeps(PROV + "hadMember", "")
+    assert projection.keeps(RDF_TYPE, HG + "OutputClaim")
+    assert not projection.keeps(RDF_TYPE, PROV + "Entity")
+
+
+def test_query_iris_skips_comments_and_strings() -> None:
+    text = (
+        "PREFIX ex: <http://example.org/ns#>\n"
+        "# hg:inAComment <http://example.org/commented>\n"
+        'SELECT ?s WHERE { ?s ex:p "hg:inAString" ; <http://example.org/q#x> ?o .\n'
+        "  ?o hg:ledgerId ?id . FILTER (?id != 'prov:single') }"
+    )
+    assert query_iris(text) == {
+        "http://example.org/ns#",
+        "http://example.org/ns#p",
+        "http://example.org/q#x",
+        HG + "ledgerId",
+    }
+
+
+def test_projection_of_several_texts_is_their_union() -> None:
+    projection = projection_of(["SELECT * { ?s a hg:Run }", "SELECT * { ?s prov:used ?o }"])
+    assert projection == Projection(
+        frozenset({HG + "Run", PROV + "used", RDF_TYPE}), frozenset({HG + "Run", PROV + "used"})
+    )
