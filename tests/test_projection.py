@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
+import pyoxigraph as ox
 import pytest
 from rdflib import paths
 from rdflib.plugins.sparql import prepareQuery
@@ -11,10 +14,14 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
+import hopgate
 from hopgate.evaluate import RESULT_QUERIES, SCRATCH_UPDATES, evaluation_projection
 from hopgate.library import library_query, library_update
 from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
+from hopgate.snapshots import FOLDER, Snapshots
 from hopgate.vocab import HG, PROV, sparql_prologue
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "cedar.yaml"
 
 
 def _patterns(node: Any, found: list[tuple[Any, Any]]) -> None:
@@ -92,4 +99,66 @@ def test_projection_of_several_texts_is_their_union() -> None:
     projection = projection_of(["SELECT * { ?s a hg:Run }", "SELECT * { ?s prov:used ?o }"])
     assert projection == Projection(
         frozenset({HG + "Run", PROV + "used", RDF_TYPE}), frozenset({HG + "Run", PROV + "used"})
+    )
+
+
+# ---- snapshots: the projected quads of a load graph, kept beside the store ----
+
+
+def _verdicts(store: Any) -> list[dict[str, Any]]:
+    from hopgate.results import verdicts
+
+    return [{**row.as_dict(), "card": None} for row in verdicts(store)]
+
+
+def test_a_load_keeps_a_snapshot_and_removing_the_graph_removes_it(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, EXAMPLE)
+    snapshots = Snapshots(tmp_path / "store")
+    snapshot = snapshots.find(loaded.graph, evaluation_projection())
+    assert snapshot is not None
+    kept = ox.Store()
+    kept.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS)
+    # Exactly the graph's quads that the projection keeps.
+    expected = [
+        quad
+        for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(loaded.graph))
+        if evaluation_projection().keeps(quad.predicate.value, quad.object.value)
+    ]
+    assert len(kept) == len(expected) > 0
+    assert all(quad in kept for quad in expected)
+    store.remove_graph(loaded.graph)
+    assert snapshots.find(loaded.graph, evaluation_projection()) is None
+    store.close()
+
+
+def test_evaluation_without_snapshots_reads_the_store_and_agrees(tmp_path: Path) -> None:
+    from hopgate.evaluate import evaluate
+
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, EXAMPLE)
+    with_snapshots = _verdicts(store)
+    shutil.rmtree(tmp_path / "store" / FOLDER)  # as a store loaded by an older hopgate
+    evaluate(store, force=True)
+    assert _verdicts(store) == with_snapshots
+    memory = hopgate.open_store(None)
+    hopgate.load(memory, EXAMPLE)
+    assert _verdicts(memory) == with_snapshots
+    store.close()
+
+
+def test_a_snapshot_of_another_projection_is_not_used(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, EXAMPLE)
+    other = projection_of(["SELECT * { ?s hg:ofRun ?o }"])
+    assert Snapshots(tmp_path / "store").find(loaded.graph, other) is None
+    with store.working_copy(other, [loaded.graph]) as copy:
+        assert copy.count() == store.count(loaded.graph) - _not_kept(store, loaded.graph, other)
+    store.close()
+
+
+def _not_kept(store: Any, graph: str, projection: Projection) -> int:
+    return sum(
+        not projection.keeps(quad.predicate.value, quad.object.value)
+        for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
     )

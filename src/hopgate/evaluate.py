@@ -245,7 +245,8 @@ def _evaluate_run(
     _remove_stale_scratch(store)
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
-    with store.working_copy(evaluation_projection()) as work:
+    # The copy holds the load graphs only: earlier bundles are not evidence.
+    with store.working_copy(evaluation_projection(), graphs) as work:
         cards, claim_cases = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

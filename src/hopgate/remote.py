@@ -503,7 +503,9 @@ class RemoteStore(Store):
             yield f"{quad} .\n"
 
     @contextmanager
-    def working_copy(self, projection: Projection | None = None) -> Iterator[Store]:
+    def working_copy(
+        self, projection: Projection | None = None, graphs: list[str] | None = None
+    ) -> Iterator[Store]:
         """An in-memory Oxigraph copy of hopgate's graphs, for the evaluation's queries.
 
         Why not evaluate on the server: Virtuoso 7.2.5 gives wrong answers
@@ -519,7 +521,7 @@ class RemoteStore(Store):
         """
         copy = OxigraphStore(None)
         try:
-            for graph in self.graphs():
+            for graph in self.graphs() if graphs is None else graphs:
                 copy.load_ntriples(self.graph_ntriples(graph, projection), graph)
             yield copy
         finally:
