@@ -179,14 +179,16 @@ RESULT_QUERIES = (
     "inadmissible-citations",
     "evaluation-claim-cases",
 )
+#: The queries that read an evaluation's bundle (hopgate.results).
+BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")
 _SCRATCH_SUFFIX = "/scratch"
 
 
 @functools.cache
 def evaluation_projection() -> Projection:
-    """The quads the evaluation's updates and queries can read (see hopgate.projection)."""
+    """The quads that evaluating, and reading an evaluation, can read (hopgate.projection)."""
     texts = [library_update(name).text for name in SCRATCH_UPDATES]
-    texts += [library_query(name).text for name in RESULT_QUERIES]
+    texts += [library_query(name).text for name in RESULT_QUERIES + BUNDLE_QUERIES]
     return projection_of(texts)
 
 
@@ -274,6 +276,7 @@ def _evaluate_run(
         except BaseException:
             store.remove_graph(bundle)
             raise
+        store.keep_snapshot(bundle_file, bundle, evaluation_projection())
     return EvaluationRecord(
         run,
         bundle,

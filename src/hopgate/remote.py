@@ -559,8 +559,8 @@ def _constant(term: str) -> Callable[[re.Match[str]], str]:
 
 def _projection_filter(projection: Projection) -> str:
     """A FILTER keeping the triples ``projection`` keeps (``IN`` lists: portable SPARQL 1.1)."""
-    predicates = " ".join(f"<{_check_iri(p)}>" for p in sorted(projection.predicates - {RDF_TYPE}))
-    classes = " ".join(f"<{_check_iri(c)}>" for c in sorted(projection.classes))
+    predicates = ", ".join(f"<{_check_iri(p)}>" for p in sorted(projection.predicates - {RDF_TYPE}))
+    classes = ", ".join(f"<{_check_iri(c)}>" for c in sorted(projection.classes))
     return f"FILTER (?p IN ({predicates}) || (?p = <{RDF_TYPE}> && ?o IN ({classes}))) "
 
 

@@ -8,14 +8,22 @@ so a reader never sees stale results.
 from __future__ import annotations
 
 from collections import defaultdict
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hopgate import ids
-from hopgate.evaluate import ANSWERABILITY, VERDICTS, evaluate
+from hopgate.evaluate import (
+    ANSWERABILITY,
+    BUNDLE_QUERIES,
+    VERDICTS,
+    evaluate,
+    evaluation_projection,
+    evidence_graphs,
+)
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
-from hopgate.store import IRI, Store, Value
+from hopgate.store import IRI, Row, Store, Value
 
 #: The columns of the verdict table (the JSON contract's required keys).
 VERDICT_COLUMNS = [
@@ -100,16 +108,28 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
     """The acceptance cards of the latest evaluation of each run (or of ``run``)."""
     rows: list[VerdictRow] = []
     for bundle in current_bundles(store, run=run).values():
-        rows.extend(_cards(store, bundle))
+        with _reading_copy(store, bundle) as copy:
+            rows.extend(_cards(copy, bundle))
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
+
+
+def _reading_copy(store: Store, bundle: str) -> AbstractContextManager[Store]:
+    """Where to read one bundle: an in-memory copy when snapshots make it cheap (on disk)."""
+    return store.reading_copy(evaluation_projection(), [*evidence_graphs(store), bundle])
+
+
+def _bundle_select(store: Store, query_id: str, bundle: str) -> list[Row]:
+    # The reading copy holds only what the listed queries read.
+    assert query_id in BUNDLE_QUERIES, f"{query_id} must be listed in BUNDLE_QUERIES"
+    return store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})
 
 
 def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for row in store.select(library_query("card-spans").text, params={"bundle": IRI(bundle)}):
+    for row in _bundle_select(store, "card-spans", bundle):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
     result = []
-    for row in store.select(library_query("cards").text, params={"bundle": IRI(bundle)}):
+    for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
         result.append(
             VerdictRow(
@@ -158,14 +178,14 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     """The metrics of the latest evaluation of each run (or of ``run``), keyed by run id."""
     result = {}
     for run_id, bundle in current_bundles(store, run=run).items():
-        result[run_id] = _run_metrics(store, run_id, bundle)
+        with _reading_copy(store, bundle) as copy:
+            result[run_id] = _run_metrics(copy, run_id, bundle)
     return result
 
 
 def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
-    params = {"bundle": IRI(bundle)}
-    row = store.select(library_query("metrics").text, params=params)[0]
-    per_question = store.select(library_query("metrics-by-question").text, params=params)
+    row = _bundle_select(store, "metrics", bundle)[0]
+    per_question = _bundle_select(store, "metrics-by-question", bundle)
 
     def clusters(num: str, den: str) -> list[tuple[int, int]]:
         return [(_int(q[num]), _int(q[den])) for q in per_question]
@@ -198,7 +218,7 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
             "escalated": _int(row["escalated"]),
         },
     )
-    for stratum in store.select(library_query("metrics-strata").text, params=params):
+    for stratum in _bundle_select(store, "metrics-strata", bundle):
         dimension = str(stratum["dimension"])
         name = str(stratum["stratum"])
         metrics_.strata.setdefault(dimension, {})[name] = {
