@@ -15,7 +15,13 @@ from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
 import hopgate
-from hopgate.evaluate import RESULT_QUERIES, SCRATCH_UPDATES, evaluation_projection
+from hopgate.evaluate import (
+    BUNDLE_QUERIES,
+    RESULT_QUERIES,
+    SCRATCH_UPDATES,
+    evaluation_projection,
+    reading_projection,
+)
 from hopgate.library import library_query, library_update
 from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
 from hopgate.snapshots import FOLDER, Snapshots
@@ -56,9 +62,9 @@ def _algebra(name: str) -> Any:
     return prepareQuery(sparql_prologue() + library_query(name).text).algebra
 
 
-@pytest.mark.parametrize("name", SCRATCH_UPDATES + RESULT_QUERIES)
-def test_the_projection_keeps_every_pattern_of_the_evaluation(name: str) -> None:
-    projection = evaluation_projection()
+@pytest.mark.parametrize("name", SCRATCH_UPDATES + RESULT_QUERIES + BUNDLE_QUERIES)
+def test_the_projection_keeps_every_pattern_of_its_queries(name: str) -> None:
+    projection = reading_projection() if name in BUNDLE_QUERIES else evaluation_projection()
     found: list[tuple[Any, Any]] = []
     _patterns(_algebra(name), found)
     assert found, "no triple pattern found: the algebra walk is broken"
@@ -111,11 +117,14 @@ def _verdicts(store: Any) -> list[dict[str, Any]]:
     return [{**row.as_dict(), "card": None} for row in verdicts(store)]
 
 
-def test_a_load_keeps_a_snapshot_and_removing_the_graph_removes_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("projection", [evaluation_projection(), reading_projection()])
+def test_a_load_keeps_a_snapshot_and_removing_the_graph_removes_it(
+    tmp_path: Path, projection: Projection
+) -> None:
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, EXAMPLE)
     snapshots = Snapshots(tmp_path / "store")
-    snapshot = snapshots.find(loaded.graph, evaluation_projection())
+    snapshot = snapshots.find(loaded.graph, projection)
     assert snapshot is not None
     kept = ox.Store()
     kept.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS)
@@ -123,13 +132,31 @@ def test_a_load_keeps_a_snapshot_and_removing_the_graph_removes_it(tmp_path: Pat
     expected = [
         quad
         for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(loaded.graph))
-        if evaluation_projection().keeps(quad.predicate.value, quad.object.value)
+        if projection.keeps(quad.predicate.value, quad.object.value)
     ]
     assert len(kept) == len(expected) > 0
     assert all(quad in kept for quad in expected)
     store.remove_graph(loaded.graph)
-    assert snapshots.find(loaded.graph, evaluation_projection()) is None
+    assert snapshots.find(loaded.graph, projection) is None
     store.close()
+
+
+def test_an_evaluation_bundle_keeps_a_snapshot_for_its_readers(tmp_path: Path) -> None:
+    from hopgate.evaluate import evaluate
+
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, EXAMPLE)
+    bundles = [record.graph for record in evaluate(store)]
+    assert bundles
+    for bundle in bundles:
+        assert Snapshots(tmp_path / "store").find(bundle, reading_projection()) is not None
+    store.close()
+
+
+def _metrics(store: Any) -> dict[str, Any]:
+    from hopgate.results import metrics
+
+    return {run: {**m.as_dict(), "evaluation": None} for run, m in metrics(store).items()}
 
 
 def test_evaluation_without_snapshots_reads_the_store_and_agrees(tmp_path: Path) -> None:
@@ -137,13 +164,14 @@ def test_evaluation_without_snapshots_reads_the_store_and_agrees(tmp_path: Path)
 
     store = hopgate.open_store(tmp_path / "store")
     hopgate.load(store, EXAMPLE)
-    with_snapshots = _verdicts(store)
+    with_snapshots = _verdicts(store), _metrics(store)
     shutil.rmtree(tmp_path / "store" / FOLDER)  # as a store loaded by an older hopgate
     evaluate(store, force=True)
-    assert _verdicts(store) == with_snapshots
+    shutil.rmtree(tmp_path / "store" / FOLDER)  # the new bundle's snapshot too
+    assert (_verdicts(store), _metrics(store)) == with_snapshots
     memory = hopgate.open_store(None)
     hopgate.load(memory, EXAMPLE)
-    assert _verdicts(memory) == with_snapshots
+    assert (_verdicts(memory), _metrics(memory)) == with_snapshots
     store.close()
 
 
@@ -162,3 +190,17 @@ def _not_kept(store: Any, graph: str, projection: Projection) -> int:
         not projection.keeps(quad.predicate.value, quad.object.value)
         for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
     )
+
+
+def test_a_new_evaluation_drops_the_previous_bundles_snapshot(tmp_path: Path) -> None:
+    from hopgate.evaluate import evaluate
+
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, EXAMPLE)
+    snapshots = Snapshots(tmp_path / "store")
+    first = evaluate(store)[0].graph
+    second = evaluate(store, force=True)[0].graph
+    assert snapshots.find(first, reading_projection()) is None
+    assert snapshots.find(second, reading_projection()) is not None
+    assert first in store.graphs()  # history stays
+    store.close()

@@ -186,10 +186,16 @@ _SCRATCH_SUFFIX = "/scratch"
 
 @functools.cache
 def evaluation_projection() -> Projection:
-    """The quads that evaluating, and reading an evaluation, can read (hopgate.projection)."""
+    """The quads the evaluation's updates and queries can read (hopgate.projection)."""
     texts = [library_update(name).text for name in SCRATCH_UPDATES]
-    texts += [library_query(name).text for name in RESULT_QUERIES + BUNDLE_QUERIES]
+    texts += [library_query(name).text for name in RESULT_QUERIES]
     return projection_of(texts)
+
+
+@functools.cache
+def reading_projection() -> Projection:
+    """The quads the queries that read a bundle (``BUNDLE_QUERIES``) can read."""
+    return projection_of(library_query(name).text for name in BUNDLE_QUERIES)
 
 
 def _scratch_graph(run: str) -> str:
@@ -276,7 +282,11 @@ def _evaluate_run(
         except BaseException:
             store.remove_graph(bundle)
             raise
-        store.keep_snapshot(bundle_file, bundle, evaluation_projection())
+        store.keep_snapshot(bundle_file, bundle, [reading_projection()], whole=True)
+    if previous is not None:
+        # Results are read from the newest bundle only: the older one's
+        # snapshot would only take disk space (the bundle itself stays).
+        store.drop_snapshots(previous)
     return EvaluationRecord(
         run,
         bundle,

@@ -25,7 +25,7 @@ from hopgate import __version__, ids
 from hopgate import ntriples as nt
 from hopgate.anchoring import AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
-from hopgate.evaluate import evaluation_projection
+from hopgate.evaluate import evaluation_projection, reading_projection
 from hopgate.ledger import Record, file_digest, parse_time, read_records
 from hopgate.store import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH, DCTERMS, HG, ID_BASE, OA, PROV, RDF
@@ -129,7 +129,7 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
         except BaseException:
             store.remove_graph(graph)
             raise
-        store.keep_snapshot(records, graph, evaluation_projection())
+        store.keep_snapshot(records, graph, [evaluation_projection(), reading_projection()])
     return LoadResult(
         file=str(path),
         graph=graph,

@@ -18,8 +18,8 @@ from hopgate.evaluate import (
     BUNDLE_QUERIES,
     VERDICTS,
     evaluate,
-    evaluation_projection,
     evidence_graphs,
+    reading_projection,
 )
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
@@ -115,7 +115,7 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
 
 def _reading_copy(store: Store, bundle: str) -> AbstractContextManager[Store]:
     """Where to read one bundle: an in-memory copy when snapshots make it cheap (on disk)."""
-    return store.reading_copy(evaluation_projection(), [*evidence_graphs(store), bundle])
+    return store.reading_copy(reading_projection(), [*evidence_graphs(store), bundle])
 
 
 def _bundle_select(store: Store, query_id: str, bundle: str) -> list[Row]:

@@ -1,19 +1,21 @@
-"""Projected snapshots of load graphs, so an evaluation's working copy skips the slow disk read.
+"""Projected snapshots of graphs, so a working copy skips the slow read of the disk store.
 
 Reading quads out of the on-disk Oxigraph store costs about 25 µs each here
 (every term is looked up by id): at 10k claims, copying the 605k quads the
-evaluation's queries can match took 14.8 s, a third of the evaluation. Parsing
-the same quads from an N-Quads file takes well under a second.
+evaluation's queries can match took 14.8 s, a third of the evaluation.
+Parsing the same quads from an N-Quads file into a memory store took 3.8 s.
 
 So when a ledger is loaded, the quads of its graph that the evaluation's
 projection keeps are also written to a file beside the store's data (in the
-store's folder, under ``hopgate-snapshots/``). This is sound because a load
-graph never changes once published: its IRI is the digest of the ledger's
-bytes and a load is all or nothing. A snapshot is named by the graph and by
-the projection it was cut with, so a new query library (another projection)
-ignores old snapshots, and removing a graph removes its snapshots. A graph
-without a snapshot (loaded by an older hopgate, or whose snapshot could not be
-written) is read from the store as before.
+store's folder, under ``hopgate-snapshots/``), and so are those that the
+queries reading an evaluation keep; an evaluation's bundle keeps the latter.
+This is sound because a load graph or a bundle never changes once published:
+a load graph's IRI is the digest of the ledger's bytes, a bundle's is its
+evaluation's, and both are added all or nothing. A snapshot is named by the
+graph and by the projection it was cut with, so a new query library (another
+projection) ignores old snapshots, and removing a graph removes its
+snapshots. A graph without a snapshot (loaded by an older hopgate, or whose
+snapshot could not be written) is read from the store as before.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from pathlib import Path
 
 from hopgate.projection import RDF_TYPE, Projection
@@ -58,28 +61,49 @@ class Snapshots:
         path = self.path(graph, projection)
         return path if path.is_file() else None
 
-    def write(self, nquads: Path, graph: str, projection: Projection) -> Path:
-        """Cut a snapshot of ``graph`` from the N-Quads file it was loaded from.
+    def write(self, nquads: Path, graph: str, projections: list[Projection]) -> None:
+        """Cut one snapshot of ``graph`` per projection from the N-Quads file it was added from.
 
-        Written to a temporary name and renamed, so a reader never sees half
-        a snapshot.
+        Each is written to a temporary name and renamed, so a reader never
+        sees half a snapshot.
+        """
+        self.folder.mkdir(exist_ok=True)
+        targets = [self.path(graph, projection) for projection in projections]
+        partials = [target.with_suffix(".partial") for target in targets]
+        outs = [partial.open("w", encoding="utf-8") for partial in partials]
+        try:
+            with nquads.open(encoding="utf-8") as source:
+                for line in source:
+                    match = _LINE.match(line)
+                    if match is None:
+                        continue  # blank or comment line
+                    predicate, obj = match.group(1), match.group(2)
+                    cls = obj[1:-1] if predicate == RDF_TYPE and obj.startswith("<") else None
+                    for projection, out in zip(projections, outs, strict=True):
+                        if cls is not None:
+                            if cls in projection.classes:
+                                out.write(line)
+                        elif predicate != RDF_TYPE and predicate in projection.predicates:
+                            out.write(line)
+        finally:
+            for out in outs:
+                out.close()
+        for partial, target in zip(partials, targets, strict=True):
+            os.replace(partial, target)
+
+    def write_whole(self, nquads: Path, graph: str, projection: Projection) -> None:
+        """Keep the whole N-Quads file of ``graph`` as its snapshot for ``projection``.
+
+        For a graph that the projection keeps nearly all of (an evaluation's
+        bundle: 93%): copying beats filtering line by line (2.4 s at 10k
+        claims). A snapshot holding more than its projection keeps is sound:
+        the queries it serves name every predicate they match.
         """
         self.folder.mkdir(exist_ok=True)
         target = self.path(graph, projection)
         partial = target.with_suffix(".partial")
-        with nquads.open(encoding="utf-8") as source, partial.open("w", encoding="utf-8") as out:
-            for line in source:
-                match = _LINE.match(line)
-                if match is None:
-                    continue  # blank or comment line
-                predicate, obj = match.group(1), match.group(2)
-                if predicate == RDF_TYPE:
-                    if obj.startswith("<") and obj[1:-1] in projection.classes:
-                        out.write(line)
-                elif predicate in projection.predicates:
-                    out.write(line)
+        shutil.copyfile(nquads, partial)
         os.replace(partial, target)
-        return target
 
     def remove(self, graph: str) -> None:
         """Remove every snapshot of ``graph``, whatever its projection."""

@@ -120,12 +120,18 @@ class Store(ABC):
         """
         yield self
 
-    def keep_snapshot(self, nquads: Path, graph: str, projection: Projection) -> None:  # noqa: B027
-        """Keep the quads of a just-loaded graph that ``projection`` keeps, for later copies.
+    def keep_snapshot(  # noqa: B027 - optional hook, a no-op by default
+        self, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
+    ) -> None:
+        """Keep the quads of a just-added graph that each projection keeps, for later copies.
 
-        ``nquads`` is the file the graph was loaded from. A no-op by default;
-        see hopgate.snapshots.
+        ``nquads`` is the file the graph was loaded from; with ``whole``, all
+        of it is kept (one projection). A no-op by default; see
+        hopgate.snapshots.
         """
+
+    def drop_snapshots(self, graph: str) -> None:  # noqa: B027 - optional hook
+        """Forget the snapshots of ``graph``, which stays in the store (no longer read often)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release the store (files, locks, connections)."""
@@ -418,8 +424,10 @@ class OxigraphStore(Store):
                 self._store.quads_for_pattern(None, rdf_type, ox.NamedNode(cls), node)
             )
 
-    def keep_snapshot(self, nquads: Path, graph: str, projection: Projection) -> None:
-        """Write the projected snapshot of a just-loaded graph (on disk only).
+    def keep_snapshot(
+        self, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
+    ) -> None:
+        """Write the projected snapshots of a just-added graph (on disk only).
 
         A snapshot only saves time, so one that cannot be written is skipped:
         the graph is then read from the store.
@@ -427,8 +435,17 @@ class OxigraphStore(Store):
         if self._snapshots is None:
             return
         try:
-            self._snapshots.write(nquads, graph, projection)
+            if whole:
+                (projection,) = projections
+                self._snapshots.write_whole(nquads, graph, projection)
+            else:
+                self._snapshots.write(nquads, graph, projections)
         except OSError:
+            self._snapshots.remove(graph)
+
+    def drop_snapshots(self, graph: str) -> None:
+        """Remove the snapshot files of ``graph``; the graph stays in the store."""
+        if self._snapshots is not None:
             self._snapshots.remove(graph)
 
     def flush(self) -> None:
