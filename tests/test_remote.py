@@ -367,3 +367,10 @@ def test_killed_mid_load_leaves_no_partial_graph(tmp_path: Path, virtuoso: Any) 
         assert store.count(staging_graph(graph)) == 0
     finally:
         server.stop()
+
+
+def test_an_oversized_transaction_names_the_setting_to_raise() -> None:
+    from hopgate.remote import _message
+
+    text = _message(RuntimeError("Virtuoso 40005 Error SR325: Transaction aborted because ..."))
+    assert "TransactionAfterImageLimit" in text and "nothing was published" in text

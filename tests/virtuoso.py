@@ -72,12 +72,19 @@ def _ini(directory: Path, sql_port: int, http_port: int) -> str:
         ("SPARQL", "MaxQueryCostEstimationTime"): "0",
         ("URIQA", "DefaultHost"): f"127.0.0.1:{http_port}",
     }
+    # Not in the packaged ini. One load is one transaction when it is
+    # published (MOVE): at 100k claims (13M triples) it overran the default
+    # 50 MB after-image limit (SR325).
+    additions = {"Parameters": ["TransactionAfterImageLimit = 50000000000"]}
     lines = []
     section = ""
     for line in PACKAGED_INI.read_text("utf-8").splitlines():
         stripped = line.strip()
         if stripped.startswith("[") and stripped.endswith("]"):
             section = stripped[1:-1]
+            lines.append(line)
+            lines.extend(additions.get(section, []))
+            continue
         elif "=" in stripped and not stripped.startswith(";"):
             key = stripped.split("=", 1)[0].strip()
             if (section, key) in replacements:
