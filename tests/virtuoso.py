@@ -74,8 +74,9 @@ def _ini(directory: Path, sql_port: int, http_port: int) -> str:
     }
     # Not in the packaged ini. One load is one transaction when it is
     # published (MOVE): at 100k claims (13M triples) it overran the default
-    # 50 MB after-image limit (SR325).
-    additions = {"Parameters": ["TransactionAfterImageLimit = 50000000000"]}
+    # 50 MB after-image limit (SR325). The value is read as 32 bits: 50 GB
+    # wrapped to a limit that refused every 4 MB upload.
+    additions = {"Parameters": ["TransactionAfterImageLimit = 2000000000"]}
     lines = []
     section = ""
     for line in PACKAGED_INI.read_text("utf-8").splitlines():

@@ -581,7 +581,8 @@ def _message(exc: Exception) -> str:
         return (
             "the transaction is larger than Virtuoso's after-image limit (SR325); raise "
             "[Parameters] TransactionAfterImageLimit in virtuoso.ini (hopgate's tests use "
-            "50000000000) and load again: nothing was published. " + text[:300]
+            "2000000000; 5e10 wrapped around to a limit that refused every upload) and "
+            "load again: nothing was published. " + text[:300]
         )
     return text[:800]
 
