@@ -174,7 +174,7 @@ class RemoteStore(Store):
             wrapper.setCredentials(self.user, self.password)
         if dataset:
             # An empty dataset never gets here (see _empty).
-            for graph in self._graphs_cached():
+            for graph in self.graphs():
                 wrapper.addParameter("default-graph-uri", graph)
                 wrapper.addParameter("named-graph-uri", graph)
         wrapper.setQuery(text)
@@ -240,11 +240,6 @@ class RemoteStore(Store):
 
     # ---- the dataset -------------------------------------------------------
 
-    def _graphs_cached(self) -> list[str]:
-        if self._dataset is None:
-            self._dataset = self.graphs()
-        return self._dataset
-
     def graphs(self) -> list[str]:
         """The IRIs of hopgate's named graphs on the server, sorted.
 
@@ -277,7 +272,7 @@ class RemoteStore(Store):
         included), and sent only an empty graph, answers ``ASK { VALUES ?c
         ... GRAPH ?c {...} }`` true.
         """
-        return None if self._graphs_cached() else OxigraphStore(None)
+        return None if self.graphs() else OxigraphStore(None)
 
     def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
         """Run a SELECT query with ``params`` bound to variables; return its rows."""

@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from hopgate.projection import RDF_TYPE, Projection
+from hopgate.projection import Projection
 
 FOLDER = "hopgate-snapshots"
 
@@ -78,12 +78,9 @@ class Snapshots:
                     if match is None:
                         continue  # blank or comment line
                     predicate, obj = match.group(1), match.group(2)
-                    cls = obj[1:-1] if predicate == RDF_TYPE and obj.startswith("<") else None
+                    iri = obj[1:-1] if obj.startswith("<") else obj
                     for projection, out in zip(projections, outs, strict=True):
-                        if cls is not None:
-                            if cls in projection.classes:
-                                out.write(line)
-                        elif predicate != RDF_TYPE and predicate in projection.predicates:
+                        if projection.keeps(predicate, iri):
                             out.write(line)
         finally:
             for out in outs:
