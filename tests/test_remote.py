@@ -25,7 +25,7 @@ import hopgate
 from hopgate.cli import cli
 from hopgate.dialect import exists_as_values
 from hopgate.errors import HopgateError, StoreError
-from hopgate.evaluate import SCRATCH_UPDATES, evaluate
+from hopgate.evaluate import SCRATCH_UPDATES, evaluate, evaluation_projection, evidence_graphs
 from hopgate.ledger import file_digest
 from hopgate.library import library_queries, library_update
 from hopgate.loader import graph_for_digest
@@ -38,6 +38,7 @@ from hopgate.remote import (
 )
 from hopgate.results import metrics, verdicts
 from hopgate.validate import validate
+from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"
@@ -169,6 +170,60 @@ def test_graphs_are_read_in_pages(remote: RemoteStore) -> None:
         assert copy.count() == remote.count()
 
 
+def test_the_working_copy_holds_what_the_projection_keeps(
+    remote: RemoteStore, tmp_path: Path
+) -> None:
+    """The evaluation's copy, read pattern by pattern on the server, equals the embedded one's."""
+    embedded = hopgate.open_store(tmp_path / "store")
+    hopgate.load(embedded, CEDAR)
+    hopgate.load(remote, CEDAR)
+    graphs = evidence_graphs(remote)
+    assert graphs == evidence_graphs(embedded)
+    remote.read_page_triples = 7  # several pages within one predicate too
+    mine, theirs = io.BytesIO(), io.BytesIO()
+    with remote.working_copy(evaluation_projection(), graphs) as copy:
+        copy.dump(mine, format="nquads")
+    with embedded.working_copy(evaluation_projection(), graphs) as copy:
+        copy.dump(theirs, format="nquads")
+    assert mine.getvalue() == theirs.getvalue()
+    # Something was left behind, and much was kept.
+    assert 100 < mine.getvalue().count(b"\n") < embedded.count()
+    embedded.close()
+
+
+def test_an_unpublished_graph_is_not_in_the_store(remote: RemoteStore, tmp_path: Path) -> None:
+    """A load cut off between its records and its catalog entry is invisible, and a retry
+    completes it."""
+    graph = graph_for_digest(file_digest(CEDAR))
+    embedded = hopgate.open_store(None)
+    hopgate.load(embedded, CEDAR)
+    records = tmp_path / "records.nq"
+    with records.open("w", encoding="utf-8") as out:
+        out.writelines(embedded.iter_graph_nquads(graph))
+    remote.add_graph(records, graph)  # published by MOVE, but not catalogued
+    assert remote.graphs() == []
+    assert remote.count() == 0
+    assert not hopgate.load(remote, CEDAR).already_loaded
+    assert remote.graphs() == embedded.graphs()
+    assert remote.count() == embedded.count()
+
+
+def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:
+    """Many small batches, four in flight into one staging graph, publish every triple."""
+    store = _remote(virtuoso)
+    store.batch_bytes = 2_000
+    store.write_workers = 4
+    embedded = hopgate.open_store(None)
+    result = hopgate.load(embedded, CEDAR)
+    hopgate.load(store, CEDAR)
+    mine, theirs = io.BytesIO(), io.BytesIO()
+    store.dump(mine, format="nquads", graph=result.graph)
+    embedded.dump(theirs, format="nquads", graph=result.graph)
+    assert mine.getvalue() == theirs.getvalue()
+    for graph in store.graphs():
+        store.remove_graph(graph)
+
+
 def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
     ledger = tmp_path / "synthetic.jsonl"
     write_ledger(ledger, 2000, seed=7)
@@ -261,9 +316,11 @@ def test_library_query_runs_unchanged(remote: RemoteStore, query_id: str, tmp_pa
         )
     out = io.BytesIO()
     embedded.dump(out, format="nquads", graph=scratch)
+    # The remote store's dataset is the graphs its catalog publishes.
+    catalog = f"<{scratch}> <{RDF}type> <{PROV}Bundle> <{CATALOG_GRAPH}> .\n"
     scratch_file = tmp_path / "scratch.nq"
-    scratch_file.write_bytes(out.getvalue())
-    remote.add_graph(scratch_file, scratch)
+    scratch_file.write_bytes(out.getvalue() + catalog.encode())
+    remote.add_nquads(scratch_file)
     query = library_queries()[query_id]
 
     def rows(store: hopgate.Store, bundle: str) -> list[str]:

@@ -105,10 +105,10 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
     graph = graph_for_digest(digest)
     if _already_loaded(store, graph):
         return LoadResult(str(path), graph, digest, {}, 0, already_loaded=True)
-    if graph in store.graphs():
-        # Left by a load interrupted between its records and its catalog entry
-        # (unpublished): drop it so that this load can complete.
-        store.remove_graph(graph)
+    # A graph of this IRI without a catalog entry was left by a load
+    # interrupted before publishing it: drop it so that this load can complete.
+    # Asked unconditionally: a remote store lists only published graphs.
+    store.remove_graph(graph)
     loader = _Loader(store, path, graph)
     index = loader.index()
     existing = loader.existing_records(index)

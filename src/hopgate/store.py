@@ -290,12 +290,10 @@ class OxigraphStore(Store):
         except (OSError, SyntaxError) as exc:
             raise StoreError(f"cannot add {path} to the store: {exc}") from None
 
-    def load_ntriples(self, data: bytes, graph: str) -> None:
-        """Add N-Triples ``data`` to the named graph ``graph`` in one transaction."""
+    def load_rdf(self, data: bytes, rdf_format: ox.RdfFormat, graph: str) -> None:
+        """Add triples (``data`` in ``rdf_format``) to the named graph ``graph`` in one transaction."""
         try:
-            self._store.load(
-                data, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(_check_iri(graph))
-            )
+            self._store.load(data, format=rdf_format, to_graph=ox.NamedNode(_check_iri(graph)))
         except SyntaxError as exc:
             raise StoreError(f"cannot add triples to {graph}: {exc}") from None
 
