@@ -31,6 +31,7 @@ from hopgate.library import library_queries, library_update
 from hopgate.loader import graph_for_digest
 from hopgate.remote import (
     RemoteStore,
+    _graph_batches,
     _split_quad,
     _value,
     bind_update,
@@ -98,6 +99,24 @@ def test_blank_nodes_are_refused_for_remote_writes(tmp_path: Path) -> None:
     )
     assert graph == "https://w3id.org/hopgate/id/g"
     assert triple == '<s> <p> "_:not a node" .\n'
+
+
+def test_batches_of_one_graph_are_cut_as_a_parser_would(tmp_path: Path) -> None:
+    """The shortcut for a file of one graph gives the batches that parsing every line gives."""
+    g = "https://w3id.org/hopgate/id/g"
+    lines = [
+        f'<s{i}> <p> "caf\u00e9 {i}"@fr <{g}> .\n' if i % 3 else f"<s{i}> <p> <o{i}> <{g}> .\n"
+        for i in range(50)
+    ]
+    lines[7:7] = ["# a comment\n", "\n", f'<s> <p> "_:text" <{g}> .\n']
+    parsed = list(_graph_batches(iter(lines), 300, None, tmp_path))
+    assert list(_graph_batches(iter(lines), 300, None, tmp_path, g)) == parsed
+    assert sum(len(batch) for _, batch in parsed) == 51
+    other = [*lines, "<s> <p> <o> <https://w3id.org/hopgate/id/other> .\n"]
+    batches = list(_graph_batches(iter(other), 300, None, tmp_path, g))
+    assert batches[-1][0].endswith("/other")
+    with pytest.raises(StoreError, match="blank nodes"):
+        list(_graph_batches(iter([*lines, f"_:b0 <p> <o> <{g}> .\n"]), 300, None, tmp_path, g))
 
 
 # ---- on a real server ------------------------------------------------------------

@@ -394,7 +394,7 @@ class RemoteStore(Store):
             ):
                 most = None if self.graph_store is not None else UPDATE_BATCH_TRIPLES
                 sent: list[Future[None]] = []
-                for graph, triples in _graph_batches(lines, self.batch_bytes, most, path):
+                for graph, triples in _graph_batches(lines, self.batch_bytes, most, path, only):
                     if only is not None and graph != only:
                         raise StoreError(f"{path}: a quad of graph {graph} is not in {only}")
                     if graph not in staged:
@@ -735,15 +735,24 @@ def _split_quad(line: str, path: Path, number: int) -> tuple[str, str]:
 
 
 def _graph_batches(
-    lines: Any, limit: int, most: int | None, path: Path
+    lines: Any, limit: int, most: int | None, path: Path, only: str | None = None
 ) -> Iterator[tuple[str, list[str]]]:
-    """Consecutive N-Triples lines of one graph: at most ``limit`` bytes and ``most`` lines."""
+    """Consecutive N-Triples lines of one graph: at most ``limit`` bytes and ``most`` lines.
+
+    With ``only``, a line ending in that graph and free of ``_:`` is cut
+    without parsing (the bulk of a bundle's or a load's lines: 2.2 s of
+    parsing for 320k lines otherwise); any other line is parsed and checked.
+    """
     pending: dict[str, list[str]] = defaultdict(list)
     sizes: dict[str, int] = defaultdict(int)
+    suffix = None if only is None else f" <{only}> .\n"
     for number, line in enumerate(lines, start=1):
-        if not line.strip() or line.startswith("#"):
+        if only is not None and suffix is not None and line.endswith(suffix) and "_:" not in line:
+            graph, triple = only, line[: -len(suffix)] + " .\n"
+        elif not line.strip() or line.startswith("#"):
             continue
-        graph, triple = _split_quad(line, path, number)
+        else:
+            graph, triple = _split_quad(line, path, number)
         size = len(triple.encode("utf-8"))
         full = most is not None and len(pending[graph]) >= most
         if pending[graph] and (full or sizes[graph] + size > limit):
