@@ -244,7 +244,9 @@ class OxigraphStore(Store):
         if not isinstance(result, ox.QuerySolutions):
             raise QueryError("expected a SELECT query")
         names = [variable.value for variable in result.variables]
-        return [{name: _from_term(solution[name]) for name in names} for solution in result]
+        # A solution iterates its terms in the order of ``variables``: zipping
+        # them is a third of the cost of looking each up by name.
+        return [dict(zip(names, map(_from_term, solution), strict=True)) for solution in result]
 
     def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
         """Run an ASK query with ``params`` bound to variables."""
@@ -271,7 +273,9 @@ class OxigraphStore(Store):
             return "".join(f"{triple} .\n" for triple in result).encode("utf-8")
         assert isinstance(result, ox.QuerySolutions)
         names = [variable.value for variable in result.variables]
-        return [{name: _from_term(solution[name]) for name in names} for solution in result]
+        # A solution iterates its terms in the order of ``variables``: zipping
+        # them is a third of the cost of looking each up by name.
+        return [dict(zip(names, map(_from_term, solution), strict=True)) for solution in result]
 
     def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
         """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
@@ -411,7 +415,9 @@ class OxigraphStore(Store):
         assert self._snapshots is not None
         snapshot = self._snapshots.find(graph, projection)
         if snapshot is not None:
-            copy._store.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS)
+            # Lenient (no IRI validation: 1.7 s instead of 2.6 s for 320k
+            # quads): a snapshot holds only quads the store already accepted.
+            copy._store.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS, lenient=True)
             return
         for predicate in sorted(projection.predicates - {RDF_TYPE}):
             copy._store.bulk_extend(
