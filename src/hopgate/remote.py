@@ -363,8 +363,10 @@ class RemoteStore(Store):
         """Remove one named graph and all its quads (``DROP SILENT``, safe to retry)."""
         self._update(f"DROP SILENT GRAPH <{_check_iri(graph)}>", idempotent=True)
 
-    def add_graph(self, path: Path, graph: str) -> None:
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
         """Write an N-Quads file of one new graph through its staging graph, then publish it.
+
+        ``trusted`` changes nothing here: the server parses what it is sent.
 
         Raises:
             StoreError: the graph exists, a quad belongs to another graph, or

@@ -69,11 +69,12 @@ class Store(ABC):
         """Add the quads of an N-Quads file, all or nothing."""
 
     @abstractmethod
-    def add_graph(self, path: Path, graph: str) -> None:
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
         """Add an N-Quads file whose quads all belong to ``graph``, a graph not yet in the store.
 
         The fast path for big loads: on failure the graph is removed again, so
-        the store is left as it was.
+        the store is left as it was. ``trusted``: hopgate wrote the file from
+        terms the store already holds, so a store may skip checking its IRIs.
         """
 
     @abstractmethod
@@ -301,12 +302,14 @@ class OxigraphStore(Store):
         except SyntaxError as exc:
             raise StoreError(f"cannot add triples to {graph}: {exc}") from None
 
-    def add_graph(self, path: Path, graph: str) -> None:
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
         """Bulk-load a new named graph from N-Quads; remove it again on failure.
 
         On disk, Oxigraph's bulk loader writes sorted files directly (2.5x
         faster than a transaction at 1.2M quads here) but is not atomic, so a
-        failure removes the graph: it did not exist before.
+        failure removes the graph: it did not exist before. A ``trusted`` file
+        is parsed leniently (no IRI validation: 5.8 s instead of 6.7 s for an
+        evaluation bundle of 320k quads).
         """
         if self._store.contains_named_graph(ox.NamedNode(_check_iri(graph))):
             raise StoreError(f"the graph {graph} is already in the store")
@@ -314,7 +317,7 @@ class OxigraphStore(Store):
             self.add_nquads(path)
             return
         try:
-            self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS)
+            self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=trusted)
             self._store.flush()
         except BaseException as exc:
             self._store.remove_graph(ox.NamedNode(graph))
