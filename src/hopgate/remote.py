@@ -258,7 +258,7 @@ class RemoteStore(Store):
 
         Read from the catalog, which lists every published graph (a load's or
         an evaluation's bundle), not from a scan: Virtuoso answers ``SELECT
-        DISTINCT ?g`` over all quads by reading them (9 s at 10k claims). A
+        DISTINCT ?g`` over all quads by reading them (12 s at 10k claims). A
         graph whose catalog entry never arrived is unpublished, so it is not
         part of the dataset. Kept until this client next writes.
         """
