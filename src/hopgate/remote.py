@@ -409,8 +409,7 @@ class RemoteStore(Store):
                     sent.append(pool.submit(self._send_batch, staging_graph(graph), triples))
                     if len(sent) > 2 * self.write_workers:
                         # Bounded: at most a few batches wait in memory.
-                        _wait(sent[:1])
-                        del sent[:1]
+                        sent.pop(0).result()
                 _wait(sent)
             for graph in staged:
                 arrived = self.count(staging_graph(graph))
@@ -747,9 +746,9 @@ def _graph_batches(
     """
     pending: dict[str, list[str]] = defaultdict(list)
     sizes: dict[str, int] = defaultdict(int)
-    suffix = None if only is None else f" <{only}> .\n"
+    suffix = f" <{only}> .\n"
     for number, line in enumerate(lines, start=1):
-        if only is not None and suffix is not None and line.endswith(suffix) and "_:" not in line:
+        if only is not None and line.endswith(suffix) and "_:" not in line:
             graph, triple = only, line[: -len(suffix)] + " .\n"
         elif not line.strip() or line.startswith("#"):
             continue

@@ -207,6 +207,14 @@ def _from_term(term: object) -> Value:
     return str(term)
 
 
+def _solution_rows(result: ox.QuerySolutions) -> list[Row]:
+    """A SELECT result as rows of Python values, keyed by variable name."""
+    names = [variable.value for variable in result.variables]
+    # A solution iterates its terms in the order of ``variables``: zipping
+    # them is a third of the cost of looking each up by name.
+    return [dict(zip(names, map(_from_term, solution), strict=True)) for solution in result]
+
+
 class OxigraphStore(Store):
     """The embedded store: Oxigraph on disk at ``path``, or in memory when ``path`` is None."""
 
@@ -244,10 +252,7 @@ class OxigraphStore(Store):
         result = self._query(query, params)
         if not isinstance(result, ox.QuerySolutions):
             raise QueryError("expected a SELECT query")
-        names = [variable.value for variable in result.variables]
-        # A solution iterates its terms in the order of ``variables``: zipping
-        # them is a third of the cost of looking each up by name.
-        return [dict(zip(names, map(_from_term, solution), strict=True)) for solution in result]
+        return _solution_rows(result)
 
     def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
         """Run an ASK query with ``params`` bound to variables."""
@@ -273,10 +278,7 @@ class OxigraphStore(Store):
         if isinstance(result, ox.QueryTriples):
             return "".join(f"{triple} .\n" for triple in result).encode("utf-8")
         assert isinstance(result, ox.QuerySolutions)
-        names = [variable.value for variable in result.variables]
-        # A solution iterates its terms in the order of ``variables``: zipping
-        # them is a third of the cost of looking each up by name.
-        return [dict(zip(names, map(_from_term, solution), strict=True)) for solution in result]
+        return _solution_rows(result)
 
     def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
         """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
