@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from evaluated import metrics, peer_metrics, verdicts
 
 import hopgate
 from hopgate.adapters import import_files
 from hopgate.cli import cli
 from hopgate.errors import LedgerError
 from hopgate.ledger import read_records
-from hopgate.peers import peer_metrics
-from hopgate.results import metrics, verdicts
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "adapters"
 

@@ -13,11 +13,12 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
+from evaluated import export_bundle
 
 import hopgate
 from hopgate.cli import cli
 from hopgate.evaluate import evaluate
-from hopgate.export import FORMATS, ExportError, export_bundle, write_export
+from hopgate.export import FORMATS, ExportError, write_export
 from hopgate.export.formats import parse_rdf, serialize
 from hopgate.export.provdoc import build_document, parse_document
 from hopgate.export.quads import export_quads

@@ -15,6 +15,7 @@ from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
 import hopgate
+from hopgate import snapshots
 from hopgate.evaluate import (
     BUNDLE_QUERIES,
     RESULT_QUERIES,
@@ -24,7 +25,7 @@ from hopgate.evaluate import (
 )
 from hopgate.library import library_query, library_update
 from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
-from hopgate.snapshots import FOLDER, Snapshots
+from hopgate.snapshots import FOLDER
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "cedar.yaml"
@@ -112,19 +113,23 @@ def test_projection_of_several_texts_is_their_union() -> None:
 
 
 def _verdicts(store: Any) -> list[dict[str, Any]]:
-    from hopgate.results import verdicts
+    from evaluated import verdicts
 
     return [{**row.as_dict(), "card": None} for row in verdicts(store)]
 
 
+def _snapshot(store: Any, graph: str, projection: Projection) -> Path | None:
+    """The verified snapshot of ``graph`` for ``projection``, as an evaluation would use it."""
+    return snapshots.verified(store, graph, projection, snapshots.recorded(store, [graph]))
+
+
 @pytest.mark.parametrize("projection", [evaluation_projection(), reading_projection()])
-def test_a_load_keeps_a_snapshot_and_removing_the_graph_removes_it(
+def test_a_load_keeps_a_recorded_snapshot_of_what_its_projection_keeps(
     tmp_path: Path, projection: Projection
 ) -> None:
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, EXAMPLE)
-    snapshots = Snapshots(tmp_path / "store")
-    snapshot = snapshots.find(loaded.graph, projection)
+    snapshot = _snapshot(store, loaded.graph, projection)
     assert snapshot is not None
     kept = ox.Store()
     kept.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS)
@@ -136,8 +141,10 @@ def test_a_load_keeps_a_snapshot_and_removing_the_graph_removes_it(
     ]
     assert len(kept) == len(expected) > 0
     assert all(quad in kept for quad in expected)
-    store.remove_graph(loaded.graph)
-    assert snapshots.find(loaded.graph, projection) is None
+    snapshots.remove(store, loaded.graph)
+    assert not snapshots.snapshot_path(
+        tmp_path / "store" / FOLDER, loaded.graph, projection
+    ).exists()
     store.close()
 
 
@@ -149,12 +156,12 @@ def test_an_evaluation_bundle_keeps_a_snapshot_for_its_readers(tmp_path: Path) -
     bundles = [record.graph for record in evaluate(store)]
     assert bundles
     for bundle in bundles:
-        assert Snapshots(tmp_path / "store").find(bundle, reading_projection()) is not None
+        assert _snapshot(store, bundle, reading_projection()) is not None
     store.close()
 
 
 def _metrics(store: Any) -> dict[str, Any]:
-    from hopgate.results import metrics
+    from evaluated import metrics
 
     return {run: {**m.as_dict(), "evaluation": None} for run, m in metrics(store).items()}
 
@@ -179,8 +186,8 @@ def test_a_snapshot_of_another_projection_is_not_used(tmp_path: Path) -> None:
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, EXAMPLE)
     other = projection_of(["SELECT * { ?s hg:ofRun ?o }"])
-    assert Snapshots(tmp_path / "store").find(loaded.graph, other) is None
-    with store.working_copy(other, [loaded.graph]) as copy:
+    assert _snapshot(store, loaded.graph, other) is None
+    with snapshots.working_copy(store, other, [loaded.graph]) as copy:
         assert copy.count() == store.count(loaded.graph) - _not_kept(store, loaded.graph, other)
     store.close()
 
@@ -190,17 +197,3 @@ def _not_kept(store: Any, graph: str, projection: Projection) -> int:
         not projection.keeps(quad.predicate.value, quad.object.value)
         for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
     )
-
-
-def test_a_new_evaluation_drops_the_previous_bundles_snapshot(tmp_path: Path) -> None:
-    from hopgate.evaluate import evaluate
-
-    store = hopgate.open_store(tmp_path / "store")
-    hopgate.load(store, EXAMPLE)
-    snapshots = Snapshots(tmp_path / "store")
-    first = evaluate(store)[0].graph
-    second = evaluate(store, force=True)[0].graph
-    assert snapshots.find(first, reading_projection()) is None
-    assert snapshots.find(second, reading_projection()) is not None
-    assert first in store.graphs()  # history stays
-    store.close()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evaluated import metrics, verdicts
 from hypothesis import HealthCheck, given, settings
 
 import hopgate
-from hopgate.results import metrics, verdicts
 
 try:
     from tests import spec_model

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import rdflib
 from click.testing import CliRunner
+from evaluated import metrics, peer_metrics
 
 import hopgate
 from hopgate import ids
@@ -22,8 +23,6 @@ from hopgate.baseline import baseline
 from hopgate.cli import cli
 from hopgate.errors import LedgerError
 from hopgate.library import artefact
-from hopgate.peers import peer_metrics
-from hopgate.results import metrics
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FEVER = DATA / "fever-scorer-testdata"

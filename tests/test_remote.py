@@ -20,12 +20,14 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from evaluated import metrics, verdicts
 
 import hopgate
+from hopgate.catalog import load_graphs as evidence_graphs
 from hopgate.cli import cli
 from hopgate.dialect import exists_as_values
 from hopgate.errors import HopgateError, StoreError
-from hopgate.evaluate import SCRATCH_UPDATES, evaluate, evaluation_projection, evidence_graphs
+from hopgate.evaluate import SCRATCH_UPDATES, evaluate, evaluation_projection
 from hopgate.ledger import file_digest
 from hopgate.library import library_queries, library_update
 from hopgate.loader import graph_for_digest
@@ -37,7 +39,6 @@ from hopgate.remote import (
     bind_update,
     staging_graph,
 )
-from hopgate.results import metrics, verdicts
 from hopgate.validate import validate
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 

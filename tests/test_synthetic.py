@@ -106,8 +106,9 @@ def test_several_runs_load(tmp_path: Path) -> None:
 def test_on_disk_evaluation_agrees_with_memory(tmp_path: Path) -> None:
     # On disk the evaluation runs on a projected in-memory copy; in memory on
     # the store itself: the answers must not differ.
+    from evaluated import metrics, verdicts
+
     from hopgate.evaluate import evaluate
-    from hopgate.results import metrics, verdicts
 
     path = tmp_path / "two-runs.jsonl"
     synthetic.write_ledger(path, CLAIMS, seed=11, runs=2)

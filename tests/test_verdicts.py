@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from evaluated import gate, metrics, verdicts
 
 import hopgate
-from hopgate.evaluate import evaluate, latest
-from hopgate.results import VerdictRow, gate, metrics, verdicts
+from hopgate.catalog import latest
+from hopgate.evaluate import evaluate
+from hopgate.results import VerdictRow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -426,12 +428,12 @@ def test_results_are_never_stale(
     hopgate.load(store, write_ledger(more, name="more"))
     assert _only({r.output: r for r in verdicts(store)}).verdict == "accept"
     second = latest(store, "sys-a")
-    assert second is not None and second[0] != first[0]
+    assert second is not None and second.bundle != first.bundle
     assert store.ask(
         "ASK { ?new prov:wasRevisionOf ?old }",
-        params={"new": hopgate.IRI(second[0]), "old": hopgate.IRI(first[0])},
+        params={"new": hopgate.IRI(second.bundle), "old": hopgate.IRI(first.bundle)},
     )
-    assert first[0] in store.graphs()  # history stays
+    assert first.bundle in store.graphs()  # history stays
 
 
 def test_evaluating_an_unchanged_store_reuses_the_bundle(

@@ -299,19 +299,27 @@ def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
 @click.pass_context
 @_handle_errors
 def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
-    """Show the acceptance card of every output claim (evaluating first when stale).
+    """Show the acceptance card of every output claim of each run's latest evaluation.
+
+    Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
+    a stale evaluation is shown with a note on stderr and, in JSON and CSV,
+    "stale": true and its reason.
 
     Example: hopgate verdicts --run sys-a --format json
     """
     from hopgate.results import VERDICT_COLUMNS
     from hopgate.results import verdicts as read_verdicts
 
-    rows = [row.as_dict() for row in read_verdicts(_open(ctx), run=run)]
+    found = read_verdicts(_open(ctx), run=run)
+    _note_stale({(r.run, r.stale_reason) for r in found if r.stale})
+    rows = [row.as_dict() for row in found]
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     columns = VERDICT_COLUMNS + (
-        ["inadmissible_citations", "answerability", "card"] if fmt == "csv" else []
+        ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
+        if fmt == "csv"
+        else []
     )
     click.echo(render(rows, columns=columns, format=fmt), nl=False)
 
@@ -341,6 +349,7 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
 
     store = _open(ctx)
     result = read_metrics(store, run=run)
+    _note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
     labels = baseline_labels(store)
     peer_figures = {}
     if peers:
@@ -382,6 +391,16 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
             click.echo("")
 
 
+def _note_stale(stale: set[tuple[str, str | None]]) -> None:
+    """Say on stderr which runs are read from a stale evaluation, and why."""
+    for run_id, reason in sorted(stale, key=lambda item: item[0]):
+        click.echo(
+            f"hopgate: note: run {run_id}'s latest evaluation is stale ({reason}); "
+            f"`hopgate evaluate --run {run_id}` brings it up to date",
+            err=True,
+        )
+
+
 def _metric_row(name: str, p: Any) -> dict[str, Any]:
     value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
     interval = "" if p.ci_low is None else f"{100 * p.ci_low:.1f}-{100 * p.ci_high:.1f}%"
@@ -396,16 +415,35 @@ def _metric_row(name: str, p: Any) -> dict[str, Any]:
 
 @cli.command()
 @click.option("--run", "run", required=True, help="The run to gate (its ledger id).")
+@click.option(
+    "--evaluate",
+    "evaluate_first",
+    is_flag=True,
+    help="Evaluate the run first when its latest evaluation is missing or stale.",
+)
 @click.pass_context
 @_handle_errors
-def gate(ctx: click.Context, run: str) -> None:
+def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     """Exit 1 when any consequential claim's output is not accepted (for release pipelines).
 
-    Example: hopgate gate --run sys-a
+    Reads only, unless --evaluate: a run whose latest evaluation is missing
+    or stale fails the gate (exit 1) and says why.
+
+    Example: hopgate gate --run sys-a --evaluate
     """
+    from hopgate.evaluate import evaluate as run_evaluation
     from hopgate.results import gate as run_gate
 
-    result = run_gate(_open(ctx), run=run)
+    store = _open(ctx)
+    if evaluate_first:
+        run_evaluation(store, run=run)
+    result = run_gate(store, run=run)
+    if result.stale:
+        click.echo(
+            f"run {run}: gate FAILED: its latest evaluation is not current ({result.reason}); "
+            f"run `hopgate evaluate --run {run}` or `hopgate gate --run {run} --evaluate`"
+        )
+        ctx.exit(1)
     if result.passed:
         click.echo(
             f"run {run}: gate passed ({result.consequential} consequential output claims accepted)"
@@ -433,6 +471,11 @@ def gate(ctx: click.Context, run: str) -> None:
 @click.option("--graph", help="Validate only this named graph (its IRI).")
 @click.option("--run", "run", help="Validate only this run's latest evaluation (its ledger id).")
 @click.option(
+    "--all-history",
+    is_flag=True,
+    help="Check every evaluation bundle, each against the loads it used (not only the latest).",
+)
+@click.option(
     "--engine",
     type=click.Choice(["store", "pyshacl"]),
     default="store",
@@ -449,9 +492,14 @@ def validate(
     fmt: str,
     graph: str | None,
     run: str | None,
+    all_history: bool,
     engine: str,
 ) -> None:
     """Check the store against the SHACL shapes; report results grouped by focus node.
+
+    Each evaluation bundle is checked with the loads it used, so a later load
+    never fails an earlier card: with no scope, the load graphs and each
+    run's latest evaluation (every evaluation with --all-history).
 
     Exit 0 when the data conforms, 1 on Violations (or Warnings under
     --strict), 2 on an error. --format turtle prints the sh:ValidationReport.
@@ -461,7 +509,13 @@ def validate(
     from hopgate.validate import validate as run_validation
 
     result = run_validation(
-        _open(ctx), extra_shapes=extra_shapes, graph=graph, run=run, strict=strict, engine=engine
+        _open(ctx),
+        extra_shapes=extra_shapes,
+        graph=graph,
+        run=run,
+        strict=strict,
+        engine=engine,
+        all_history=all_history,
     )
     if fmt == "turtle":
         sys.stdout.write(result.report)

@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from hopgate.evaluate import evaluate
 from hopgate.formatting import render
 from hopgate.inspection import stats
 from hopgate.library import artefact
@@ -37,6 +38,8 @@ def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
         )
         echo(f"Store: {directory / 'store'} ({summary.quads} quads)")
         echo("")
+        for record in evaluate(store):
+            echo(f"Evaluated run {record.run}: {record.cards} acceptance cards")
         echo("Acceptance cards (one per output claim):")
         rows = [row.as_dict() for row in verdicts(store)]
         echo(render(rows, columns=_CARD_COLUMNS, format="table"))

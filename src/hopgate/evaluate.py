@@ -18,12 +18,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hopgate import __version__, ids
+from hopgate import __version__, catalog, faults, ids, snapshots
 from hopgate import ntriples as nt
 from hopgate.errors import HopgateError
 from hopgate.library import library_query, library_update
 from hopgate.projection import Projection, projection_of
-from hopgate.store import IRI, Row, Store, Value
+from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
@@ -71,49 +71,20 @@ class _Card:
 
 def runs(store: Store) -> list[str]:
     """The ledger ids of every run in the store, sorted."""
-    rows = store.select("SELECT ?run WHERE { ?run a hg:Run }")
-    return sorted(ids.ledger_id(str(row["run"])) for row in rows)
-
-
-def evidence_graphs(store: Store) -> list[str]:
-    """The load graphs (evidence and runs) currently in the store, sorted."""
-    rows = store.select(
-        "SELECT ?g WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a . ?a a hg:Load } }",
-        params={"c": IRI(CATALOG_GRAPH)},
-    )
-    return sorted(str(row["g"]) for row in rows)
-
-
-def latest(store: Store, run: str) -> tuple[str, str, list[str]] | None:
-    """The newest evaluation of ``run``: (bundle graph, activity, load graphs it used)."""
-    rows = store.select(
-        "SELECT ?bundle ?activity ?ended ?used WHERE { GRAPH ?c {"
-        " ?bundle prov:wasGeneratedBy ?activity . ?activity a hg:EvaluationActivity ;"
-        " hg:evaluationOf ?run ; prov:endedAtTime ?ended ."
-        " OPTIONAL { ?activity prov:used ?used . ?used a prov:Bundle } } }",
-        params={"c": IRI(CATALOG_GRAPH), "run": IRI(ids.mint("run", run))},
-    )
-    if not rows:
-        return None
-    newest = max(str(row["ended"]) for row in rows)
-    chosen = [row for row in rows if str(row["ended"]) == newest]
-    used = sorted({str(row["used"]) for row in chosen if row["used"] is not None})
-    return str(chosen[0]["bundle"]), str(chosen[0]["activity"]), used
-
-
-def is_current(store: Store, run: str) -> bool:
-    """True when ``run`` has an evaluation that used exactly the store's current loads."""
-    found = latest(store, run)
-    return found is not None and found[2] == evidence_graphs(store)
+    return catalog.runs(store)
 
 
 def evaluate(
     store: Store, *, run: str | None = None, force: bool = False
 ) -> list[EvaluationRecord]:
-    """Evaluate one run (or every run) and record acceptance cards as a PROV bundle.
+    """Evaluate one run (or every stale run) and record acceptance cards as a PROV bundle.
 
-    A run whose latest evaluation used exactly the store's current load graphs
-    is not evaluated again unless ``force`` is set; its record has ``reused``.
+    A run whose latest evaluation is current (:func:`hopgate.catalog.staleness`:
+    no load since changed what its verdicts depend on) is not evaluated again
+    unless ``force`` is set; its record has ``reused``. The evaluation reads
+    only the load graphs the run depends on (queries/run-inputs.rq) and
+    records them as ``prov:used``. Graphs left unpublished by a killed write
+    are removed first.
 
     Raises:
         EvaluationError: no run in the store, or ``run`` is unknown.
@@ -123,20 +94,23 @@ def evaluate(
         raise EvaluationError("the store holds no run to evaluate; load a ledger with runs first")
     if run is not None and run not in known:
         raise EvaluationError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
-    wanted = [run] if run is not None else known
+    snapshots.discard_unpublished(store)
     records = []
-    for run_id in wanted:
-        found = latest(store, run_id)
-        graphs = evidence_graphs(store)
-        if found is not None and found[2] == graphs and not force:
+    for run_id in [run] if run is not None else known:
+        state = catalog.staleness(store, run_id)
+        found = state.evaluation
+        if found is not None and not state.stale and not force:
             records.append(_reused(store, run_id, found))
             continue
-        records.append(_evaluate_run(store, run_id, graphs, previous=found[0] if found else None))
+        graphs = catalog.run_inputs(store, run_id)
+        records.append(
+            _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None)
+        )
     return records
 
 
-def _reused(store: Store, run: str, found: tuple[str, str, list[str]]) -> EvaluationRecord:
-    bundle, activity, _ = found
+def _reused(store: Store, run: str, found: catalog.Evaluation) -> EvaluationRecord:
+    bundle, activity = found.bundle, found.activity
     counts = store.select(
         "SELECT (COUNT(DISTINCT ?card) AS ?cards) "
         "(COUNT(DISTINCT ?claimCase) AS ?cases) ?ended WHERE { "
@@ -181,7 +155,6 @@ RESULT_QUERIES = (
 )
 #: The queries that read an evaluation's bundle (hopgate.results).
 BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")
-_SCRATCH_SUFFIX = "/scratch"
 
 
 @functools.cache
@@ -201,11 +174,11 @@ def reading_projection() -> Projection:
 def _scratch_graph(run: str) -> str:
     """A fresh scratch graph IRI for one evaluation of ``run``."""
     stamp = _stamp(datetime.now(UTC))
-    return ids.mint("evaluation-activity", f"{run}@{stamp}") + _SCRATCH_SUFFIX
+    return ids.mint("evaluation-activity", f"{run}@{stamp}") + SCRATCH_SUFFIX
 
 
 def _is_scratch(graph: str) -> bool:
-    return graph.startswith(f"{ID_BASE}evaluation-activity/") and graph.endswith(_SCRATCH_SUFFIX)
+    return graph.startswith(f"{ID_BASE}evaluation-activity/") and graph.endswith(SCRATCH_SUFFIX)
 
 
 def _remove_stale_scratch(store: Store) -> None:
@@ -254,7 +227,7 @@ def _evaluate_run(
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     # The copy holds the load graphs only: earlier bundles are not evidence.
-    with store.working_copy(evaluation_projection(), graphs) as work:
+    with snapshots.working_copy(store, evaluation_projection(), graphs) as work:
         cards, claim_cases = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -274,19 +247,22 @@ def _evaluate_run(
             for card in cards.values():
                 writer.card(card, case_nodes)
             writer.provenance(run, graphs, started, ended, previous)
-        # The bundle is a new graph (bulk-loaded, removed on failure); the
-        # catalog entry that publishes it is one small transaction after it.
+        # The bundle is a new graph (bulk-loaded, removed on failure), hidden
+        # until the catalog entry that publishes it (with its snapshot's
+        # digest) is added in one small transaction after it.
         store.add_graph(bundle_file, bundle, trusted=True)
+        faults.step("evaluate:bundle-added")
         try:
+            kept = snapshots.keep(store, bundle_file, bundle, [reading_projection()], whole=True)
+            faults.step("evaluate:snapshot-kept")
+            with catalog_file.open("a", encoding="utf-8") as out:
+                out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
             store.add_nquads(catalog_file)
         except BaseException:
             store.remove_graph(bundle)
+            snapshots.remove(store, bundle)
             raise
-        store.keep_snapshot(bundle_file, bundle, [reading_projection()], whole=True)
-    if previous is not None:
-        # Results are read from the newest bundle only: the older one's
-        # snapshot would only take disk space (the bundle itself stays).
-        store.drop_snapshots(previous)
+        faults.step("evaluate:published")
     return EvaluationRecord(
         run,
         bundle,

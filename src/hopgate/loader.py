@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from hopgate import __version__, ids
+from hopgate import __version__, faults, ids, snapshots
 from hopgate import ntriples as nt
 from hopgate.anchoring import AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
@@ -105,9 +105,11 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
     graph = graph_for_digest(digest)
     if _already_loaded(store, graph):
         return LoadResult(str(path), graph, digest, {}, 0, already_loaded=True)
-    # A graph of this IRI without a catalog entry was left by a load
-    # interrupted before publishing it: drop it so that this load can complete.
-    # Asked unconditionally: a remote store lists only published graphs.
+    # Graphs that a killed load or evaluation left without a catalog entry
+    # (this one's among them) are invisible; remove them so that this load
+    # starts from the store as it was. Asked unconditionally: a remote store
+    # lists only published graphs.
+    snapshots.discard_unpublished(store)
     store.remove_graph(graph)
     loader = _Loader(store, path, graph)
     index = loader.index()
@@ -119,17 +121,24 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
         if file_digest(path) != digest:
             # Pass two reads without the schema: it must read what pass one checked.
             raise LedgerError("the ledger changed while it was being loaded", file=str(path))
-        with catalog.open("w", encoding="utf-8") as out:
-            loader.emit_catalog(out, digest, started, datetime.now(UTC), agent)
-        # The records go into a graph of their own (bulk, removed on failure);
-        # the catalog entry that publishes it is one small transaction after.
+        # The records go into a graph of their own (bulk, removed on failure),
+        # hidden until the catalog entry that publishes it, with its
+        # snapshots' digests, is added in one small transaction after.
         store.add_graph(records, graph)
+        faults.step("load:graph-added")
         try:
+            kept = snapshots.keep(
+                store, records, graph, [evaluation_projection(), reading_projection()]
+            )
+            faults.step("load:snapshots-kept")
+            with catalog.open("w", encoding="utf-8") as out:
+                loader.emit_catalog(out, digest, started, datetime.now(UTC), agent, kept)
             store.add_nquads(catalog)
         except BaseException:
             store.remove_graph(graph)
+            snapshots.remove(store, graph)
             raise
-        store.keep_snapshot(records, graph, [evaluation_projection(), reading_projection()])
+        faults.step("load:published")
     return LoadResult(
         file=str(path),
         graph=graph,
@@ -716,7 +725,13 @@ class _Loader:
     # ---- the load's own provenance -----------------------------------------
 
     def emit_catalog(
-        self, out: TextIO, digest: str, started: datetime, ended: datetime, agent: str | None
+        self,
+        out: TextIO,
+        digest: str,
+        started: datetime,
+        ended: datetime,
+        agent: str | None,
+        snapshot_lines: list[str],
     ) -> None:
         hexdigest = digest.removeprefix("sha256:")
         bundle = nt.iri(self.graph)
@@ -749,6 +764,7 @@ class _Loader:
             f"{person} <{A}> <{PROV}Agent>",
             f"{person} <{HG}ledgerId> {nt.string(person_id)}",
             f"{software} <{PROV}actedOnBehalfOf> {person}",
+            *snapshot_lines,
         ]
         catalog = f" <{CATALOG_GRAPH}> .\n"
         out.write("".join(line + catalog for line in lines))

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from hopgate.library import library_query
-from hopgate.results import current_bundles
+from hopgate.results import read_states
 from hopgate.store import IRI, Store, Value
 
 
@@ -92,12 +92,16 @@ def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
 
 def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[PeerMetric]]:
     """The peer figures of the latest evaluation of each run (or of ``run``), by run id."""
-    bundles = current_bundles(store, run=run)
-    # The peer queries read every evidence triple many times: on an on-disk
-    # store they run on its in-memory working copy (FEVER, 1M triples: 309 s
-    # on disk, about 15 s in memory).
-    with store.working_copy() as copy:
-        return {run_id: peer_metrics_for_bundle(copy, bundle) for run_id, bundle in bundles.items()}
+    result = {}
+    for state in read_states(store, run=run):
+        evaluation = state.evaluation
+        assert evaluation is not None
+        # The peer queries read every evidence triple many times: on an
+        # on-disk store they run on an in-memory copy of the bundle and the
+        # loads it used (bench/README.md).
+        with store.working_copy(None, [evaluation.bundle, *evaluation.used]) as copy:
+            result[state.run] = peer_metrics_for_bundle(copy, evaluation.bundle)
+    return result
 
 
 __all__ = ["PEERS", "PeerMetric", "peer_metrics", "peer_metrics_for_bundle"]

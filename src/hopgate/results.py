@@ -1,24 +1,25 @@
 """Reading evaluations: verdict rows, metrics with intervals, and the release gate.
 
-Results are always read from the latest evaluation bundle of a run, and that
-bundle is made first when there is none or the store's loads changed since,
-so a reader never sees stale results.
+Results are read from the latest evaluation bundle of each run. Reading
+never writes (docs/spec/records.md "Reads"): a run with no evaluation has
+no results here, and a run whose latest evaluation is stale is read as it
+is, with the staleness and its reason attached, so the caller can say so.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from hopgate import ids
+from hopgate import catalog, ids, snapshots
+from hopgate.catalog import Staleness
+from hopgate.errors import HopgateError
 from hopgate.evaluate import (
     ANSWERABILITY,
     BUNDLE_QUERIES,
     VERDICTS,
-    evaluate,
-    evidence_graphs,
     reading_projection,
 )
 from hopgate.library import library_query
@@ -58,6 +59,8 @@ class VerdictRow:
     retrieved_route: str | None
     verdict: str
     card: str
+    stale: bool = False
+    stale_reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -88,6 +91,8 @@ class RunMetrics:
     whole_answer: Proportion
     counts: dict[str, int]
     strata: dict[str, dict[str, dict[str, Proportion]]] = field(default_factory=dict)
+    stale: bool = False
+    stale_reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate metrics`` (one run's entry)."""
@@ -98,24 +103,49 @@ def _id(value: Value) -> str | None:
     return None if value is None else ids.ledger_id(str(value))
 
 
-def current_bundles(store: Store, *, run: str | None = None) -> dict[str, str]:
-    """The latest, up-to-date evaluation bundle of each run (evaluating where needed)."""
-    records = evaluate(store, run=run)
-    return {record.run: record.graph for record in records}
+class NotEvaluatedError(HopgateError):
+    """A run asked for has no evaluation in the store (``hopgate evaluate`` makes one)."""
+
+
+def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
+    """The state of each run's latest evaluation (every run, or ``run``); nothing is written.
+
+    Raises:
+        NotEvaluatedError: ``run`` is given and has no evaluation.
+    """
+    known = catalog.runs(store)
+    if run is not None and run not in known:
+        raise NotEvaluatedError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+    states = [catalog.staleness(store, r) for r in ([run] if run is not None else known)]
+    if run is not None and states[0].evaluation is None:
+        raise NotEvaluatedError(
+            f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}`"
+        )
+    return [state for state in states if state.evaluation is not None]
 
 
 def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
-    """The acceptance cards of the latest evaluation of each run (or of ``run``)."""
+    """The acceptance cards of the latest evaluation of each run (or of ``run``).
+
+    Runs never evaluated are left out (an error for an explicit ``run``);
+    rows of a stale evaluation carry ``stale`` and its reason.
+    """
     rows: list[VerdictRow] = []
-    for bundle in current_bundles(store, run=run).values():
-        with _reading_copy(store, bundle) as copy:
-            rows.extend(_cards(copy, bundle))
+    for state in read_states(store, run=run):
+        assert state.evaluation is not None
+        with _reading_copy(store, state.evaluation) as copy:
+            rows.extend(
+                replace(row, stale=state.stale, stale_reason=state.reason)
+                for row in _cards(copy, state.evaluation.bundle)
+            )
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
 
 
-def _reading_copy(store: Store, bundle: str) -> AbstractContextManager[Store]:
-    """Where to read one bundle: an in-memory copy when snapshots make it cheap (on disk)."""
-    return store.reading_copy(reading_projection(), [*evidence_graphs(store), bundle])
+def _reading_copy(store: Store, evaluation: catalog.Evaluation) -> AbstractContextManager[Store]:
+    """Where to read one bundle: an in-memory copy when verified snapshots make it cheap."""
+    return snapshots.reading_copy(
+        store, reading_projection(), [*evaluation.used, evaluation.bundle]
+    )
 
 
 def _bundle_select(store: Store, query_id: str, bundle: str) -> list[Row]:
@@ -177,9 +207,12 @@ def _int(value: Value) -> int:
 def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     """The metrics of the latest evaluation of each run (or of ``run``), keyed by run id."""
     result = {}
-    for run_id, bundle in current_bundles(store, run=run).items():
-        with _reading_copy(store, bundle) as copy:
-            result[run_id] = _run_metrics(copy, run_id, bundle)
+    for state in read_states(store, run=run):
+        assert state.evaluation is not None
+        with _reading_copy(store, state.evaluation) as copy:
+            figures = _run_metrics(copy, state.run, state.evaluation.bundle)
+        figures.stale, figures.stale_reason = state.stale, state.reason
+        result[state.run] = figures
     return result
 
 
@@ -237,16 +270,32 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
 
 @dataclass(frozen=True)
 class GateResult:
-    """The release gate's decision for one run."""
+    """The release gate's decision for one run.
+
+    ``passed`` only when the run's latest evaluation is current and every
+    consequential claim's output in it is accepted; ``reason`` says why not
+    when the evaluation is missing or stale.
+    """
 
     run: str
     passed: bool
     failing: list[VerdictRow]
     consequential: int
+    stale: bool = False
+    reason: str | None = None
 
 
 def gate(store: Store, *, run: str) -> GateResult:
-    """Pass only when every consequential claim's output of ``run`` is accepted."""
+    """Pass only when ``run``'s latest evaluation is current and accepts every consequential output.
+
+    Reads only: a missing or stale evaluation fails the gate with its reason.
+    """
+    state = catalog.staleness(store, run)
+    if run not in catalog.runs(store):
+        raise NotEvaluatedError(f"unknown run {run!r}")
+    if state.evaluation is None:
+        return GateResult(run, False, [], 0, stale=True, reason=state.reason)
     rows = [row for row in verdicts(store, run=run) if row.consequential]
     failing = [row for row in rows if row.verdict != "accept"]
-    return GateResult(run=run, passed=not failing, failing=failing, consequential=len(rows))
+    passed = not failing and not state.stale
+    return GateResult(run, passed, failing, len(rows), stale=state.stale, reason=state.reason)

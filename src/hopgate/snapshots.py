@@ -1,39 +1,55 @@
-"""Projected snapshots of graphs, so a working copy skips the slow read of the disk store.
+"""The store's only accelerator: digest-checked snapshots and the copies made from them.
 
-Reading quads out of the on-disk Oxigraph store costs about 25 µs each here
-(every term is looked up by id): at 10k claims, copying the 605k quads the
-evaluation's queries can match took 14.8 s, a third of the evaluation.
-Parsing the same quads from an N-Quads file into a memory store took 3.8 s.
+Reading quads out of the on-disk Oxigraph store costs a term lookup per quad,
+while parsing the same quads from an N-Quads file into a memory store is
+several times faster (figures in ``bench/README.md``). So when a graph is
+published (a load, or an evaluation's bundle), the quads of it that a
+projection keeps are also written to a file beside the store's data
+(``STORE/hopgate-snapshots/``), and copies for evaluating and reading are
+parsed from those files instead of read from the disk store.
 
-So when a ledger is loaded, the quads of its graph that the evaluation's
-projection keeps are also written to a file beside the store's data (in the
-store's folder, under ``hopgate-snapshots/``), and so are those that the
-queries reading an evaluation keep; an evaluation's bundle keeps the latter.
-This is sound because a load graph or a bundle never changes once published:
-a load graph's IRI is the digest of the ledger's bytes, a bundle's is its
-evaluation's, and both are added all or nothing. A snapshot is named by the
-graph and by the projection it was cut with, so a new query library (another
-projection) ignores old snapshots, and removing a graph removes its
-snapshots. A graph without a snapshot (loaded by an older hopgate, or whose
-snapshot could not be written) is read from the store as before.
+A snapshot is a cache, never a source of truth (docs/spec/records.md
+"Caches"):
+
+- it is written to a temporary name, fsynced and renamed, so a reader never
+  sees half a file;
+- its sha256 is recorded in the store's catalog in the same transaction that
+  publishes the graph it caches (``hg:snapshotDigest``), so a snapshot of a
+  graph that was never published is never used;
+- before use its bytes are hashed again and compared with the recorded
+  digest; a missing, damaged or unrecorded snapshot is skipped with a note on
+  stderr and the graph is read from the store: the answer never changes.
+
+Only this module knows snapshots exist; the :class:`~hopgate.store.Store`
+contract is the same on every engine.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
-import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from hopgate import ntriples as nt
 from hopgate.projection import Projection
+from hopgate.store import IRI, OxigraphStore, Store
+from hopgate.vocab import CATALOG_GRAPH, HG
 
 FOLDER = "hopgate-snapshots"
+#: The catalog property that records a snapshot: "<projection key> sha256:<hex>".
+SNAPSHOT_DIGEST = HG + "snapshotDigest"
+
+log = logging.getLogger("hopgate")
 
 # Subject, predicate and object's first token of an N-Quads line: IRIs and
 # blank node labels hold no whitespace, so the first three tokens are the
 # subject, the predicate and (for rdf:type) the class.
 _LINE = re.compile(r"^\S+[ \t]+<([^>]*)>[ \t]+(\S+)")
+_CHUNK = 1 << 20
 
 
 def _digest(text: str) -> str:
@@ -46,64 +62,211 @@ def projection_key(projection: Projection) -> str:
     return _digest(text)[:16]
 
 
-class Snapshots:
-    """The snapshot files of one on-disk store."""
+def file_sha256(path: Path) -> str:
+    """The ``sha256:<hex>`` digest of a file's bytes."""
+    hasher = hashlib.sha256()
+    with path.open("rb") as data:
+        while chunk := data.read(_CHUNK):
+            hasher.update(chunk)
+    return "sha256:" + hasher.hexdigest()
 
-    def __init__(self, store_path: Path) -> None:
-        self.folder = store_path / FOLDER
 
-    def path(self, graph: str, projection: Projection) -> Path:
-        """The snapshot file of ``graph`` cut with ``projection`` (it may not exist)."""
-        return self.folder / f"{_digest(graph)[:32]}-{projection_key(projection)}.nq"
+def _folder(store: Store) -> Path | None:
+    """The snapshot folder of an on-disk embedded store; None for any other store."""
+    if isinstance(store, OxigraphStore) and store.path is not None:
+        return store.path / FOLDER
+    return None
 
-    def find(self, graph: str, projection: Projection) -> Path | None:
-        """The snapshot of ``graph`` for ``projection``, when one was written."""
-        path = self.path(graph, projection)
-        return path if path.is_file() else None
 
-    def write(self, nquads: Path, graph: str, projections: list[Projection]) -> None:
-        """Cut one snapshot of ``graph`` per projection from the N-Quads file it was added from.
+def snapshot_path(folder: Path, graph: str, projection: Projection) -> Path:
+    """The snapshot file of ``graph`` cut with ``projection`` (it may not exist)."""
+    return folder / f"{_digest(graph)[:32]}-{projection_key(projection)}.nq"
 
-        Each is written to a temporary name and renamed, so a reader never
-        sees half a snapshot.
-        """
-        self.folder.mkdir(exist_ok=True)
-        targets = [self.path(graph, projection) for projection in projections]
-        partials = [target.with_suffix(".partial") for target in targets]
-        outs = [partial.open("w", encoding="utf-8") for partial in partials]
-        try:
-            with nquads.open(encoding="utf-8") as source:
-                for line in source:
-                    match = _LINE.match(line)
-                    if match is None:
-                        continue  # blank or comment line
-                    predicate, obj = match.group(1), match.group(2)
-                    iri = obj[1:-1] if obj.startswith("<") else obj
-                    for projection, out in zip(projections, outs, strict=True):
-                        if projection.keeps(predicate, iri):
-                            out.write(line)
-        finally:
-            for out in outs:
-                out.close()
-        for partial, target in zip(partials, targets, strict=True):
-            os.replace(partial, target)
 
-    def write_whole(self, nquads: Path, graph: str, projection: Projection) -> None:
-        """Keep the whole N-Quads file of ``graph`` as its snapshot for ``projection``.
-
-        For a graph that the projection keeps nearly all of (an evaluation's
-        bundle: 93%): copying beats filtering line by line (2.4 s at 10k
-        claims). A snapshot holding more than its projection keeps is sound:
-        the queries it serves name every predicate they match.
-        """
-        self.folder.mkdir(exist_ok=True)
-        target = self.path(graph, projection)
-        partial = target.with_suffix(".partial")
-        shutil.copyfile(nquads, partial)
+def _write_atomically(target: Path, lines: Iterator[str]) -> str:
+    """Write ``lines`` to ``target`` by fsynced temporary file and rename; return its digest."""
+    partial = target.with_suffix(".partial")
+    hasher = hashlib.sha256()
+    try:
+        with partial.open("wb") as out:
+            for line in lines:
+                data = line.encode("utf-8")
+                hasher.update(data)
+                out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(partial, target)
+        directory = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return "sha256:" + hasher.hexdigest()
 
-    def remove(self, graph: str) -> None:
-        """Remove every snapshot of ``graph``, whatever its projection."""
-        if self.folder.is_dir():
-            for path in self.folder.glob(f"{_digest(graph)[:32]}-*"):
-                path.unlink(missing_ok=True)
+
+def keep(
+    store: Store, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
+) -> list[str]:
+    """Write the snapshots of a graph about to be published; return its catalog lines.
+
+    ``nquads`` is the file the graph was added from. Each projection gets
+    the lines it keeps (with ``whole``, one projection gets every line: for a
+    bundle, which its projection keeps nearly all of). The returned
+    N-Triples statements (without a graph term) record each snapshot's
+    digest; the caller publishes them with the graph's catalog entry. On an
+    engine without snapshots, or when a file cannot be written, nothing is
+    kept (with a note) and the graph is read from the store.
+    """
+    folder = _folder(store)
+    if folder is None:
+        return []
+    lines = []
+    try:
+        folder.mkdir(exist_ok=True)
+        for projection in projections:
+            target = snapshot_path(folder, graph, projection)
+            digest = _write_atomically(target, _cut(nquads, None if whole else projection))
+            record = f"{projection_key(projection)} {digest}"
+            lines.append(f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> {nt.string(record)}")
+    except OSError as exc:
+        log.warning(
+            "hopgate: note: no snapshot of %s (%s); it will be read from the store", graph, exc
+        )
+        remove(store, graph)
+        return []
+    return lines
+
+
+def _cut(nquads: Path, projection: Projection | None) -> Iterator[str]:
+    with nquads.open(encoding="utf-8") as source:
+        for line in source:
+            if projection is None:
+                yield line
+                continue
+            match = _LINE.match(line)
+            if match is None:
+                continue  # blank or comment line
+            predicate, obj = match.group(1), match.group(2)
+            if projection.keeps(predicate, obj[1:-1] if obj.startswith("<") else obj):
+                yield line
+
+
+def remove(store: Store, graph: str) -> None:
+    """Remove every snapshot file of ``graph``, whatever its projection."""
+    folder = _folder(store)
+    if folder is not None and folder.is_dir():
+        for path in folder.glob(f"{_digest(graph)[:32]}-*"):
+            path.unlink(missing_ok=True)
+
+
+def recorded(store: Store, graphs: list[str]) -> dict[str, dict[str, str]]:
+    """The snapshot digests the catalog records: graph -> projection key -> digest."""
+    found: dict[str, dict[str, str]] = {}
+    if _folder(store) is None or not graphs:
+        return found
+    rows = store.select(
+        "SELECT ?g ?record WHERE { GRAPH ?catalog { ?g hg:snapshotDigest ?record } }",
+        params={"catalog": IRI(CATALOG_GRAPH)},
+    )
+    wanted = set(graphs)
+    for row in rows:
+        graph = str(row["g"])
+        if graph in wanted:
+            key, _, digest = str(row["record"]).partition(" ")
+            found.setdefault(graph, {})[key] = digest
+    return found
+
+
+def verified(
+    store: Store, graph: str, projection: Projection, digests: dict[str, dict[str, str]]
+) -> Path | None:
+    """The snapshot of ``graph`` for ``projection`` when its bytes match the recorded digest.
+
+    ``digests`` is :func:`recorded`'s answer. Without a recorded digest
+    (another projection, or a graph published by an older hopgate) there is
+    no usable snapshot; a recorded one that is missing or whose bytes differ
+    is reported on stderr and skipped.
+    """
+    folder = _folder(store)
+    expected = digests.get(graph, {}).get(projection_key(projection))
+    if folder is None or expected is None:
+        return None
+    path = snapshot_path(folder, graph, projection)
+    if not path.is_file():
+        log.warning("hopgate: note: the snapshot of %s is missing; reading the store", graph)
+        return None
+    if file_sha256(path) != expected:
+        log.warning(
+            "hopgate: note: the snapshot of %s is damaged (its digest differs from the "
+            "catalog's); reading the store",
+            graph,
+        )
+        return None
+    return path
+
+
+@contextmanager
+def working_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
+    """A store holding what ``projection`` keeps of ``graphs``, for an evaluation's queries.
+
+    On an on-disk embedded store: a memory copy, each graph parsed from its
+    verified snapshot or else read from the store. Elsewhere: the engine's
+    own :meth:`~hopgate.store.Store.working_copy`.
+    """
+    if _folder(store) is None:
+        with store.working_copy(projection, graphs) as copy:
+            yield copy
+        return
+    assert isinstance(store, OxigraphStore)
+    digests = recorded(store, graphs)
+    with store.working_copy(projection, []) as copy:
+        assert isinstance(copy, OxigraphStore)
+        for graph in graphs:
+            snapshot = verified(store, graph, projection, digests)
+            if snapshot is not None:
+                copy.load_nquads_lenient(snapshot)
+            else:
+                store._copy_graph(copy, graph, projection)
+        yield copy
+
+
+@contextmanager
+def reading_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
+    """Like :func:`working_copy`, but only when every graph has a verified snapshot.
+
+    For short reads (an evaluation's results), which a copy read from the
+    disk store would not repay; otherwise the store itself.
+    """
+    if _folder(store) is None:
+        yield store
+        return
+    digests = recorded(store, graphs)
+    snapshots = [verified(store, graph, projection, digests) for graph in graphs]
+    if any(path is None for path in snapshots):
+        yield store
+        return
+    assert isinstance(store, OxigraphStore)
+    with store.working_copy(projection, []) as copy:
+        assert isinstance(copy, OxigraphStore)
+        for path in snapshots:
+            assert path is not None
+            copy.load_nquads_lenient(path)
+        yield copy
+
+
+def discard_unpublished(store: Store) -> list[str]:
+    """Remove the graphs a killed load or evaluation left without a catalog entry.
+
+    Such a graph is already invisible to every query; a writer (load,
+    evaluate) removes it and its snapshot files, so a corrected reload
+    starts from the store as it was before the killed write. Returns the
+    removed graphs.
+    """
+    removed = store.unpublished_graphs()
+    for graph in removed:
+        store.remove_graph(graph)
+        remove(store, graph)
+    return removed

@@ -21,8 +21,10 @@ import pyoxigraph as ox
 
 from hopgate.errors import QueryError, StoreError, StoreLockedError
 from hopgate.projection import RDF_TYPE, Projection
-from hopgate.snapshots import Snapshots
-from hopgate.vocab import XSD, sparql_prologue
+from hopgate.vocab import CATALOG_GRAPH, PROV, XSD, sparql_prologue
+
+#: The suffix of an evaluation's scratch graph (written and removed by the evaluation).
+SCRATCH_SUFFIX = "/scratch"
 
 
 class IRI(str):
@@ -99,6 +101,10 @@ class Store(ABC):
         """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
         raise NotImplementedError
 
+    def unpublished_graphs(self) -> list[str]:
+        """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
+        return []
+
     @contextmanager
     def working_copy(
         self, projection: Projection | None = None, graphs: list[str] | None = None
@@ -111,28 +117,6 @@ class Store(ABC):
         only the queries it was made for may run on it.
         """
         yield self
-
-    @contextmanager
-    def reading_copy(self, projection: Projection, graphs: list[str]) -> Iterator[Store]:
-        """Like :meth:`working_copy`, but only where a copy is cheap; else the store itself.
-
-        For short reads (an evaluation's results), which a slow copy would not
-        repay.
-        """
-        yield self
-
-    def keep_snapshot(  # noqa: B027 - optional hook, a no-op by default
-        self, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
-    ) -> None:
-        """Keep the quads of a just-added graph that each projection keeps, for later copies.
-
-        ``nquads`` is the file the graph was loaded from; with ``whole``, all
-        of it is kept (one projection). A no-op by default; see
-        hopgate.snapshots.
-        """
-
-    def drop_snapshots(self, graph: str) -> None:  # noqa: B027 - optional hook
-        """Forget the snapshots of ``graph``, which stays in the store (no longer read often)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release the store (files, locks, connections)."""
@@ -234,13 +218,85 @@ class OxigraphStore(Store):
                 ) from None
             raise StoreError(f"cannot open the store at {path}: {exc}") from None
         self._prologue = sparql_prologue()
-        self._snapshots = None if path is None else Snapshots(path)
+        # The graphs queries may see: None for all of them (the common case),
+        # else the published ones (see _visible_graphs).
+        self._dataset: list[ox.NamedNode] | None = None
+        self._dataset_known = False
+        self._fixed_dataset = False
+        self._owner = True
+
+    def view(self, graphs: list[str]) -> OxigraphStore:
+        """A read-only store over the same data whose queries see only ``graphs``.
+
+        No quad is copied: the queries run with ``graphs`` as their dataset
+        (default graph their union, and the only graphs ``GRAPH`` can name).
+        """
+        view = object.__new__(OxigraphStore)
+        view.path = self.path
+        view._store = self._store
+        view._prologue = self._prologue
+        view._dataset = [ox.NamedNode(_check_iri(g)) for g in graphs]
+        view._dataset_known = True
+        view._fixed_dataset = True
+        view._owner = False
+        return view
+
+    def _visible_graphs(self) -> list[ox.NamedNode] | None:
+        """The published graphs when the store holds an unpublished one, else None (all).
+
+        A graph is published by its catalog entry (spec/acceptance.md
+        "Records"); a graph written without one (a load or evaluation killed
+        between its bulk write and its catalog entry) is hidden from every
+        query until the next load removes it. Scratch graphs of a running
+        evaluation stay visible to it. A store in memory (a working copy, or
+        a scratch store) does not outlive its process, so it shows every graph.
+        """
+        if self._dataset_known or self.path is None:
+            return self._dataset
+        names = {g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode)}
+        catalog = ox.NamedNode(CATALOG_GRAPH)
+        published = {CATALOG_GRAPH}
+        if self._store.contains_named_graph(catalog):
+            bundle = ox.NamedNode(PROV + "Bundle")
+            rdf_type = ox.NamedNode(RDF_TYPE)
+            published.update(
+                quad.subject.value
+                for quad in self._store.quads_for_pattern(None, rdf_type, bundle, catalog)
+                if isinstance(quad.subject, ox.NamedNode)
+            )
+        hidden = {g for g in names - published if not g.endswith(SCRATCH_SUFFIX)}
+        self._dataset = [ox.NamedNode(g) for g in sorted(names - hidden)] if hidden else None
+        self._dataset_known = True
+        return self._dataset
+
+    def _changed(self) -> None:
+        if not self._fixed_dataset:
+            self._dataset_known = False
+
+    def unpublished_graphs(self) -> list[str]:
+        """Named graphs without a catalog entry (left by an interrupted write), sorted."""
+        visible = self._visible_graphs()
+        if visible is None:
+            return []
+        shown = {g.value for g in visible}
+        return sorted(
+            g.value
+            for g in self._store.named_graphs()
+            if isinstance(g, ox.NamedNode) and g.value not in shown
+        )
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
+        dataset = self._visible_graphs()
         try:
+            if dataset is None:
+                return self._store.query(
+                    self._prologue + bind_values(query, params),
+                    use_default_graph_as_union=True,
+                )
             return self._store.query(
                 self._prologue + bind_values(query, params),
-                use_default_graph_as_union=True,
+                default_graph=list(dataset),
+                named_graphs=list(dataset),
             )
         except SyntaxError as exc:
             raise QueryError(f"the query does not parse: {exc}") from None
@@ -282,7 +338,10 @@ class OxigraphStore(Store):
 
     def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
         """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
+        if self._fixed_dataset:
+            raise StoreError("a view of the store is read-only")
         text = self._prologue + bind_values(update, params)
+        self._changed()
         try:
             self._store.update(text)
         except SyntaxError as exc:
@@ -292,6 +351,7 @@ class OxigraphStore(Store):
 
     def add_nquads(self, path: Path) -> None:
         """Add the quads of an N-Quads file in one transaction (all or nothing)."""
+        self._changed()
         try:
             self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS)
         except (OSError, SyntaxError) as exc:
@@ -315,6 +375,7 @@ class OxigraphStore(Store):
         """
         if self._store.contains_named_graph(ox.NamedNode(_check_iri(graph))):
             raise StoreError(f"the graph {graph} is already in the store")
+        self._changed()
         if self.path is None:
             self.add_nquads(path)
             return
@@ -330,19 +391,25 @@ class OxigraphStore(Store):
     def remove_graph(self, graph: str) -> None:
         """Remove one named graph and all its quads."""
         node = ox.NamedNode(graph)
-        if self._snapshots is not None:
-            self._snapshots.remove(graph)
+        self._changed()
         if self._store.contains_named_graph(node):
             self._store.remove_graph(node)
 
     def graphs(self) -> list[str]:
-        """The IRIs of the named graphs, sorted."""
+        """The IRIs of the named graphs queries can see, sorted (unpublished ones are hidden)."""
+        visible = self._visible_graphs()
+        if visible is not None:
+            return [g.value for g in visible]
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
 
     def count(self, graph: str | None = None) -> int:
         """The number of quads in the store or in one named graph."""
-        if graph is None:
+        if graph is None and self._visible_graphs() is None:
             return len(self._store)
+        if graph is None:
+            rows = self.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+            value = rows[0]["n"]
+            return int(value) if isinstance(value, int) else 0
         rows = self.select(
             f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{_check_iri(graph)}> {{ ?s ?p ?o }} }}"
         )
@@ -352,9 +419,14 @@ class OxigraphStore(Store):
     def dump(self, out: BinaryIO, *, format: DumpFormat, graph: str | None = None) -> None:
         """Write the store (or one named graph) to ``out``; N-Quads lines are sorted."""
         buffer = io.BytesIO()
-        if graph is None:
+        if graph is None and self._visible_graphs() is None:
             rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
             self._store.dump(buffer, format=rdf_format)
+        elif graph is None:
+            visible = self._visible_graphs() or []
+            shown = [q for g in visible for q in self._store.quads_for_pattern(None, None, None, g)]
+            rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
+            ox.serialize(shown, buffer, format=rdf_format)
         else:
             node = ox.NamedNode(_check_iri(graph))
             quads = self._store.quads_for_pattern(None, None, None, node)
@@ -377,13 +449,11 @@ class OxigraphStore(Store):
     ) -> Iterator[Store]:
         """For an on-disk store, an in-memory copy of its quads; else the store itself.
 
-        Evaluation reads every evidence triple many times and writes scratch
-        triples: measured at 10k claims, 128 s against the on-disk store and
-        18 s in memory, plus the copy. Reading the disk costs about 25 µs a
-        quad (each term is looked up by id), so with a ``projection`` only the
-        quads it keeps are copied (605k of 1.33M quads at 10k claims: 14.8 s
-        instead of 28 s), and parsed from a graph's snapshot file when the
-        load left one (4 s; hopgate.snapshots).
+        The copy holds the quads of ``graphs`` (default: every visible graph)
+        that ``projection`` keeps (all of them without one), read from the
+        store. Reading the disk costs a term lookup per quad, so callers that
+        want speed go through :mod:`hopgate.snapshots`, which parses a
+        digest-checked snapshot instead where one exists.
         """
         if self.path is None:
             yield self
@@ -396,33 +466,10 @@ class OxigraphStore(Store):
         finally:
             copy.close()
 
-    @contextmanager
-    def reading_copy(self, projection: Projection, graphs: list[str]) -> Iterator[Store]:
-        """An in-memory copy when every graph has a snapshot (on disk); else the store itself.
-
-        At 10k claims, metrics took 7.0 s on the disk store, since each join
-        step is a disk lookup; parsing the snapshots (147k evidence quads and
-        the 285k of the bundle) and querying in memory took 5.0 s. Without
-        snapshots a copy would cost more than it saves.
-        """
-        snapshots = self._snapshots
-        if snapshots is None or any(snapshots.find(g, projection) is None for g in graphs):
-            yield self
-            return
-        with self.working_copy(projection, graphs) as copy:
-            yield copy
-
     def _copy_graph(self, copy: OxigraphStore, graph: str, projection: Projection | None) -> None:
         node = ox.NamedNode(graph)
         if projection is None:
             copy._store.bulk_extend(self._store.quads_for_pattern(None, None, None, node))
-            return
-        assert self._snapshots is not None
-        snapshot = self._snapshots.find(graph, projection)
-        if snapshot is not None:
-            # Lenient (no IRI validation: 1.7 s instead of 2.6 s for 320k
-            # quads): a snapshot holds only quads the store already accepted.
-            copy._store.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS, lenient=True)
             return
         for predicate in sorted(projection.predicates - {RDF_TYPE}):
             copy._store.bulk_extend(
@@ -434,29 +481,12 @@ class OxigraphStore(Store):
                 self._store.quads_for_pattern(None, rdf_type, ox.NamedNode(cls), node)
             )
 
-    def keep_snapshot(
-        self, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
-    ) -> None:
-        """Write the projected snapshots of a just-added graph (on disk only).
-
-        A snapshot only saves time, so one that cannot be written is skipped:
-        the graph is then read from the store.
-        """
-        if self._snapshots is None:
-            return
+    def load_nquads_lenient(self, path: Path) -> None:
+        """Bulk-add an N-Quads file hopgate wrote from terms a store accepted (no IRI checks)."""
         try:
-            if whole:
-                (projection,) = projections
-                self._snapshots.write_whole(nquads, graph, projection)
-            else:
-                self._snapshots.write(nquads, graph, projections)
-        except OSError:
-            self._snapshots.remove(graph)
-
-    def drop_snapshots(self, graph: str) -> None:
-        """Remove the snapshot files of ``graph``; the graph stays in the store."""
-        if self._snapshots is not None:
-            self._snapshots.remove(graph)
+            self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=True)
+        except (OSError, SyntaxError) as exc:
+            raise StoreError(f"cannot add {path} to the store: {exc}") from None
 
     def flush(self) -> None:
         """Persist pending writes (a no-op in memory)."""
@@ -465,6 +495,8 @@ class OxigraphStore(Store):
 
     def close(self) -> None:
         """Release the on-disk lock so another process may open the store."""
+        if not getattr(self, "_owner", True):
+            return
         if getattr(self, "_store", None) is not None:
             self.flush()
             del self._store

@@ -19,7 +19,6 @@ graphs it used (``run=``).
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,8 +131,15 @@ def shapes_graph(extra_shapes: Iterable[Path] = ()) -> rdflib.Graph:
     return graph
 
 
-def data_graph(store: Store, *, graph: str | None = None, run: str | None = None) -> rdflib.Graph:
-    """The triples to validate: the store's union, one named graph, or one run's evaluation.
+def data_graph(
+    store: Store,
+    *,
+    graph: str | None = None,
+    run: str | None = None,
+    graphs: list[str] | None = None,
+) -> rdflib.Graph:
+    """The triples to validate: the store's union, one named graph, one run's evaluation,
+    or the union of ``graphs``.
 
     With ``run``, the data is the run's latest evaluation bundle and the load
     graphs that evaluation used (what its cards point to).
@@ -147,11 +153,9 @@ def data_graph(store: Store, *, graph: str | None = None, run: str | None = None
     if graph is not None:
         if graph not in store.graphs():
             raise ValidationError(f"no named graph {graph} in the store")
-        graphs: list[str] | None = [graph]
+        graphs = [graph]
     elif run is not None:
         graphs = _run_graphs(store, run)
-    else:
-        graphs = None
     data = rdflib.Graph()
     if graphs is None:
         data.parse(data=store.construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"), format="nt")
@@ -165,15 +169,14 @@ def data_graph(store: Store, *, graph: str | None = None, run: str | None = None
 
 
 def _run_graphs(store: Store, run: str) -> list[str]:
-    from hopgate.evaluate import latest
+    from hopgate.catalog import latest
 
     found = latest(store, run)
     if found is None:
         raise ValidationError(
             f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}` first"
         )
-    bundle, _, used = found
-    return [bundle, *used]
+    return [found.bundle, *found.used]
 
 
 def validate(
@@ -184,8 +187,15 @@ def validate(
     run: str | None = None,
     strict: bool = False,
     engine: str = "store",
+    all_history: bool = False,
 ) -> ValidationResult:
     """Validate the store (or one graph, or one run's evaluation) against the shapes.
+
+    History is judged against its own past (docs/spec/records.md "History"):
+    each evaluation bundle is validated together with the load graphs it
+    used, never with loads published after it. With no scope, the data is
+    the load graphs (with the catalog), then each run's latest bundle with
+    the loads it used; results found in several parts are reported once.
 
     Args:
         store: the store to read.
@@ -196,6 +206,8 @@ def validate(
         engine: ``store`` (the shapes compiled to SPARQL and run in the store;
             falls back to pyshacl when a shape uses a feature it does not
             translate) or ``pyshacl`` (the reference engine).
+        all_history: with no scope, check every evaluation bundle (not only
+            each run's latest), each with the loads it used.
 
     Raises:
         ValidationError: a shapes file cannot be read, the data cannot be
@@ -207,18 +219,26 @@ def validate(
         raise ValidationError(f"unknown validation engine {engine!r}; expected one of {ENGINES}")
     clock = time.perf_counter()
     shapes = shapes_graph(extra_shapes)
+    checks: list[Check] = []
     if engine == "store":
         try:
             checks = compile_shapes(shapes)
         except UnsupportedShape:
             engine = "pyshacl"
-    if engine == "store":
-        result, triples = _validate_in_store(
-            store, shapes, checks, graph=graph, run=run, strict=strict
-        )
-    else:
-        data = data_graph(store, graph=graph, run=run)
-        result, triples = validate_graphs(data, shapes, strict=strict), len(data)
+    reports = []
+    triples = 0
+    data: rdflib.Graph | None = rdflib.Graph() if engine == "pyshacl" else None
+    for names in _parts(store, graph=graph, run=run, all_history=all_history):
+        if engine == "store":
+            report, size = _report_in_store(store, shapes, checks, names)
+        else:
+            part = data_graph(store, graphs=names)
+            report, size = _pyshacl_report(part, shapes), len(part)
+            assert data is not None
+            data += part
+        reports.append(report)
+        triples += size
+    result = _result(_merge_reports(reports), shapes, strict=strict, data=data)
     return ValidationResult(
         conforms=result.conforms,
         results=result.results,
@@ -231,54 +251,86 @@ def validate(
     )
 
 
-def _validate_in_store(
-    store: Store,
-    shapes: rdflib.Graph,
-    checks: list[Check],
-    *,
-    graph: str | None,
-    run: str | None,
-    strict: bool,
-) -> tuple[ValidationResult, int]:
+def _parts(
+    store: Store, *, graph: str | None, run: str | None, all_history: bool
+) -> list[list[str]]:
+    """The sets of graphs validated together: each bundle only with the loads it used."""
+    from hopgate import catalog
+    from hopgate.vocab import CATALOG_GRAPH
+
     if graph is not None and run is not None:
         raise ValidationError("give either a graph or a run to validate, not both")
-    if graph is None and run is None:
-        if isinstance(store, OxigraphStore):
-            return _run_in(store, shapes, checks, strict=strict)
-        # A server's engine may not answer the compiled queries as Oxigraph does
-        # (Virtuoso 7.2.5 drops rows in MINUS of subqueries): validate a local copy.
-        with store.working_copy() as work:
-            return _run_in(work, shapes, checks, strict=strict)
     if graph is not None:
         if graph not in store.graphs():
             raise ValidationError(f"no named graph {graph} in the store")
-        names = [graph]
+        return [[graph]]
+    if run is not None:
+        return [_run_graphs(store, run)]
+    loads = catalog.load_graphs(store)
+    parts = [[*loads, CATALOG_GRAPH]] if loads else []
+    if all_history:
+        evaluations = catalog.evaluations(store)
     else:
-        assert run is not None
-        names = _run_graphs(store, run)
-    # A part of the store is validated in a scratch store holding only that part.
-    part = OxigraphStore(None)
-    try:
-        with tempfile.TemporaryDirectory(prefix="hopgate-validate-") as scratch:
-            for index, name in enumerate(names):
-                path = Path(scratch) / f"{index}.nq"
-                with path.open("wb") as out:
-                    store.dump(out, format="nquads", graph=name)
-                part.add_nquads(path)
-        return _run_in(part, shapes, checks, strict=strict)
-    finally:
-        part.close()
+        latest = (catalog.latest(store, r) for r in catalog.runs(store))
+        evaluations = [e for e in latest if e is not None]
+    parts += [[e.bundle, *e.used] for e in evaluations]
+    return parts
 
 
-def _run_in(
-    store: Store, shapes: rdflib.Graph, checks: list[Check], *, strict: bool
-) -> tuple[ValidationResult, int]:
+def _report_in_store(
+    store: Store, shapes: rdflib.Graph, checks: list[Check], names: list[str]
+) -> tuple[rdflib.Graph, int]:
+    """Run the compiled checks over the union of ``names`` only."""
+    if isinstance(store, OxigraphStore):
+        # A view: the checks see only these graphs, and nothing is copied.
+        return _report_in(store.view(names), shapes, checks)
+    # A server's engine may not answer the compiled queries as Oxigraph does
+    # (Virtuoso 7.2.5 drops rows in MINUS of subqueries): validate a local copy.
+    with store.working_copy(None, names) as work:
+        return _report_in(work, shapes, checks)
+
+
+def _report_in(store: Store, shapes: rdflib.Graph, checks: list[Check]) -> tuple[rdflib.Graph, int]:
     from hopgate.validate_store import run_checks
 
     if store.ask(_SUBCLASS_ASK):
         checks = compile_shapes(shapes, subclasses=True)
-    report = run_checks(store, checks, shapes)
-    return _result(report, shapes, strict=strict), store.count()
+    return run_checks(store, checks, shapes), store.count()
+
+
+def _merge_reports(reports: list[rdflib.Graph]) -> rdflib.Graph:
+    """One ``sh:ValidationReport`` holding each distinct result of ``reports`` once."""
+    merged = rdflib.Graph()
+    root = BNode()
+    merged.add((root, RDF.type, SH.ValidationReport))
+    seen: set[tuple[object, ...]] = set()
+    for report in reports:
+        for node in report.objects(None, SH.result):
+            key = (
+                report.value(node, SH.focusNode),
+                report.value(node, SH.sourceShape),
+                report.value(node, SH.sourceConstraint),
+                report.value(node, SH.sourceConstraintComponent),
+                report.value(node, SH.resultSeverity),
+                report.value(node, SH.value),
+                path_text(report, path) if (path := report.value(node, SH.resultPath)) else None,
+                tuple(sorted(str(m) for m in report.objects(node, SH.resultMessage))),
+            )
+            if key in seen:
+                continue
+            seen.add(key)
+            merged.add((root, SH.result, node))
+            _copy_node(report, merged, node)
+    merged.add((root, SH.conforms, Literal(not seen)))
+    return merged
+
+
+def _copy_node(source: rdflib.Graph, target: rdflib.Graph, node: Node) -> None:
+    """Copy ``node``'s triples, and those of the blank nodes it reaches (paths, lists)."""
+    for _, predicate, obj in source.triples((node, None, None)):
+        target.add((node, predicate, obj))
+        if isinstance(obj, BNode):
+            _copy_node(source, target, obj)
 
 
 _SUBCLASS_ASK = "ASK { ?a <http://www.w3.org/2000/01/rdf-schema#subClassOf> ?b }"
@@ -288,6 +340,11 @@ def validate_graphs(
     data: rdflib.Graph, shapes: rdflib.Graph, *, strict: bool = False
 ) -> ValidationResult:
     """Run pySHACL on ``data`` with ``shapes``; read its report into a :class:`ValidationResult`."""
+    return _result(_pyshacl_report(data, shapes), shapes, strict=strict, data=data)
+
+
+def _pyshacl_report(data: rdflib.Graph, shapes: rdflib.Graph) -> rdflib.Graph:
+    """pySHACL's ``sh:ValidationReport`` of ``data`` against ``shapes``."""
     _, report, _ = pyshacl.validate(
         data,
         shacl_graph=shapes,
@@ -297,7 +354,7 @@ def validate_graphs(
         advanced=False,
     )
     assert isinstance(report, rdflib.Graph)
-    return _result(report, shapes, strict=strict, data=data)
+    return report
 
 
 def _result(

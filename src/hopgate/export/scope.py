@@ -7,12 +7,15 @@ every load and evaluation bundle records its own provenance.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from hopgate import ids
 from hopgate.errors import HopgateError
 from hopgate.store import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH
+
+log = logging.getLogger("hopgate")
 
 
 class ExportError(HopgateError):
@@ -50,15 +53,27 @@ def _bundles_used(store: Store, activity: str) -> list[str]:
 
 
 def _activity_of_run(store: Store, run: str) -> str:
-    """The activity of the run's latest evaluation, evaluating first when there is none or
-    it is stale (as ``hopgate verdicts`` does)."""
-    from hopgate.evaluate import EvaluationError, evaluate
+    """The activity of the run's latest evaluation (reads only; stale ones noted on stderr).
 
-    try:
-        (record,) = evaluate(store, run=run)
-    except EvaluationError as exc:
-        raise ExportError(str(exc)) from None
-    return record.activity
+    Raises:
+        ExportError: the run is unknown or has never been evaluated.
+    """
+    from hopgate import catalog
+
+    if run not in catalog.runs(store):
+        raise ExportError(f"unknown run {run!r}")
+    state = catalog.staleness(store, run)
+    if state.evaluation is None:
+        raise ExportError(
+            f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}` first"
+        )
+    if state.stale:
+        log.warning(
+            "hopgate: note: run %s's latest evaluation is stale (%s); exporting it as recorded",
+            run,
+            state.reason,
+        )
+    return state.evaluation.activity
 
 
 def _activity_by_id(store: Store, evaluation: str) -> str:
@@ -75,11 +90,10 @@ def _activity_by_id(store: Store, evaluation: str) -> str:
     return str(rows[0]["activity"])
 
 
-def find_card(store: Store, card: str, *, retried: bool = False) -> tuple[str, str]:
+def find_card(store: Store, card: str) -> tuple[str, str]:
     """The card IRI and its evaluation activity, from a card id or an output id.
 
-    An output id names the card of the output's latest evaluation (its run is
-    evaluated first when it has none).
+    An output id names the card of the output's latest evaluation.
     """
     rows = store.select(
         "SELECT ?card ?activity ?ended WHERE { ?card a hg:AcceptanceCard ;"
@@ -89,17 +103,9 @@ def find_card(store: Store, card: str, *, retried: bool = False) -> tuple[str, s
         params={"id": card},
     )
     if not rows:
-        # An output whose run has no current evaluation yet: evaluate it, as verdicts does.
-        runs = store.select(
-            "SELECT ?runId WHERE { ?output a hg:OutputClaim ; hg:ledgerId ?id ;"
-            " prov:wasGeneratedBy ?case . ?case hg:ofRun ?run . ?run hg:ledgerId ?runId }",
-            params={"id": card},
-        )
-        if runs and not retried:
-            _activity_of_run(store, str(runs[0]["runId"]))
-            return find_card(store, card, retried=True)
         raise ExportError(
-            f"no acceptance card {card!r} in the store (give a card id or an output id)"
+            f"no acceptance card {card!r} in the store (give a card id or an output id; "
+            "an output's run must have been evaluated)"
         )
     return str(rows[0]["card"]), str(rows[0]["activity"])
 
