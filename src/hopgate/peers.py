@@ -131,7 +131,12 @@ def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
 
 
 def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[PeerMetric]]:
-    """The peer figures of the latest evaluation of each run (or of ``run``), by run id."""
+    """The peer figures of the latest evaluation of each run (or of ``run``), by run id.
+
+    Raises:
+        MetricError: a figure's sum came back unbound or short of terms (see
+            :func:`peer_metrics_for_bundle`).
+    """
     bundles = current_bundles(store, run=run)
     # The peer queries read every evidence triple many times: on an on-disk
     # store they run on its in-memory working copy (FEVER, 1M triples: 309 s
