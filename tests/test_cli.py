@@ -169,6 +169,7 @@ def test_public_api() -> None:
             "HopgateError",
             "LedgerError",
             "LoadResult",
+            "MetricError",
             "OxigraphStore",
             "QueryError",
             "Store",

@@ -57,3 +57,7 @@ class ConflictError(HopgateError):
         super().__init__(
             f"{file}: redefines ids already in the store with different content: {listed}{more}"
         )
+
+
+class MetricError(HopgateError):
+    """A metric's arithmetic failed in the store: a term or a sum came back unbound."""

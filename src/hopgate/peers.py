@@ -4,6 +4,11 @@ Each figure comes from one library query (``queries/peer-*.rq``) run on a
 run's latest evaluation bundle, so it counts the same claim-cases as
 hopgate's own metrics. Python only divides the sums the queries return.
 Definitions and sources are in each query's header and in the README.
+
+No claim-case drops out of a sum silently: the queries compute fractions in
+xsd:double and return, beside each sum, how many per-claim-case terms entered
+it; a sum that is unbound, or has fewer terms than claim-cases it should cover,
+raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure.
 """
 
 from __future__ import annotations
@@ -12,9 +17,10 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal
 from typing import Any
 
+from hopgate.errors import MetricError
 from hopgate.library import library_query
 from hopgate.results import read_states
-from hopgate.store import IRI, Store, Value
+from hopgate.store import IRI, Row, Store
 
 
 @dataclass(frozen=True)
@@ -70,28 +76,67 @@ PEERS: list[tuple[str, list[tuple[str, str, str, str]]]] = [
 ]
 
 
-def _number(value: Value) -> float:
-    if isinstance(value, bool) or value is None:
-        return 0.0
+#: Query id -> [(terms column, expected column)]: each sum of per-claim-case
+#: scores is returned with the count of terms that entered it, which must equal
+#: the count of claim-cases the sum covers.
+TERMS: dict[str, list[tuple[str, str]]] = {
+    "peer-multihop-rag": [("apTerms", "hitCases"), ("rrTerms", "hitCases")],
+    "peer-ragas-context-recall": [("recallTerms", "answerable")],
+    "peer-hotpotqa-sp": [("emTerms", "answerable"), ("f1Terms", "answerable")],
+    "peer-fever": [("precisionTerms", "answerable")],
+}
+
+
+def _number(query_id: str, row: Row, column: str) -> float:
+    value = row[column]
+    if value is None:
+        raise MetricError(
+            f"{query_id}: ?{column} is unbound: an arithmetic error inside its aggregate "
+            "(a term that did not compute) would drop claim-cases from the figure"
+        )
+    if isinstance(value, bool):
+        raise MetricError(f"{query_id}: ?{column} is a boolean, not a number")
     if isinstance(value, int | float | Decimal):
         return float(value)
     return float(str(value))
 
 
+def _check_terms(query_id: str, row: Row) -> None:
+    for terms, expected in TERMS.get(query_id, []):
+        have, want = _number(query_id, row, terms), _number(query_id, row, expected)
+        if have != want:
+            raise MetricError(
+                f"{query_id}: {have:.0f} per-claim-case term(s) entered the sum, "
+                f"expected {want:.0f} (?{terms} against ?{expected}): a term that did not "
+                "compute would drop claim-cases from the figure"
+            )
+
+
 def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
-    """Every peer figure of one evaluation bundle, in the order of ``PEERS``."""
+    """Every peer figure of one evaluation bundle, in the order of ``PEERS``.
+
+    Raises:
+        MetricError: a sum or a count came back unbound, or a sum has fewer
+            per-claim-case terms than the claim-cases it covers.
+    """
     result = []
     for query_id, figures in PEERS:
         row = store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})[0]
+        _check_terms(query_id, row)
         for name, source, numerator, denominator in figures:
-            num = _number(row[numerator])
-            den = int(_number(row[denominator]))
+            num = _number(query_id, row, numerator)
+            den = int(_number(query_id, row, denominator))
             result.append(PeerMetric(name, source, num, den, num / den if den else None))
     return result
 
 
 def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[PeerMetric]]:
-    """The peer figures of the latest evaluation of each run (or of ``run``), by run id."""
+    """The peer figures of the latest evaluation of each run (or of ``run``), by run id.
+
+    Raises:
+        MetricError: a figure's sum came back unbound or short of terms (see
+            :func:`peer_metrics_for_bundle`).
+    """
     result = {}
     for state in read_states(store, run=run):
         evaluation = state.evaluation
@@ -104,4 +149,4 @@ def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[Peer
     return result
 
 
-__all__ = ["PEERS", "PeerMetric", "peer_metrics", "peer_metrics_for_bundle"]
+__all__ = ["PEERS", "TERMS", "PeerMetric", "peer_metrics", "peer_metrics_for_bundle"]

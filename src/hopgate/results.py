@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from hopgate import catalog, ids, snapshots
 from hopgate.catalog import Staleness
-from hopgate.errors import HopgateError
+from hopgate.errors import HopgateError, MetricError
 from hopgate.evaluate import (
     ANSWERABILITY,
     BUNDLE_QUERIES,
@@ -201,7 +202,11 @@ def _proportion(
 
 
 def _int(value: Value) -> int:
-    return int(value) if isinstance(value, int | float) else 0
+    # The metrics queries' counts are COUNTs and SUMs of 0/1: unbound only when
+    # a term failed inside the aggregate, which must not read as 0.
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise MetricError(f"a metrics count came back as {value!r}, not an integer")
+    return int(value)
 
 
 def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
