@@ -34,7 +34,8 @@ from hopgate import results
 from hopgate.adapters import import_files
 from hopgate.cli import cli
 from hopgate.errors import MetricError
-from hopgate.peers import PeerMetric, peer_metrics, peer_metrics_for_bundle
+from evaluated import peer_metrics
+from hopgate.peers import PeerMetric, peer_metrics_for_bundle
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FEVER = DATA / "fever-scorer-testdata"
@@ -178,6 +179,7 @@ def test_f1_whose_product_overflows_a_decimal_still_counts(tmp_path: Path) -> No
         ],
     )
     assert imported.exit_code == 0, imported.output
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     shown = runner.invoke(cli, [*store, "metrics", "--peers", "--format", "json"])
     assert shown.exit_code == 0, shown.output
     peers = {p["name"]: p for p in json.loads(shown.output)["hotpotqa-run"]["peers"]}
