@@ -451,3 +451,26 @@ def test_the_same_inline_span_in_two_loads_is_one_span(
         ids.mint("output", "sys-a/q1/o1"),
         ids.mint("output", "sys-b/q1/o1"),
     ]
+
+
+def test_a_ledger_span_with_an_earlier_inline_spans_id_is_a_redefinition(
+    minimal_ledger: Callable[[], Ledger], tmp_path: Path
+) -> None:
+    ledger = minimal_ledger()
+    ledger["cases"][0]["outputs"][0]["cites"] = [{"version": "registry@1", "start": 0, "end": 10}]
+    first = write(tmp_path / "first", ledger, "yaml")
+    second = write(
+        tmp_path / "second",
+        {
+            "ledger": 1,
+            "spans": [{"id": "registry@1[0:10]", "version": "registry@1", "start": 0, "end": 10}],
+        },
+        "yaml",
+    )
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, first)
+        before = _dump(store)
+        with pytest.raises(hopgate.ConflictError) as caught:
+            hopgate.load(store, second)
+        assert _dump(store) == before
+    assert caught.value.conflicts == [("span", "registry@1[0:10]")]
