@@ -182,15 +182,7 @@ MODEL_KEYS = (
 )
 
 
-@settings(
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(ledger=ledgers(), renaming=renamings)
-def test_hostile_ids_give_the_verdicts_routes_and_missing_hops_of_plain_ones(
-    ledger: Ledger, renaming: Renaming, tmp_path: Path
-) -> None:
+def _check_hostile_against_plain(ledger: Ledger, renaming: Renaming, tmp_path: Path) -> None:
     hostile = renamed(ledger, renaming)
     hostile_rows = _rows(hostile, tmp_path / "hostile")
     plain_rows = _rows(ledger, tmp_path / "plain")
@@ -201,6 +193,29 @@ def test_hostile_ids_give_the_verdicts_routes_and_missing_hops_of_plain_ones(
     model = [{k: r[k] for k in MODEL_KEYS} for r in spec_model.verdict_rows(hostile)]
     engine = [{k: r[k] for k in MODEL_KEYS} for r in hostile_rows]
     assert sorted(engine, key=_key) == sorted(model, key=_key)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(ledger=ledgers(), renaming=renamings)
+def test_hostile_ids_give_the_verdicts_routes_and_missing_hops_of_plain_ones(
+    ledger: Ledger, renaming: Renaming, tmp_path: Path
+) -> None:
+    _check_hostile_against_plain(ledger, renaming, tmp_path)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(ledger=ledgers(), renaming=renamings)
+def test_hostile_ids_on_many_ledgers(ledger: Ledger, renaming: Renaming, tmp_path: Path) -> None:
+    _check_hostile_against_plain(ledger, renaming, tmp_path)
 
 
 # ---- the regressions of the issue ---------------------------------------------------
@@ -298,6 +313,8 @@ def test_every_command_reads_hostile_ids(hostile_store: Path) -> None:
         ("query", "verdicts", "--format", "csv"),
         ("dump", "--format", "nquads"),
         ("evaluate", "--run", run, "--force"),
+        ("baseline", "--k", "2"),
+        ("verdicts", "--format", "json"),
     ):
         result = _invoke(hostile_store, *args)
         assert result.exit_code in (0, 1), (args, result.output)  # gate: 1 = not accepted
@@ -314,6 +331,19 @@ def test_every_command_reads_hostile_ids(hostile_store: Path) -> None:
 
 def test_validate_reports_no_false_violation_for_hostile_ids(hostile_store: Path) -> None:
     result = _invoke(hostile_store, "validate")
+    assert result.exit_code == 0, result.output
+    result = _invoke(hostile_store, "validate", "--run", HOSTILE("run", "sys-a"))
+    assert result.exit_code == 0, result.output
+
+
+def test_export_to_a_directory_then_verify_with_hostile_ids(
+    hostile_store: Path, tmp_path: Path
+) -> None:
+    for fmt in FORMATS:
+        args = ("export", "--run", HOSTILE("run", "sys-a"), "--format", fmt, "-o", str(tmp_path))
+        result = _invoke(hostile_store, *args)
+        assert result.exit_code == 0, (fmt, result.output)
+    result = _invoke(hostile_store, "verify", str(tmp_path))
     assert result.exit_code == 0, result.output
 
 
