@@ -1,41 +1,78 @@
 # id: evaluation-routes
 # description: For each output claim of a run, which eligible set of its claim leaves fewest members uncited and fewest unretrieved (ties by set id), which set is its nearest when citations are incomplete, and do its citations contain a proposed set? Reads and writes the evaluation's scratch graph.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
-# returns: nothing; inserts into GRAPH ?scratch: ?output hg:citedKey and hg:retrievedKey (strings "<1000000 + uncovered> U+0001 <set id> U+0001 <set IRI>", the least over the eligible sets), ?output hg:nearestSet ?set (when the cited key has uncovered members), ?output hg:proposedCited true
+# returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true
 #
-# The keys are those of verdicts.rq: MIN picks the set with fewest uncovered
-# members, ties broken by the set's id. An update's WHERE reads no union
-# default graph, so every pattern names its graph; counts are DISTINCT in case
-# a triple is in several load graphs.
-INSERT { GRAPH ?scratch { ?output hg:citedKey ?bestCited ; hg:retrievedKey ?bestRetrieved } }
+# Sets stay terms throughout: the counts are kept per (output, set) on a
+# candidate node, the least count per output is found with GROUP BY, and among
+# the sets reaching it the least hg:ledgerId (a literal compare) is joined
+# back to its set. No key is built from an id and no IRI from a string, so
+# any id (a newline, U+0001, an emoji) behaves as a plain one. An update's
+# WHERE reads no union default graph, so every pattern names its graph;
+# counts are DISTINCT in case a triple is in several load graphs.
+INSERT {
+  GRAPH ?scratch {
+    ?output hg:routeCandidate _:candidate .
+    _:candidate hg:candidateSet ?set ; hg:uncited ?uncited ; hg:unretrieved ?unretrieved .
+  }
+}
 WHERE {
   {
-    SELECT ?output (MIN(?citedKey) AS ?bestCited) (MIN(?retrievedKey) AS ?bestRetrieved)
+    SELECT ?output ?set ((COUNT(DISTINCT ?m) - COUNT(DISTINCT ?c)) AS ?uncited)
+           ((COUNT(DISTINCT ?m) - COUNT(DISTINCT ?r)) AS ?unretrieved)
+    WHERE {
+      GRAPH ?gOutput { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?case }
+      GRAPH ?gCase { ?case hg:ofRun ?run }
+      GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+      { SELECT ?set WHERE { GRAPH ?scratch { ?set hg:eligibleFor ?evaluation } } }
+      OPTIONAL { SELECT ?output ?m (?m AS ?c) WHERE { GRAPH ?scratch { ?output hg:covers ?m } } }
+      OPTIONAL { SELECT ?case ?m (?m AS ?r) WHERE { GRAPH ?scratch { ?case hg:covers ?m } } }
+    }
+    GROUP BY ?output ?set
+  }
+} ;
+INSERT { GRAPH ?scratch { ?output hg:bestCited ?candidate } }
+WHERE {
+  {
+    # Among the candidates with fewest uncited members, the least set id.
+    SELECT ?output ?fewest (MIN(?setId) AS ?bestId)
     WHERE {
       {
-        SELECT ?output ?set ?setId (COUNT(DISTINCT ?m) AS ?members)
-               (COUNT(DISTINCT ?c) AS ?cited) (COUNT(DISTINCT ?r) AS ?retrieved)
-        WHERE {
-          GRAPH ?gOutput { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?case }
-          GRAPH ?gCase { ?case hg:ofRun ?run }
-          GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:ledgerId ?setId ; prov:hadMember ?m }
-          { SELECT ?set WHERE { GRAPH ?scratch { ?set hg:eligibleFor ?evaluation } } }
-          OPTIONAL { SELECT ?output ?m (?m AS ?c) WHERE { GRAPH ?scratch { ?output hg:covers ?m } } }
-          OPTIONAL { SELECT ?case ?m (?m AS ?r) WHERE { GRAPH ?scratch { ?case hg:covers ?m } } }
-        }
-        GROUP BY ?output ?set ?setId
+        SELECT ?output (MIN(?count) AS ?fewest)
+        WHERE { GRAPH ?scratch { ?output hg:routeCandidate ?any . ?any hg:uncited ?count } }
+        GROUP BY ?output
       }
-      BIND (CONCAT(STR(1000000 + ?members - ?cited), "\u0001", ?setId, "\u0001", STR(?set)) AS ?citedKey)
-      BIND (CONCAT(STR(1000000 + ?members - ?retrieved), "\u0001", ?setId, "\u0001", STR(?set)) AS ?retrievedKey)
+      GRAPH ?scratch { ?output hg:routeCandidate ?tied . ?tied hg:uncited ?fewest ; hg:candidateSet ?tiedSet }
+      GRAPH ?gTied { ?tiedSet hg:ledgerId ?setId }
     }
-    GROUP BY ?output
+    GROUP BY ?output ?fewest
   }
+  GRAPH ?scratch { ?output hg:routeCandidate ?candidate . ?candidate hg:uncited ?fewest ; hg:candidateSet ?set }
+  GRAPH ?gSet { ?set hg:ledgerId ?bestId }
+} ;
+INSERT { GRAPH ?scratch { ?output hg:bestRetrieved ?candidate } }
+WHERE {
+  {
+    # Among the candidates with fewest unretrieved members, the least set id.
+    SELECT ?output ?fewest (MIN(?setId) AS ?bestId)
+    WHERE {
+      {
+        SELECT ?output (MIN(?count) AS ?fewest)
+        WHERE { GRAPH ?scratch { ?output hg:routeCandidate ?any . ?any hg:unretrieved ?count } }
+        GROUP BY ?output
+      }
+      GRAPH ?scratch { ?output hg:routeCandidate ?tied . ?tied hg:unretrieved ?fewest ; hg:candidateSet ?tiedSet }
+      GRAPH ?gTied { ?tiedSet hg:ledgerId ?setId }
+    }
+    GROUP BY ?output ?fewest
+  }
+  GRAPH ?scratch { ?output hg:routeCandidate ?candidate . ?candidate hg:unretrieved ?fewest ; hg:candidateSet ?set }
+  GRAPH ?gSet { ?set hg:ledgerId ?bestId }
 } ;
 INSERT { GRAPH ?scratch { ?output hg:nearestSet ?set } }
 WHERE {
-  GRAPH ?scratch { ?output hg:citedKey ?key }
-  FILTER (!STRSTARTS(?key, "1000000\u0001"))
-  BIND (IRI(REPLACE(?key, "^.*\u0001", "")) AS ?set)
+  GRAPH ?scratch { ?output hg:bestCited ?candidate . ?candidate hg:uncited ?uncited ; hg:candidateSet ?set }
+  FILTER (?uncited > 0)
 } ;
 INSERT { GRAPH ?scratch { ?output hg:proposedCited true } }
 WHERE {

@@ -191,3 +191,27 @@ def test_parse_is_exact_inverse_of_mint(kind: str, ledger_id: str) -> None:
     except ValueError:
         return
     assert ids.mint(*parsed) == iri
+
+
+#: Ids that once split a string key, an IRI or a record path (issue 13, item 8).
+HOSTILE_IDS = [
+    "g\n1",
+    "a\tb",
+    "a\u0001A",
+    "😀",
+    "a/b",
+    "r@3",
+    "#x",
+    "V[0:10]",
+    " a ",
+    "\"q'",
+    "k:v",
+]
+
+
+@pytest.mark.parametrize("ledger_id", HOSTILE_IDS)
+def test_hostile_ids_read_back_exactly(ledger_id: str) -> None:
+    for kind in RECORD_KINDS:
+        assert ids.parse(ids.mint(kind, ledger_id)) == (kind, ledger_id)
+    for other in HOSTILE_IDS:
+        assert ids.parse_case(ids.mint_case(ledger_id, other)) == (ledger_id, other)

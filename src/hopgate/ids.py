@@ -4,6 +4,15 @@ Ledger ids are arbitrary non-empty strings. Each becomes
 ``ID_BASE + kind + "/" + quote(id)``, where every character outside the
 unreserved set ``A-Z a-z 0-9 - . _ ~`` is percent-encoded as UTF-8, so the
 encoded id never contains ``/`` or ``#`` and reads back exactly.
+
+Why reading an id back from a minted IRI is safe for any id (a newline, a
+tab, U+0001, an emoji, ``/``, ``@``, ``[0:10]``): the encoding is injective
+(``%`` itself is escaped, so no two ids share a segment) and :func:`parse`
+accepts only what :func:`mint` makes (it re-encodes the decoded id and
+compares). A case IRI joins two such segments with ``/``, which neither
+contains, so :func:`parse_case` splits exactly. ``tests/test_ids.py`` holds
+both properties over arbitrary text. The queries never take ids apart: they
+compare terms, and read ``hg:ledgerId`` literals where they need an id.
 """
 
 from __future__ import annotations

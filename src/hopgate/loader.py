@@ -23,11 +23,11 @@ from typing import Any, TextIO
 
 from hopgate import __version__, faults, ids, snapshots
 from hopgate import ntriples as nt
-from hopgate.anchoring import AnchorError, anchor, sha256_digest
+from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
 from hopgate.evaluate import evaluation_projection, reading_projection
 from hopgate.ledger import Record, file_digest, parse_time, read_records
-from hopgate.store import IRI, Store
+from hopgate.store import IRI, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, DCTERMS, HG, ID_BASE, OA, PROV, RDF
 
 A = RDF + "type"
@@ -68,6 +68,28 @@ class LoadResult:
 class _Version:
     text: str | None
     readers: frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class _StoredSpan:
+    """A span the store already holds under an inline span's IRI: where, and what."""
+
+    loads: tuple[str, ...]  # the ledger file and load graph of each load holding it
+    facts: frozenset[tuple[bool, Value, Value, Value, Value]]  # inline, version, start, end, exact
+    version_ids: tuple[str, ...]  # the hg:ledgerId of its version(s), as stored
+
+    def is_inline_span(self, version: str, found: Anchor) -> bool:
+        """True when the stored span is the inline span of ``version`` at ``found``."""
+        return self.facts == {(True, version, found.start, found.end, found.exact)}
+
+    def describe(self) -> str:
+        """The stored span as an error names it: kind, version, and the loads holding it."""
+        kinds = {"an inline span" if inline else "a ledger span" for inline, *_ in self.facts}
+        of = ", ".join(repr(v) for v in self.version_ids) or "(unknown)"
+        return (
+            f"{' or '.join(sorted(kinds))} of version {of} already in the store, "
+            f"loaded from {'; '.join(self.loads)}"
+        )
 
 
 @dataclass
@@ -545,9 +567,26 @@ class _Loader:
             self._fail(str(exc), record, f"{name}.{exc.field}")
         span_id = f"{version}[{found.start}:{found.end}]"
         if span_id in index.ids["span"]:
-            self._fail(f"inline span id {span_id!r} collides with a ledger span id", record, name)
+            self._fail(
+                f"inline span id {span_id!r} collides with the ledger span defined at "
+                f"{index.ids['span'][span_id]}",
+                record,
+                name,
+            )
         node = ids.mint("span", span_id)
-        if node in self._emitted or self._in_store(node, HG + "Span"):
+        if node in self._emitted:
+            return node, []
+        stored = self._stored_span(node)
+        if stored is not None:
+            # The same check as within one file, across loads: the span the
+            # store holds under this id must be this very inline span.
+            if not stored.is_inline_span(ids.mint("version", version), found):
+                self._fail(
+                    f"inline span id {span_id!r} collides with {stored.describe()}; "
+                    "give the ledger span another id",
+                    record,
+                    name,
+                )
             return node, []
         self._emitted.add(node)
         s = nt.iri(node)
@@ -561,6 +600,34 @@ class _Loader:
         lines += _position_lines(node, found.start, found.end, found.exact, None, None)
         self.counts["inline span"] += 1
         return node, lines
+
+    def _stored_span(self, node: str) -> _StoredSpan | None:
+        """What the store holds of the span ``node`` (None when it holds no such span)."""
+        if not self._store_has_records:
+            return None
+        rows = self.store.select(
+            "SELECT ?graph ?file ?inline ?version ?versionId ?start ?end ?exact WHERE { "
+            "GRAPH ?graph { ?span a hg:Span } "
+            "OPTIONAL { GRAPH ?catalog { ?graph hg:ledgerFile ?file } } "
+            "OPTIONAL { ?span hg:inline ?inline } "
+            "OPTIONAL { ?span prov:wasQuotedFrom ?version "
+            "OPTIONAL { ?version hg:ledgerId ?versionId } } "
+            "OPTIONAL { ?span oa:hasSelector ?position . "
+            "?position oa:start ?start ; oa:end ?end } "
+            "OPTIONAL { ?span oa:hasSelector ?quote . ?quote oa:exact ?exact } }",
+            params={"span": IRI(node), "catalog": IRI(CATALOG_GRAPH)},
+        )
+        if not rows:
+            return None
+        loads = {f"{row['file'] or 'an unknown file'} (load graph {row['graph']})" for row in rows}
+        return _StoredSpan(
+            loads=tuple(sorted(loads)),
+            facts=frozenset(
+                (row["inline"] is True, row["version"], row["start"], row["end"], row["exact"])
+                for row in rows
+            ),
+            version_ids=tuple(sorted({str(r["versionId"]) for r in rows if r["versionId"]})),
+        )
 
     def _in_store(self, node: str, cls: str) -> bool:
         if not self._store_has_records:

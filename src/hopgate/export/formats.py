@@ -34,7 +34,7 @@ def serialize(quads: ExportQuads, fmt: str) -> bytes:
         assert data is not None  # no output file given: the bytes come back
         return data if data.endswith(b"\n") else data + b"\n"
     if fmt in PROV_FORMATS:
-        return serialize_document(build_document(quads.quads), fmt)
+        return serialize_document(build_document(quads.quads, xml=fmt == "provxml"), fmt)
     raise ValueError(f"unknown export format {fmt!r}")
 
 

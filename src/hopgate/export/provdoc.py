@@ -18,7 +18,9 @@ quads give the same document and the same bytes.
 
 from __future__ import annotations
 
+import base64
 import io
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -85,11 +87,21 @@ class _Names:
         return found
 
 
-def _value(term: Any, names: _Names) -> Any:
+#: What XML 1.0 cannot hold, not even as a character reference (C0 controls but
+#: tab, newline and carriage return; surrogates; U+FFFE and U+FFFF).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _value(term: Any, names: _Names, *, xml: bool = False) -> Any:
     if isinstance(term, ox.NamedNode):
         return names(term.value)
     assert isinstance(term, ox.Literal)
     datatype = term.datatype.value
+    if xml and _NOT_XML.search(term.value):
+        # An id is any string (U+0001 included); PROV-XML is XML 1.0, which cannot
+        # carry it, so the value is written losslessly as base64 of its UTF-8.
+        encoded = base64.b64encode(term.value.encode("utf-8")).decode("ascii")
+        return Literal(encoded, datatype=names(XSD + "base64Binary"))  # type: ignore[arg-type]
     if term.language:
         return Literal(term.value, langtag=term.language)
     if datatype == XSD + "string":
@@ -128,7 +140,7 @@ def _nodes(quads: Iterable[ox.Quad]) -> dict[str | None, dict[str, _Node]]:
     return graphs
 
 
-def _fill(bundle: ProvBundle, nodes: dict[str, _Node], names: _Names) -> None:
+def _fill(bundle: ProvBundle, nodes: dict[str, _Node], names: _Names, *, xml: bool = False) -> None:
     prov_type = names(PROV + "type")
     for subject in sorted(nodes):
         node = nodes[subject]
@@ -137,7 +149,8 @@ def _fill(bundle: ProvBundle, nodes: dict[str, _Node], names: _Names) -> None:
             (prov_type, names(t)) for t in types if t not in _ELEMENT_TYPES
         ]
         attributes += [
-            (names(p), _value(o, names)) for p, o in sorted(node.attributes, key=_attribute_key)
+            (names(p), _value(o, names, xml=xml))
+            for p, o in sorted(node.attributes, key=_attribute_key)
         ]
         if _ACTIVITY in types:
             bundle.activity(
@@ -179,15 +192,19 @@ def _time(value: str | None) -> Any:
     return None if value is None else parse_xsd_datetime(value)
 
 
-def build_document(quads: Iterable[ox.Quad]) -> ProvDocument:
-    """The PROV document of an export: one bundle per named graph, provenance at the top."""
+def build_document(quads: Iterable[ox.Quad], *, xml: bool = False) -> ProvDocument:
+    """The PROV document of an export: one bundle per named graph, provenance at the top.
+
+    With ``xml`` (for PROV-XML), a string XML 1.0 cannot hold (a control
+    character in an id, say) is written as ``xsd:base64Binary`` of its UTF-8.
+    """
     document = ProvDocument()
     names = _Names(document)
     graphs = _nodes(quads)
     if None in graphs:
-        _fill(document, graphs[None], names)
+        _fill(document, graphs[None], names, xml=xml)
     for graph in sorted(g for g in graphs if g is not None):
-        _fill(document.bundle(names(graph)), graphs[graph], names)
+        _fill(document.bundle(names(graph)), graphs[graph], names, xml=xml)
     return document
 
 
