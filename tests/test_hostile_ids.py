@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from evaluated import export_bundle, verdicts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,13 +27,12 @@ import hopgate
 from hopgate import ids
 from hopgate.cli import cli
 from hopgate.evaluate import evaluate
-from hopgate.export import FORMATS, export_bundle
+from hopgate.export import FORMATS
 from hopgate.export.formats import parse_rdf
 from hopgate.export.provdoc import PROV_FORMATS, build_document, parse_document
 from hopgate.export.quads import export_quads
 from hopgate.export.scope import resolve_scope
 from hopgate.library import library_query
-from hopgate.results import verdicts
 from hopgate.validate import validate
 
 try:

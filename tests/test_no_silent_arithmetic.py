@@ -26,6 +26,7 @@ from typing import Any, cast
 import pyoxigraph
 import pytest
 from click.testing import CliRunner
+from evaluated import peer_metrics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +35,6 @@ from hopgate import results
 from hopgate.adapters import import_files
 from hopgate.cli import cli
 from hopgate.errors import MetricError
-from evaluated import peer_metrics
 from hopgate.peers import PeerMetric, peer_metrics_for_bundle
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
