@@ -67,8 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         clock = time.perf_counter()
         write_ledger(folder / "all.jsonl", args.claims, runs=args.others + 1)
         first, others = split(folder / "all.jsonl", folder, args.others + 1)
-        print(f"{args.claims} claims, {args.others} other runs: ledgers written in "
-              f"{time.perf_counter() - clock:.1f} s")
+        print(
+            f"{args.claims} claims, {args.others} other runs: ledgers written in "
+            f"{time.perf_counter() - clock:.1f} s"
+        )
         store = hopgate.open_store(folder / "store")
         clock = time.perf_counter()
         hopgate.load(store, first)

@@ -189,6 +189,7 @@ def test_baseline_and_peers_cli(tmp_path: Path) -> None:
     )
     assert imported.exit_code == 0, imported.output
     made = runner.invoke(cli, [*store, "baseline", "--k", "2", "--citer", "topk"])
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     assert made.exit_code == 0, made.output
     assert "BASELINE run baseline-bm25-k2-topk" in made.output
     shown = runner.invoke(cli, [*store, "metrics", "--peers"])

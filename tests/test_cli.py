@@ -108,8 +108,9 @@ def test_dump_formats(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
     target = tmp_path / "out.nq"
     assert run("dump", "--format", "nquads", "-o", str(target)).exit_code == 0
     lines = target.read_text(encoding="utf-8").splitlines()
-    # 532, plus 4 rank triples (a prov:Usage with hg:rank) for each of the 8 retrieved spans.
-    assert lines == sorted(lines) and len(lines) == 564
+    # 532, plus 4 rank triples (a prov:Usage with hg:rank) for each of the 8 retrieved
+    # spans, plus the catalog's two snapshot digests.
+    assert lines == sorted(lines) and len(lines) == 566
     trig = run("dump", "--format", "trig").output
     assert "GRAPH" in trig or "{" in trig
     missing = run("dump", "--graph", "https://example.org/nope")
@@ -118,6 +119,7 @@ def test_dump_formats(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
 
 def test_verdicts_metrics_gate(run) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "cedar.yaml"))
+    assert run("evaluate").exit_code == 0
     rows = json.loads(run("verdicts", "--format", "json").output)
     assert [r["verdict"] for r in rows] == [
         "revise-citations",
@@ -139,7 +141,7 @@ def test_verdicts_metrics_gate(run) -> None:  # type: ignore[no-untyped-def]
 
 def test_gate_passes_when_consequential_claims_are_accepted(run) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "withheld.yaml"))
-    result = run("gate", "--run", "run-public")
+    result = run("gate", "--run", "run-public", "--evaluate")
     assert result.exit_code == 0, result.output
     assert "gate passed" in result.output
 

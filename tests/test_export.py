@@ -142,6 +142,7 @@ def test_scope_errors_name_the_problem(cedar: Any) -> None:
 def test_default_reader_is_the_evaluations_and_must_be_chosen_when_ambiguous() -> None:
     with hopgate.open_store(None) as store:
         hopgate.load(store, WITHHELD)
+        evaluate(store)
         assert resolve_scope(store, run="run-public").reader == "public"
         assert resolve_scope(store, run="run-analyst").reader == "analyst"
         with pytest.raises(ExportError, match="--reader"):
@@ -354,6 +355,7 @@ def test_cli_export_and_verify(tmp_path: Path) -> None:
     runner = CliRunner()
     store = ["--store", str(tmp_path / "store")]
     assert runner.invoke(cli, [*store, "load", str(CEDAR)]).exit_code == 0
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     out = tmp_path / "out"
     for fmt in ("provn", "trig"):
         result = runner.invoke(

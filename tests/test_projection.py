@@ -16,16 +16,16 @@ from rdflib.term import URIRef, Variable
 
 import hopgate
 from hopgate import snapshots
-from hopgate.evaluate import (
+from hopgate.library import library_query, library_update
+from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
+from hopgate.snapshots import FOLDER
+from hopgate.steps import (
     BUNDLE_QUERIES,
     RESULT_QUERIES,
     SCRATCH_UPDATES,
     evaluation_projection,
     reading_projection,
 )
-from hopgate.library import library_query, library_update
-from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
-from hopgate.snapshots import FOLDER
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "cedar.yaml"

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 import hopgate
-from hopgate.evaluate import SCRATCH_UPDATES, evaluate
+from hopgate.evaluate import evaluate
 from hopgate.formatting import show_value
 from hopgate.library import library_queries, library_update
+from hopgate.steps import SCRATCH_UPDATES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "queries"
@@ -48,6 +49,7 @@ def _params(parameters: str, bundle: str) -> dict[str, Any]:
         params["bundle"] = hopgate.IRI(bundle)
     if "?scratch" in parameters:
         params["scratch"] = hopgate.IRI(SCRATCH)
+    if "?run" in parameters:
         params["run"] = hopgate.IRI(RUN)
     return params
 

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 import hopgate
 from hopgate import catalog, snapshots
 from hopgate.cli import cli
-from hopgate.evaluate import evaluate, reading_projection
+from hopgate.evaluate import evaluate
 from hopgate.results import verdicts
+from hopgate.steps import reading_projection
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

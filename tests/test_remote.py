@@ -27,7 +27,7 @@ from hopgate.catalog import load_graphs as evidence_graphs
 from hopgate.cli import cli
 from hopgate.dialect import exists_as_values
 from hopgate.errors import HopgateError, StoreError
-from hopgate.evaluate import SCRATCH_UPDATES, evaluate, evaluation_projection
+from hopgate.evaluate import evaluate
 from hopgate.ledger import file_digest
 from hopgate.library import library_queries, library_update
 from hopgate.loader import graph_for_digest
@@ -39,6 +39,7 @@ from hopgate.remote import (
     bind_update,
     staging_graph,
 )
+from hopgate.steps import SCRATCH_UPDATES, evaluation_projection
 from hopgate.validate import validate
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 

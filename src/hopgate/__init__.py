@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from hopgate.errors import (  # noqa: E402
+from hopgate._version import __version__
+from hopgate.errors import (
     ConflictError,
     HopgateError,
     LedgerError,
@@ -13,8 +12,8 @@ from hopgate.errors import (  # noqa: E402
     StoreError,
     StoreLockedError,
 )
-from hopgate.loader import LoadResult, load  # noqa: E402
-from hopgate.store import IRI, OxigraphStore, Store, open_store  # noqa: E402
+from hopgate.loader import LoadResult, load
+from hopgate.store import IRI, OxigraphStore, Store, open_store
 
 __all__ = [
     "IRI",

@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 
 import click
 
-from hopgate import __version__, ids
+from hopgate import ids
+from hopgate._version import __version__
 from hopgate.errors import HopgateError
 from hopgate.formatting import render
 from hopgate.inspection import stats as store_stats

@@ -54,7 +54,7 @@ def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
 
 def _export(store: Store, folder: Path, echo: Callable[[str], object]) -> None:
     """Export each run as PROV-N and TriG, texts included (pure Python: no graphviz needed)."""
-    from hopgate.evaluate import runs
+    from hopgate.catalog import runs
     from hopgate.export import export_bundle, write_export
 
     echo("")

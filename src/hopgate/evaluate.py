@@ -10,7 +10,6 @@ nothing is overwritten.
 
 from __future__ import annotations
 
-import functools
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -18,27 +17,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hopgate import __version__, catalog, faults, ids, snapshots
+from hopgate import catalog, faults, ids, snapshots
 from hopgate import ntriples as nt
+from hopgate._version import __version__
 from hopgate.errors import HopgateError
 from hopgate.library import library_query, library_update
-from hopgate.projection import Projection, projection_of
+from hopgate.steps import (
+    RESULT_QUERIES,
+    SCRATCH_UPDATES,
+    evaluation_projection,
+    reading_projection,
+)
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
-VERDICTS = {
-    HG + "Accept": "accept",
-    HG + "ReviseCitations": "revise-citations",
-    HG + "Abstain": "abstain",
-    HG + "Reject": "reject",
-    HG + "Escalate": "escalate",
-}
-ANSWERABILITY = {
-    HG + "Answerable": "answerable",
-    HG + "Blocked": "blocked",
-    HG + "NotFound": "not found",
-}
 
 
 class EvaluationError(HopgateError):
@@ -141,34 +134,6 @@ def _select(store: Store, query_id: str, run: str, scratch: str | None = None) -
     if scratch is not None:
         params["scratch"] = IRI(scratch)
     return store.select(library_query(query_id).text, params=params)
-
-
-#: The updates that fill an evaluation's scratch graph, in order.
-SCRATCH_UPDATES = ("evaluation-eligibility", "evaluation-coverage", "evaluation-routes")
-#: The queries that read an evaluation's results, after the scratch updates.
-RESULT_QUERIES = (
-    "evaluation-verdicts",
-    "card-links",
-    "evaluation-missing-hops",
-    "inadmissible-citations",
-    "evaluation-claim-cases",
-)
-#: The queries that read an evaluation's bundle (hopgate.results).
-BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")
-
-
-@functools.cache
-def evaluation_projection() -> Projection:
-    """The quads the evaluation's updates and queries can read (hopgate.projection)."""
-    texts = [library_update(name).text for name in SCRATCH_UPDATES]
-    texts += [library_query(name).text for name in RESULT_QUERIES]
-    return projection_of(texts)
-
-
-@functools.cache
-def reading_projection() -> Projection:
-    """The quads the queries that read a bundle (``BUNDLE_QUERIES``) can read."""
-    return projection_of(library_query(name).text for name in BUNDLE_QUERIES)
 
 
 def _scratch_graph(run: str) -> str:

@@ -21,12 +21,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from hopgate import __version__, faults, ids, snapshots
+from hopgate import faults, ids, snapshots
 from hopgate import ntriples as nt
+from hopgate._version import __version__
 from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
-from hopgate.evaluate import evaluation_projection, reading_projection
 from hopgate.ledger import Record, file_digest, parse_time, read_records
+from hopgate.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, DCTERMS, HG, ID_BASE, OA, PROV, RDF
 

@@ -17,15 +17,11 @@ from typing import Any
 from hopgate import catalog, ids, snapshots
 from hopgate.catalog import Staleness
 from hopgate.errors import HopgateError, MetricError
-from hopgate.evaluate import (
-    ANSWERABILITY,
-    BUNDLE_QUERIES,
-    VERDICTS,
-    reading_projection,
-)
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
+from hopgate.steps import BUNDLE_QUERIES, reading_projection
 from hopgate.store import IRI, Row, Store, Value
+from hopgate.vocab import ANSWERABILITY, VERDICTS
 
 #: The columns of the verdict table (the JSON contract's required keys).
 VERDICT_COLUMNS = [

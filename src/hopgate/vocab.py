@@ -29,3 +29,18 @@ PREFIXES = {
 def sparql_prologue() -> str:
     """The PREFIX lines every hopgate query may rely on."""
     return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items())
+
+
+#: The verdict classes and their names in results (docs/spec/acceptance.md "Per output claim").
+VERDICTS = {
+    HG + "Accept": "accept",
+    HG + "ReviseCitations": "revise-citations",
+    HG + "Abstain": "abstain",
+    HG + "Reject": "reject",
+    HG + "Escalate": "escalate",
+}
+ANSWERABILITY = {
+    HG + "Answerable": "answerable",
+    HG + "Blocked": "blocked",
+    HG + "NotFound": "not found",
+}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopgate import __version__
+from hopgate._version import __version__
 from hopgate.errors import HopgateError
 
 MANIFEST = "manifest.json"

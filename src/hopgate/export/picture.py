@@ -16,10 +16,10 @@ import subprocess
 from collections import defaultdict
 
 from hopgate import ids
-from hopgate.evaluate import VERDICTS
 from hopgate.export.quads import WITHHELD
 from hopgate.export.scope import ExportError, Scope
 from hopgate.store import IRI, Row, Store
+from hopgate.vocab import VERDICTS
 
 CARD_QUERY = """
 SELECT ?card ?verdict ?output ?outputText ?claim ?claimText ?question ?questionText ?run
