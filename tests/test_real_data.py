@@ -169,6 +169,7 @@ def test_hotpotqa_report_shows_hits_beside_complete_set_recall(tmp_path: Path) -
         == 0
     )
     assert runner.invoke(cli, [*store, "baseline", "--k", "10"]).exit_code == 0
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     shown = runner.invoke(cli, [*store, "metrics", "--peers"])
     assert shown.exit_code == 0, shown.output
     assert "BASELINE" in shown.output

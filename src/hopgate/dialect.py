@@ -115,4 +115,67 @@ def _inside_comment_or_string(text: str, position: int) -> bool:
     return False
 
 
-__all__ = ["exists_as_values"]
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def where_groups(query: str) -> list[int]:
+    """The offsets just inside each group that opens a WHERE clause (of a query or sub-select).
+
+    Read with the same tokenizer as the rewrites above, so braces, keywords
+    and ``WHERE {`` inside strings, IRIs and comments are never taken for
+    syntax. A WHERE clause's group is the first ``{`` after ``WHERE``, or,
+    where the keyword is optional, the first ``{`` after ``ASK`` or after a
+    ``SELECT`` projection (outside its parentheses). ``CONSTRUCT`` templates
+    and ``INSERT``/``DELETE`` templates are not WHERE groups.
+
+    Raises:
+        ValueError: the text uses ``DELETE WHERE`` (its quad pattern cannot
+            take a VALUES block) or has an unbalanced bracket.
+    """
+    found: list[int] = []
+    expecting = False  # the next "{" at parenthesis depth `level` opens a WHERE group
+    level = 0
+    depth = 0  # parentheses
+    previous = ""
+    i = 0
+    while i < len(query):
+        skipped = _skip_token(query, i)
+        if skipped != i:
+            i = skipped
+            continue
+        ch = query[i]
+        if ch in "?$:" or (ch.isalnum() and i > 0 and query[i - 1] in "?$:_-"):
+            # A variable, a prefixed name or a word inside one: never a keyword.
+            match = _WORD.match(query, i + 1 if ch in "?$:" else i)
+            i = match.end() if match else i + 1
+            continue
+        match = _WORD.match(query, i)
+        if match:
+            word = match.group(0).upper()
+            if word == "WHERE":
+                if previous == "DELETE":
+                    raise ValueError(
+                        "DELETE WHERE cannot take bound values; write DELETE {...} WHERE {...}"
+                    )
+                expecting, level = True, depth
+            elif word in ("SELECT", "ASK"):
+                expecting, level = True, depth
+            elif word in ("CONSTRUCT", "INSERT", "DELETE", "DESCRIBE"):
+                expecting = False
+            previous = word
+            i = match.end()
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "{" and expecting and depth == level:
+            found.append(i + 1)
+            expecting = False
+        if not ch.isspace():
+            previous = ""
+        i += 1
+    return found
+
+
+__all__ = ["exists_as_values", "where_groups"]

@@ -19,6 +19,7 @@ from typing import BinaryIO, Literal, TypeAlias
 
 import pyoxigraph as ox
 
+from hopgate.dialect import where_groups
 from hopgate.errors import QueryError, StoreError, StoreLockedError
 from hopgate.projection import RDF_TYPE, Projection
 from hopgate.vocab import CATALOG_GRAPH, PROV, XSD, sparql_prologue
@@ -514,15 +515,19 @@ def term_ntriples(value: Value) -> str:
     return str(_to_term(value))
 
 
-_GROUP_OPENERS = re.compile(r"\b(WHERE|ASK)\s*\{", re.IGNORECASE)
-
-
 def bind_values(query: str, params: Mapping[str, Value] | None) -> str:
-    """Bind ``params`` by opening every ``WHERE {`` (and ``ASK {``) with a VALUES block.
+    """Bind ``params`` by opening every WHERE group (of the query and its sub-selects) with VALUES.
 
     This is SPARQL's own way to bind values, it reaches into subqueries (which
     a trailing VALUES clause does not), and the same text runs on any SPARQL
-    1.1 engine. Terms are serialised with escaping, never formatted from input.
+    1.1 engine. The groups are found by a tokenizer (:func:`hopgate.dialect.where_groups`),
+    so a string, IRI or comment containing ``WHERE {`` is left alone, and
+    ``SELECT * { }`` is bound as ``SELECT * WHERE { }`` is. Terms are
+    serialised with escaping, never formatted from input.
+
+    Raises:
+        QueryError: a parameter name is not a SPARQL variable name, or the
+            text has no WHERE group to bind into.
     """
     if not params:
         return query
@@ -531,11 +536,21 @@ def bind_values(query: str, params: Mapping[str, Value] | None) -> str:
             raise QueryError(f"not a SPARQL variable name: {name!r}")
     names = " ".join(f"?{name}" for name in params)
     values = " ".join(term_ntriples(value) for value in params.values())
-    block = f"VALUES ({names}) {{ ({values}) }} "
-    bound, count = _GROUP_OPENERS.subn(lambda m: m.group(0) + " " + block, query)
-    if count == 0:
+    block = f" VALUES ({names}) {{ ({values}) }} "
+    try:
+        groups = where_groups(query)
+    except ValueError as exc:
+        raise QueryError(f"cannot bind parameters: {exc}") from None
+    if not groups:
         raise QueryError("cannot bind parameters: the query has no WHERE { ... } group")
-    return bound
+    parts = []
+    start = 0
+    for offset in groups:
+        parts.append(query[start:offset])
+        parts.append(block)
+        start = offset
+    parts.append(query[start:])
+    return "".join(parts)
 
 
 def open_store(path: Path | None) -> OxigraphStore:
