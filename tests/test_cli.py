@@ -167,6 +167,7 @@ def test_public_api() -> None:
             "IRI",
             "ConflictError",
             "HopgateError",
+            "LedgerBuilder",
             "LedgerError",
             "LoadResult",
             "MetricError",
@@ -178,6 +179,7 @@ def test_public_api() -> None:
             "__version__",
             "load",
             "open_store",
+            "record",
         ]
     )
 

@@ -38,13 +38,22 @@ MORE_FOR_A = {
 }
 
 
-def _hopgate(store: Path, *args: str, kill_at: str | None = None) -> subprocess.CompletedProcess[str]:
+def _hopgate(
+    store: Path, *args: str, kill_at: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.pop("HOPGATE_KILL_AT", None)
     if kill_at is not None:
         env["HOPGATE_KILL_AT"] = kill_at
     return subprocess.run(
-        [sys.executable, "-c", "from hopgate.cli import main; main()", "--store", str(store), *args],
+        [
+            sys.executable,
+            "-c",
+            "from hopgate.cli import main; main()",
+            "--store",
+            str(store),
+            *args,
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -57,7 +66,9 @@ def _state(store: Path) -> dict[str, Any]:
     stats = json.loads(_hopgate(store, "stats", "--format", "json").stdout)
     rows = json.loads(_hopgate(store, "verdicts", "--format", "json").stdout)
     return {
-        "graphs": sorted((g["kind"], g.get("label")) for g in stats["graphs"] if g["kind"] == "load"),
+        "graphs": sorted(
+            (g["kind"], g.get("label")) for g in stats["graphs"] if g["kind"] == "load"
+        ),
         "evaluations": sum(g["kind"] != "load" for g in stats["graphs"]),
         "verdicts": {r["output"]: (r["verdict"], r["stale"]) for r in rows},
     }
@@ -76,7 +87,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def never_killed(base: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def never_killed(
+    base: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
     store, more = base
     copy = tmp_path_factory.mktemp("never-killed") / "store"
     shutil.copytree(store, copy)

@@ -14,11 +14,13 @@ from hopgate.errors import (  # noqa: E402
     StoreLockedError,
 )
 from hopgate.loader import LoadResult, load  # noqa: E402
+from hopgate.pipeline import LedgerBuilder, record  # noqa: E402
 from hopgate.store import IRI, OxigraphStore, Store, open_store  # noqa: E402
 
 __all__ = [
     "IRI",
     "ConflictError",
+    "LedgerBuilder",
     "HopgateError",
     "LedgerError",
     "LoadResult",
@@ -31,4 +33,5 @@ __all__ = [
     "__version__",
     "load",
     "open_store",
+    "record",
 ]

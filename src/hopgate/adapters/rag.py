@@ -67,7 +67,7 @@ _PUNCTUATION = set(string.punctuation)
 Item = tuple[str, str, Any]
 
 
-class _Bad(Exception):
+class ItemError(Exception):
     """A problem inside one item; the caller adds file and line."""
 
     def __init__(self, message: str, field: str | None) -> None:
@@ -75,7 +75,8 @@ class _Bad(Exception):
         self.field = field
 
 
-def _fail(file: str, where: str, exc: _Bad, record_id: str | None = None) -> LedgerError:
+def item_error(file: str, where: str, exc: ItemError, record_id: str | None = None) -> LedgerError:
+    """The ``LedgerError`` of an item's problem: file, line (or call) and field."""
     return LedgerError(str(exc), file=file, record=where, field=exc.field, record_id=record_id)
 
 
@@ -157,11 +158,11 @@ class Corpus:
 
     def _doc(self, value: Any, name: str) -> tuple[str, str]:
         if not isinstance(value, str | int) or isinstance(value, bool) or value == "":
-            raise _Bad(f"expected a document id, got {value!r}", name)
+            raise ItemError(f"expected a document id, got {value!r}", name)
         doc = str(value)
         text = self.text(doc)
         if text is None:
-            raise _Bad(f"unknown document {doc!r} (not in the docs)", name)
+            raise ItemError(f"unknown document {doc!r} (not in the docs)", name)
         return doc, text
 
     def gold(self, ref: Any, name: str) -> Located:
@@ -176,7 +177,7 @@ class Corpus:
             return Located(doc, 0, len(text))
         _check_offsets(start, end, name)
         if quote is not None and not isinstance(quote, str):
-            raise _Bad(f"expected a string, got {type(quote).__name__}", f"{name}.quote")
+            raise ItemError(f"expected a string, got {type(quote).__name__}", f"{name}.quote")
         try:
             found = anchor(
                 text,
@@ -191,7 +192,7 @@ class Corpus:
                 spaced = self._collapsed_match(doc, text, quote)
                 if spaced is not None:
                     return spaced
-            raise _Bad(f"in document {doc!r}: {exc}", f"{name}.{exc.field}") from None
+            raise ItemError(f"in document {doc!r}: {exc}", f"{name}.{exc.field}") from None
         return Located(doc, found.start, found.end)
 
     def context(self, ref: Any, name: str) -> Located:
@@ -205,7 +206,7 @@ class Corpus:
 
     def _find(self, doc: str, text: str, passage: str, name: str) -> Located:
         if not passage.strip():
-            raise _Bad("expected a non-empty context text", name)
+            raise ItemError("expected a non-empty context text", name)
         position = text.find(passage)
         if position != -1:
             if text.find(passage, position + 1) != -1:
@@ -213,7 +214,7 @@ class Corpus:
             return Located(doc, position, position + len(passage))
         spaced = self._collapsed_match(doc, text, passage)
         if spaced is None:
-            raise _Bad(
+            raise ItemError(
                 f"context text not found in document {doc!r} (even with whitespace collapsed): "
                 f"{_show(passage)}",
                 name,
@@ -242,17 +243,17 @@ class Corpus:
                 continue
             try:
                 hits.append(self._find(doc, text, passage, name))
-            except _Bad:
+            except ItemError:
                 continue
         if not hits:
-            raise _Bad(
+            raise ItemError(
                 f"neither a document id nor a text found in any document: {_show(passage)}; "
                 'give {"doc": ID, "text": ...}',
                 name,
             )
         if len(hits) > 1:
             docs = ", ".join(repr(h.doc) for h in hits[:5])
-            raise _Bad(
+            raise ItemError(
                 f"context text found in several documents ({docs}); "
                 'give {"doc": ID, "text": ...} to choose',
                 name,
@@ -281,13 +282,13 @@ def _collapse(text: str) -> tuple[str, list[int]]:
 def _check_offsets(start: Any, end: Any, name: str) -> None:
     for label, value in (("start", start), ("end", end)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise _Bad(f"expected an integer offset, got {value!r}", f"{name}.{label}")
+            raise ItemError(f"expected an integer offset, got {value!r}", f"{name}.{label}")
 
 
 def _optional_str(ref: dict[str, Any], key: str, name: str) -> str | None:
     value = ref.get(key)
     if value is not None and not isinstance(value, str):
-        raise _Bad(f"expected a string, got {type(value).__name__}", f"{name}.{key}")
+        raise ItemError(f"expected a string, got {type(value).__name__}", f"{name}.{key}")
     return value
 
 
@@ -324,16 +325,16 @@ class Conversion:
 
 def _id(item: dict[str, Any], key: str = "id") -> str:
     if key not in item:
-        raise _Bad("missing field", key)
+        raise ItemError("missing field", key)
     value = item[key]
     if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-        raise _Bad(f"expected a non-empty string id, got {value!r}", key)
+        raise ItemError(f"expected a non-empty string id, got {value!r}", key)
     return str(value)
 
 
 def _object(item: Any) -> dict[str, Any]:
     if not isinstance(item, dict):
-        raise _Bad(f"expected a JSON object, got {type(item).__name__}", None)
+        raise ItemError(f"expected a JSON object, got {type(item).__name__}", None)
     return item
 
 
@@ -341,12 +342,12 @@ def _string(item: dict[str, Any], key: str, *, required: bool) -> str | None:
     value = item.get(key)
     if value is None:
         if required:
-            raise _Bad("missing field", key)
+            raise ItemError("missing field", key)
         return None
     if not isinstance(value, str):
-        raise _Bad(f"expected a string, got {type(value).__name__}", key)
+        raise ItemError(f"expected a string, got {type(value).__name__}", key)
     if required and not value.strip():
-        raise _Bad("expected a non-empty string", key)
+        raise ItemError("expected a non-empty string", key)
     return value
 
 
@@ -355,7 +356,7 @@ def _bool(item: dict[str, Any], key: str) -> bool | None:
     if value is None:
         return None
     if not isinstance(value, bool):
-        raise _Bad(f"expected true or false, got {value!r}", key)
+        raise ItemError(f"expected true or false, got {value!r}", key)
     return value
 
 
@@ -391,14 +392,14 @@ def documents(
             item = _object(raw)
             doc = _id(item)
             if doc in seen:
-                raise _Bad(f"duplicate document id (first at {seen[doc]})", "id")
+                raise ItemError(f"duplicate document id (first at {seen[doc]})", "id")
             text = _string(item, "text", required=True)
             assert text is not None
             url = _string(item, "url", required=False)
             title = _string(item, "title", required=False)
             observed = _string(item, "observed_at", required=False)
-        except _Bad as exc:
-            raise _fail(file, where, exc) from None
+        except ItemError as exc:
+            raise item_error(file, where, exc) from None
         seen[doc] = where
         _unknown(unknown, item, DOC_FIELDS)
         if observed is None:
@@ -444,27 +445,27 @@ def gold_questions(
             item = _object(raw)
             qid = _id(item)
             if qid in questions:
-                raise _Bad("duplicate question id", "id")
+                raise ItemError("duplicate question id", "id")
             text = _string(item, "question", required=True)
             answer = _string(item, "answer", required=False)
             if "claims" in item and "evidence_sets" in item:
-                raise _Bad("give evidence_sets or claims, not both", "claims")
+                raise ItemError("give evidence_sets or claims, not both", "claims")
             if "claims" in item:
                 claims = item["claims"]
                 if not isinstance(claims, list) or not claims:
-                    raise _Bad("expected a non-empty list of claims", "claims")
+                    raise ItemError("expected a non-empty list of claims", "claims")
                 specs = []
                 for number, claim in enumerate(claims):
                     name = f"claims[{number}]"
                     if not isinstance(claim, dict):
-                        raise _Bad("expected a JSON object", name)
+                        raise ItemError("expected a JSON object", name)
                     try:
                         cid = _id(claim) if "id" in claim else f"{qid}#{number + 1}"
                         ctext = _string(claim, "text", required=True)
                         canswer = _string(claim, "answer", required=False)
                         consequential = _bool(claim, "consequential")
-                    except _Bad as exc:
-                        raise _Bad(str(exc), f"{name}.{exc.field}") from None
+                    except ItemError as exc:
+                        raise ItemError(str(exc), f"{name}.{exc.field}") from None
                     _unknown(unknown, claim, CLAIM_FIELDS)
                     if consequential is None:
                         consequential = _bool(item, "consequential")
@@ -487,7 +488,7 @@ def gold_questions(
             for cid, ctext, canswer, consequential, sets, name in specs:
                 prefix = f"{name}." if name else ""
                 if cid in claim_ids:
-                    raise _Bad(
+                    raise ItemError(
                         f"duplicate claim id {cid!r} (first at {claim_ids[cid]})", f"{prefix}id"
                     )
                 claim_ids[cid] = where
@@ -528,8 +529,8 @@ def gold_questions(
                         }
                     )
                     conversion.counts["evidence set"] += 1
-        except _Bad as exc:
-            raise _fail(file, where, exc) from None
+        except ItemError as exc:
+            raise item_error(file, where, exc) from None
         _unknown(unknown, item, GOLD_FIELDS)
         question: Record = {
             "type": "question",
@@ -549,21 +550,21 @@ def gold_questions(
 
 def _sets(value: Any, name: str) -> list[list[Any]]:
     if value is None:
-        raise _Bad(
+        raise ItemError(
             "missing field (give [] for a question no document answers)",
             name,
         )
     if not isinstance(value, list):
-        raise _Bad(f"expected a list of evidence sets, got {type(value).__name__}", name)
+        raise ItemError(f"expected a list of evidence sets, got {type(value).__name__}", name)
     for number, members in enumerate(value):
         if not isinstance(members, list):
-            raise _Bad(
+            raise ItemError(
                 "expected a list of evidence sets, each a list of refs "
                 '(e.g. [["d1", "d2"]] for one set of two documents)',
                 f"{name}[{number}]",
             )
         if not members:
-            raise _Bad("an evidence set needs at least one member", f"{name}[{number}]")
+            raise ItemError("an evidence set needs at least one member", f"{name}[{number}]")
     return value
 
 
@@ -585,14 +586,14 @@ def case_record(
     run: str,
     judging: Judging,
 ) -> Record:
-    """The ``case`` record of one answer (raises ``_Bad`` naming the field)."""
+    """The ``case`` record of one answer (raises ``ItemError`` naming the field)."""
     abstained = _bool(item, "abstained") or False
     answer = _string(item, "answer", required=not abstained)
     contexts = item.get("contexts")
     if contexts is None:
         contexts = []
     if not isinstance(contexts, list):
-        raise _Bad(f"expected a list of contexts, got {type(contexts).__name__}", "contexts")
+        raise ItemError(f"expected a list of contexts, got {type(contexts).__name__}", "contexts")
     located = [corpus.context(ref, f"contexts[{n}]") for n, ref in enumerate(contexts)]
     retrieved = list(dict.fromkeys(located))
     case: Record = {
@@ -633,7 +634,7 @@ def case_record(
             output["x-correct-by"] = "no reference answer: recorded as not correct"
             judging.unjudgeable += 1
         else:
-            raise _Bad(
+            raise ItemError(
                 f"no reference answer for claim {claim.id!r} to judge the answer against: "
                 'give "correct": true/false here, or an "answer" in the gold file',
                 "correct",
@@ -649,23 +650,23 @@ def _citations(item: dict[str, Any], answer: str, contexts: int) -> list[int]:
         positions = citation_markers(answer)
         for number in positions:
             if not 1 <= number <= contexts:
-                raise _Bad(
+                raise ItemError(
                     f"citation marker [{number}] in the answer names no context "
                     f"(there are {contexts})",
                     "answer",
                 )
         return positions
     if not isinstance(given, list):
-        raise _Bad("expected a list of 1-based context positions", "citations")
+        raise ItemError("expected a list of 1-based context positions", "citations")
     positions = []
     for number, value in enumerate(given):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(
+            raise ItemError(
                 f"expected a 1-based context position (an integer), got {value!r}",
                 f"citations[{number}]",
             )
         if not 1 <= value <= contexts:
-            raise _Bad(
+            raise ItemError(
                 f"position {value} is outside the {contexts} context(s) (positions start at 1)",
                 f"citations[{number}]",
             )
@@ -694,12 +695,12 @@ def answers(
             item = _object(raw)
             qid = _id(item)
             if qid not in questions:
-                raise _Bad(f"unknown question {qid!r} (not in the gold file)", "id")
+                raise ItemError(f"unknown question {qid!r} (not in the gold file)", "id")
             if qid in seen:
-                raise _Bad(f"a second answer to question {qid!r} (first at {seen[qid]})", "id")
+                raise ItemError(f"a second answer to question {qid!r} (first at {seen[qid]})", "id")
             cases.append(case_record(corpus, questions[qid], item, run=run, judging=judging))
-        except _Bad as exc:
-            raise _fail(file, where, exc) from None
+        except ItemError as exc:
+            raise item_error(file, where, exc) from None
         seen[qid] = where
         _unknown(unknown, item, ANSWER_FIELDS)
     conversion.records.append(
@@ -740,7 +741,7 @@ def answers(
     _note_unknown(conversion.notes, file, unknown)
 
 
-def _mark_answerable(questions: dict[str, GoldQuestion], records: list[Record]) -> None:
+def mark_answerable(questions: dict[str, GoldQuestion], records: list[Record]) -> None:
     with_sets = {r["claim"] for r in records if r["type"] == "evidence_set"}
     for question in questions.values():
         question.answerable = any(c.id in with_sets for c in question.claims)
@@ -766,7 +767,7 @@ def convert(
     times = documents(docs, corpus, conversion, default_time=default_time)
     cutoff = max(times)
     questions = gold_questions(gold, corpus, conversion, annotated_at=cutoff)
-    _mark_answerable(questions, conversion.records)
+    mark_answerable(questions, conversion.records)
     head: list[Record] = [
         {"type": "reader", "id": PUBLIC},
         {
