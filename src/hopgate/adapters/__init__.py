@@ -60,7 +60,7 @@ def _records(
     elif format == "ragas":
         from hopgate.adapters import ragas
 
-        yield from ragas.records(inputs)
+        yield from ragas.records(inputs, notes=result.notes)
     else:
         raise HopgateError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
 

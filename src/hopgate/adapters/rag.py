@@ -86,13 +86,18 @@ def normalize_answer(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
+def strip_markers(text: str) -> str:
+    """``text`` without its ``[n]`` citation markers."""
+    return _MARKER.sub(" ", text)
+
+
 def answer_matches(answer: str, reference: str) -> bool:
     """Whether ``answer`` states ``reference`` after normalization (whole tokens).
 
     Citation markers (``[1]``) are removed first. Correct when the normalized
     reference equals the normalized answer or is a run of its whole tokens.
     """
-    said = normalize_answer(_MARKER.sub(" ", answer))
+    said = normalize_answer(strip_markers(answer))
     wanted = normalize_answer(reference)
     if not wanted:
         return False
