@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from hopgate import __version__, ids
+from hopgate import __version__, ids, progress
 from hopgate.errors import HopgateError
 from hopgate.formatting import render
 from hopgate.inspection import stats as store_stats
@@ -55,9 +55,15 @@ def _handle_errors(func: F) -> F:
     show_default=True,
     help="Directory of the embedded store (env HOPGATE_STORE).",
 )
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress on stderr (default: a bar on a terminal, one line per phase otherwise).",
+)
 @remote_options
 @click.pass_context
-def cli(ctx: click.Context, /, store_path: Path, **remote: Any) -> None:
+def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> None:
     """hopgate: decide whether cited evidence contains a complete, adjudicated evidence set.
 
     Exit codes: 0 ok, 1 a gate failed or violations were found, 2 usage or
@@ -66,6 +72,8 @@ def cli(ctx: click.Context, /, store_path: Path, **remote: Any) -> None:
     ctx.ensure_object(dict)
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
+    # Long work (load, import, evaluate) reports its phases here (hopgate.progress).
+    ctx.with_resource(progress.reporting(progress.for_stream(quiet=quiet)))
 
 
 def format_option(*choices: str) -> Callable[[F], F]:

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote as percent
 
+from hopgate import progress
 from hopgate.adapters.common import PUBLIC, Record, read_items
 from hopgate.anchoring import AnchorError, anchor
 from hopgate.errors import LedgerError
@@ -799,7 +800,7 @@ def convert(
 
 def file_items(path: Path) -> Iterator[Item]:
     """The items of one input file, labelled with its name and where each is."""
-    for where, item in read_items(path):
+    for where, item in progress.counted(read_items(path), f"import {path.name}", unit="items"):
         yield str(path), where, item
 
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from hopgate import progress
 from hopgate.adapters.common import Record, evaluation, read_items
 from hopgate.adapters.rag import citation_markers, normalize_answer, strip_markers
 from hopgate.errors import HopgateError, LedgerError
@@ -196,7 +197,7 @@ def records(inputs: list[Path], notes: list[str] | None = None) -> Iterator[Reco
     cited_all = no_reference_contexts = 0
     count = 0
     for path in inputs:
-        for where, item in samples(path):
+        for where, item in progress.counted(samples(path), f"import {path.name}", unit="samples"):
             if not isinstance(item, dict):
                 raise LedgerError("expected a JSON object", file=str(path), record=where)
             count += 1
