@@ -45,6 +45,9 @@ class Reporter:
     def finish(self) -> None:
         """The current phase ended."""
 
+    def abort(self) -> None:
+        """The current phase failed: its error says so, the progress says nothing more."""
+
 
 class PhaseLines(Reporter):
     """One line per phase when it ends: its name, the items done and the time taken."""
@@ -101,6 +104,13 @@ class TerminalBar(PhaseLines):
         now = time.monotonic()
         if now - self._drawn >= self.interval:
             self._draw(now)
+
+    def abort(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        with self._lock:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
 
     def finish(self) -> None:
         if self._stop is not None:
@@ -188,8 +198,10 @@ def phase(
 
     try:
         yield step
-    finally:
-        reporter.finish()
+    except BaseException:
+        reporter.abort()
+        raise
+    reporter.finish()
 
 
 def counted(

@@ -203,9 +203,14 @@ class Corpus:
 
     def context(self, ref: Any, name: str) -> Located:
         """Place a context: a gold-style reference, ``{doc, text}``, or a bare text."""
-        if isinstance(ref, dict) and isinstance(ref.get("text"), str):
-            doc, text = self._doc(ref.get("doc"), f"{name}.doc")
-            return self._find(doc, text, ref["text"], f"{name}.text")
+        if isinstance(ref, dict) and not any(
+            k in ref for k in ("start", "end", "prefix", "suffix")
+        ):
+            # A chunk as retrieved: taken at its first occurrence, whitespace forgiven.
+            for key in ("text", "quote"):
+                if isinstance(ref.get(key), str):
+                    doc, text = self._doc(ref.get("doc"), f"{name}.doc")
+                    return self._find(doc, text, ref[key], f"{name}.{key}")
         if isinstance(ref, str) and self.text(ref) is None:
             return self._search(ref, name)
         return self.gold(ref, name)
@@ -241,16 +246,17 @@ class Corpus:
         return Located(doc, origin[position], origin[position + len(wanted) - 1] + 1)
 
     def _search(self, passage: str, name: str) -> Located:
+        if not passage.strip():
+            raise ItemError("expected a non-empty context text or a document id", name)
         universe = list(self._universe()) if self._universe is not None else list(self.texts)
-        hits: list[Located] = []
-        for doc in universe:
-            text = self.text(doc)
-            if text is None:
-                continue
-            try:
-                hits.append(self._find(doc, text, passage, name))
-            except ItemError:
-                continue
+        texts = [(doc, text) for doc in universe if (text := self.text(doc)) is not None]
+        # Exact text first (one scan per document); whitespace forgiven only when none has it.
+        hits = [self._find(doc, text, passage, name) for doc, text in texts if passage in text]
+        if not hits:
+            for doc, text in texts:
+                spaced = self._collapsed_match(doc, text, passage)
+                if spaced is not None:
+                    hits.append(spaced)
         if not hits:
             raise ItemError(
                 f"neither a document id nor a text found in any document: {_show(passage)}; "
@@ -350,6 +356,8 @@ def _string(item: dict[str, Any], key: str, *, required: bool) -> str | None:
         if required:
             raise ItemError("missing field", key)
         return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)  # an answer such as 1969
     if not isinstance(value, str):
         raise ItemError(f"expected a string, got {type(value).__name__}", key)
     if required and not value.strip():
