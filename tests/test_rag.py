@@ -259,3 +259,24 @@ def test_answer_matching_and_markers() -> None:
     assert not answer_matches("Lisbonne", "Lisbon")
     assert not answer_matches("anything", "")
     assert citation_markers("A [2] b [1, 3][2]") == [2, 1, 3]
+
+
+def test_format_page_shows_the_shipped_example() -> None:
+    page = (ROOT / "docs" / "rag-format.md").read_text(encoding="utf-8")
+    for path in (DOCS, GOLD, ANSWERS):
+        block = f"(`{path.relative_to(ROOT)}`):\n\n```json\n{path.read_text(encoding='utf-8')}```"
+        assert block in page, f"docs/rag-format.md no longer shows {path.name} as shipped"
+
+
+def test_without_answers_a_baseline_can_run(tmp_path: Path) -> None:
+    from hopgate.baseline import baseline
+
+    out = tmp_path / "gold-only.jsonl"
+    import_files("rag", [], output=out, docs=[DOCS], gold=GOLD)
+    assert not [r for r in _lines(out) if r["type"] in ("run", "case")]
+    store = hopgate.open_store(None)
+    hopgate.load(store, out)
+    made = baseline(store, k=2, citer="topk")
+    assert made.questions == 5
+    evaluate(store, run=made.run)
+    assert len(verdicts(store, run=made.run)) == 5  # one output per required claim
