@@ -460,9 +460,10 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     click.echo(
         f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
     )
+    from hopgate.testing import reason
+
     for row in result.failing:
-        missing = ", ".join(row.missing) or "-"
-        click.echo(f"  {row.output} (claim {row.claim}): {row.verdict}; missing hops: {missing}")
+        click.echo(f"  {reason(row)}")
     ctx.exit(1)
 
 
