@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint install install-test clean
+.PHONY: demo test lint install install-test install-user clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,19 @@ install-test: $(BIN)/python
 
 demo: install
 	$(BIN)/hopgate demo
+	@echo "hopgate is installed in $(BIN): run 'source $(VENV)/bin/activate' (this shell) or 'make install-user' (every new shell)"
+
+# Put the command on PATH for every new shell: a link in ~/.local/bin.
+$(BIN)/hopgate: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet .
+
+install-user: $(BIN)/hopgate
+	mkdir -p "$(HOME)/.local/bin"
+	ln -sf "$(CURDIR)/$(BIN)/hopgate" "$(HOME)/.local/bin/hopgate"
+	@case ":$$PATH:" in \
+	  *":$(HOME)/.local/bin:"*) echo "hopgate is on PATH: $(HOME)/.local/bin/hopgate" ;; \
+	  *) echo "linked $(HOME)/.local/bin/hopgate; add it to PATH: echo 'export PATH=\"\$$HOME/.local/bin:\$$PATH\"' >> ~/.bashrc" ;; \
+	esac
 
 lint: install-test
 	$(BIN)/ruff check src tests bench

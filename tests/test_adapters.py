@@ -192,6 +192,8 @@ def test_baseline_and_peers_cli(tmp_path: Path) -> None:
     assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     assert made.exit_code == 0, made.output
     assert "BASELINE run baseline-bm25-k2-topk" in made.output
+    # Reads never evaluate (docs/spec/records.md): evaluate first, as a user does.
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     shown = runner.invoke(cli, [*store, "metrics", "--peers"])
     assert shown.exit_code == 0, shown.output
     assert "BASELINE (bm25 k=2 citer=topk" in shown.output

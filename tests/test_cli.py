@@ -169,6 +169,7 @@ def test_public_api() -> None:
             "IRI",
             "ConflictError",
             "HopgateError",
+            "LedgerBuilder",
             "LedgerError",
             "LoadResult",
             "MetricError",
@@ -180,6 +181,7 @@ def test_public_api() -> None:
             "__version__",
             "load",
             "open_store",
+            "record",
         ]
     )
 

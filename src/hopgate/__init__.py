@@ -13,11 +13,13 @@ from hopgate.errors import (
     StoreLockedError,
 )
 from hopgate.loader import LoadResult, load
+from hopgate.pipeline import LedgerBuilder, record
 from hopgate.store import IRI, OxigraphStore, Store, open_store
 
 __all__ = [
     "IRI",
     "ConflictError",
+    "LedgerBuilder",
     "HopgateError",
     "LedgerError",
     "LoadResult",
@@ -30,4 +32,5 @@ __all__ = [
     "__version__",
     "load",
     "open_store",
+    "record",
 ]

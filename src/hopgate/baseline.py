@@ -1,8 +1,10 @@
 """Baseline runs: a BM25 retriever over the store's own spans, for data without system outputs.
 
-A baseline run retrieves, for every question in the store, the top ``k``
-reference spans by BM25 (the ``bm25s`` library) from the question text, and
-records one output per required claim citing the top span (``top1``) or all
+A baseline run retrieves, for every question of its evaluation (the
+questions of the ledgers that define the evaluation or a run of it, and those
+its runs answer; ``queries/baseline-questions.rq``), the top ``k`` reference
+spans of that evaluation's corpus (``queries/baseline-corpus.rq``) by BM25
+(the ``bm25s`` library) from the question text, and records one output per required claim citing the top span (``top1``) or all
 ``k`` (``topk``). It measures retrieval and citation only: no answer is
 generated, so every output is recorded as correct (stated in the run's
 ``x-baseline`` field) and the run id starts with ``baseline-`` so that every
@@ -20,11 +22,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from hopgate import ids
 from hopgate.adapters.common import write_ledger
 from hopgate.errors import HopgateError
 from hopgate.library import library_query
 from hopgate.loader import LoadResult, load
-from hopgate.store import Store
+from hopgate.store import IRI, Store
 
 RETRIEVERS = ("bm25",)
 CITERS = ("top1", "topk")
@@ -116,16 +119,21 @@ def baseline(
     if k < 1:
         raise BaselineError("k must be at least 1")
     evaluation_id = _evaluation(store, evaluation)
-    spans = store.select(library_query("baseline-corpus").text)
+    # Only the evaluation's own questions and corpus: another benchmark in the
+    # same store is neither asked nor searched.
+    scope = {"evaluation": IRI(ids.mint("evaluation", evaluation_id))}
+    spans = store.select(library_query("baseline-corpus").text, params=scope)
     if not spans:
-        raise BaselineError("no span with retained text in the store: nothing to retrieve from")
+        raise BaselineError(
+            f"no span with retained text in evaluation {evaluation_id!r}: nothing to retrieve from"
+        )
     questions: dict[str, tuple[str, list[str]]] = {}
-    for row in store.select(library_query("baseline-questions").text):
+    for row in store.select(library_query("baseline-questions").text, params=scope):
         text, claims = questions.setdefault(str(row["questionId"]), (str(row["text"]), []))
         if row["claimId"] is not None:
             claims.append(str(row["claimId"]))
     if not questions:
-        raise BaselineError("no question in the store")
+        raise BaselineError(f"no question in evaluation {evaluation_id!r}")
     span_ids = [str(row["spanId"]) for row in spans]
     order = sorted(questions)
     ranked = rank([str(row["text"]) for row in spans], [questions[q][0] for q in order], k=k)

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from hopgate import ids
+from hopgate import ids, progress
 from hopgate._version import __version__
 from hopgate.errors import HopgateError
 from hopgate.formatting import render
@@ -56,9 +56,15 @@ def _handle_errors(func: F) -> F:
     show_default=True,
     help="Directory of the embedded store (env HOPGATE_STORE).",
 )
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress on stderr (default: a bar on a terminal, one line per phase otherwise).",
+)
 @remote_options
 @click.pass_context
-def cli(ctx: click.Context, /, store_path: Path, **remote: Any) -> None:
+def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> None:
     """hopgate: decide whether cited evidence contains a complete, adjudicated evidence set.
 
     Exit codes: 0 ok, 1 a gate failed or violations were found, 2 usage or
@@ -67,6 +73,8 @@ def cli(ctx: click.Context, /, store_path: Path, **remote: Any) -> None:
     ctx.ensure_object(dict)
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
+    # Long work (load, import, evaluate) reports its phases here (hopgate.progress).
+    ctx.with_resource(progress.reporting(progress.for_stream(quiet=quiet)))
 
 
 def format_option(*choices: str) -> Callable[[F], F]:
@@ -453,9 +461,10 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     click.echo(
         f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
     )
+    from hopgate.testing import reason
+
     for row in result.failing:
-        missing = ", ".join(row.missing) or "-"
-        click.echo(f"  {row.output} (claim {row.claim}): {row.verdict}; missing hops: {missing}")
+        click.echo(f"  {reason(row)}")
     ctx.exit(1)
 
 

@@ -49,9 +49,25 @@ def _usage(message: str) -> click.ClickException:
 
 @click.command("import")
 @click.argument("format", type=click.Choice(FORMATS))
-@click.argument(
-    "inputs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+@click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--docs",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="rag: the documents (JSON Lines or a JSON list; repeatable).",
 )
+@click.option(
+    "--gold",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="rag: the questions with their evidence sets.",
+)
+@click.option(
+    "--answers",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="rag: the pipeline's answers with contexts and citations (one run).",
+)
+@click.option("--run", "run", help="rag: the run's id (default rag-run).")
+@click.option("--evaluation", help="rag: the evaluation's id (default rag).")
 @click.option(
     "-o",
     "--output",
@@ -78,26 +94,51 @@ def import_command(
     ctx: click.Context,
     format: str,
     inputs: tuple[Path, ...],
+    docs: tuple[Path, ...],
+    gold: Path | None,
+    answers: Path | None,
+    run: str | None,
+    evaluation: str | None,
     output: Path | None,
     load_it: bool,
     predictions: Path | None,
     max_evidence: int,
     drop_empty: bool,
 ) -> None:
-    """Convert benchmark files (FORMAT: fever, hotpotqa, multihop-rag, wice, ragas) to a ledger.
+    """Convert a pipeline's or a benchmark's files to a ledger.
 
-    The mapping of each format is documented in docs/adapters.md. A malformed
+    FORMAT: rag (your pipeline: --docs, --gold, --answers; docs/rag-format.md),
+    fever, hotpotqa, multihop-rag, wice, ragas (docs/adapters.md). A malformed
     input stops the import with an error naming file, record and field; no
     ledger is written.
 
+    Example: hopgate import rag --docs docs.jsonl --gold gold.jsonl --answers answers.jsonl --load
+
     Example: hopgate import fever actual.jsonl --predictions predictions.jsonl -o fever.jsonl --load
     """
+    rag_given = bool(docs or gold or answers or run or evaluation)
+    if format == "rag":
+        if inputs:
+            raise _usage("rag reads --docs, --gold and --answers, not input arguments")
+        if not docs or gold is None:
+            raise _usage("rag needs --docs and --gold (and --answers for a run)")
+    elif rag_given:
+        raise _usage(
+            f"--docs, --gold, --answers, --run and --evaluation apply to rag, not {format}"
+        )
+    elif not inputs:
+        raise _usage(f"{format} needs input files")
     if predictions is not None and format not in ("fever", "hotpotqa"):
         raise _usage(f"--predictions applies to fever and hotpotqa, not {format}")
     if drop_empty and format != "wice":
         raise _usage(f"--drop-empty applies to wice, not {format}")
     if output is None:
-        output = inputs[0].with_name(inputs[0].name + ".ledger.jsonl")
+        if inputs:
+            output = inputs[0].with_name(inputs[0].name + ".ledger.jsonl")
+        else:
+            first = answers or gold
+            assert first is not None
+            output = first.with_name(first.name.split(".")[0] + ".ledger.jsonl")
     result = import_files(
         format,
         list(inputs),
@@ -105,9 +146,16 @@ def import_command(
         predictions=predictions,
         max_evidence=max_evidence,
         drop_empty=drop_empty,
+        docs=docs,
+        gold=gold,
+        answers=answers,
+        run=run,
+        evaluation=evaluation,
     )
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.records.items()))
     click.echo(f"{output}: wrote {kinds}")
+    for note in result.notes:
+        click.echo(f"  {note}")
     for reason, n in sorted(result.dropped.items()):
         click.echo(f"dropped {n} {reason}(s)")
     if load_it:

@@ -19,6 +19,7 @@ from typing import Any
 
 from hopgate import catalog, faults, ids, snapshots
 from hopgate import ntriples as nt
+from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.errors import HopgateError
 from hopgate.library import library_query, library_update
@@ -68,7 +69,11 @@ def runs(store: Store) -> list[str]:
 
 
 def evaluate(
-    store: Store, *, run: str | None = None, force: bool = False
+    store: Store,
+    *,
+    run: str | None = None,
+    force: bool = False,
+    progress: _progress.Reporter | None = None,
 ) -> list[EvaluationRecord]:
     """Evaluate one run (or every stale run) and record acceptance cards as a PROV bundle.
 
@@ -192,7 +197,10 @@ def _evaluate_run(
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     # The copy holds the load graphs only: earlier bundles are not evidence.
-    with snapshots.working_copy(store, evaluation_projection(), graphs) as work:
+    with (
+        _progress.phase(f"evaluate {run}: decide"),
+        snapshots.working_copy(store, evaluation_projection(), graphs) as work,
+    ):
         cards, claim_cases = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -209,7 +217,8 @@ def _evaluate_run(
             case_nodes = {}
             for row in claim_cases:
                 case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
-            for card in cards.values():
+            name = f"evaluate {run}: write cards"
+            for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
             writer.provenance(run, graphs, started, ended, previous)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from hopgate import faults, ids, snapshots
 from hopgate import ntriples as nt
+from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
@@ -107,12 +108,21 @@ def graph_for_digest(digest: str) -> str:
     return ids.mint("load", digest.removeprefix("sha256:"))
 
 
-def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadResult:
+def load(
+    store: Store,
+    path: Path | str,
+    *,
+    agent: str | None = None,
+    progress: _progress.Reporter | None = None,
+) -> LoadResult:
     """Load one ledger file into ``store`` as a named graph that is a ``prov:Bundle``.
 
     Loading a ledger whose bytes are already loaded is a no-op
     (``already_loaded`` is True). Records identical to ones already in the
     store are not written twice.
+
+    ``progress`` (default: the ambient reporter, :mod:`hopgate.progress`)
+    hears of each pass over the records.
 
     Raises:
         LedgerError: the file is malformed; the message names file, record, field.
@@ -120,6 +130,11 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
         StoreError: the store could not be written (nothing is kept).
     """
     path = Path(path)
+    with _progress.reporting(_progress.current(progress)):
+        return _load(store, path, agent=agent)
+
+
+def _load(store: Store, path: Path, *, agent: str | None) -> LoadResult:
     started = datetime.now(UTC)
     clock = time.perf_counter()
     if not path.is_file():
@@ -147,7 +162,8 @@ def load(store: Store, path: Path | str, *, agent: str | None = None) -> LoadRes
         # The records go into a graph of their own (bulk, removed on failure),
         # hidden until the catalog entry that publishes it, with its
         # snapshots' digests, is added in one small transaction after.
-        store.add_graph(records, graph)
+        with _progress.phase(f"load {path.name}: store"):
+            store.add_graph(records, graph)
         faults.step("load:graph-added")
         try:
             kept = snapshots.keep(
@@ -202,7 +218,8 @@ class _Loader:
 
     def index(self) -> _Index:
         index = _Index()
-        for record in read_records(self.path):
+        name = f"load {self.path.name}: check"
+        for record in _progress.counted(read_records(self.path), name, unit="records"):
             if record.kind == "case":
                 key = (record.data["run"], record.data["question"])
                 if key in index.cases:
@@ -282,7 +299,10 @@ class _Loader:
     def emit(self, index: _Index, out: TextIO, existing: set[str]) -> None:
         captured: dict[str, tuple[Record, list[str]]] = {}
         taken: list[tuple[str, str]] = []  # output ids of new cases that the store holds
-        for record in read_records(self.path, validate=False):  # validated in pass one
+        total = len(index.cases) + sum(len(t) for k, t in index.ids.items() if k != "output")
+        name = f"load {self.path.name}: write"
+        records = read_records(self.path, validate=False)  # validated in pass one
+        for record in _progress.counted(records, name, total, unit="records"):
             lines = list(self._record_lines(index, record))
             main = (
                 ids.mint_case(record.data["run"], record.data["question"])

@@ -14,13 +14,28 @@ from typing import Any
 from hopgate.adapters.common import ImportResult, Record, write_ledger
 from hopgate.errors import HopgateError
 
-FORMATS = ("fever", "hotpotqa", "multihop-rag", "wice", "ragas")
+FORMATS = ("rag", "fever", "hotpotqa", "multihop-rag", "wice", "ragas")
 
 
 def _records(
     format: str, inputs: list[Path], options: dict[str, Any], result: ImportResult
 ) -> Iterator[Record]:
-    if format == "fever":
+    if format == "rag":
+        from hopgate.adapters import rag
+
+        if inputs:
+            raise HopgateError("rag: give the files as --docs, --gold and --answers")
+        if not options.get("docs") or options.get("gold") is None:
+            raise HopgateError("rag: --docs and --gold are required (--answers for a run)")
+        yield from rag.records(
+            docs=list(options["docs"]),
+            gold=options["gold"],
+            answers=options.get("answers"),
+            run=options.get("run") or rag.RUN,
+            evaluation=options.get("evaluation") or rag.EVALUATION,
+            notes=result.notes,
+        )
+    elif format == "fever":
         from hopgate.adapters import fever
 
         if len(inputs) != 1:
@@ -45,7 +60,7 @@ def _records(
     elif format == "ragas":
         from hopgate.adapters import ragas
 
-        yield from ragas.records(inputs)
+        yield from ragas.records(inputs, notes=result.notes)
     else:
         raise HopgateError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
 
@@ -53,8 +68,10 @@ def _records(
 def import_files(format: str, inputs: list[Path], *, output: Path, **options: Any) -> ImportResult:
     """Convert benchmark files of ``format`` into one JSON Lines ledger at ``output``.
 
-    Options: ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
-    ``drop_empty`` (wice).
+    Options: ``docs``, ``gold``, ``answers``, ``run``, ``evaluation`` (rag; no
+    ``inputs``), ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
+    ``drop_empty`` (wice). What the import wants said (defaults it took,
+    fields it ignored) is in ``notes``.
 
     Raises:
         LedgerError: an input is malformed; the message names file, record and field.

@@ -32,6 +32,7 @@ class ImportResult:
     ledger: str
     records: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
 
 
 def header() -> Record:
@@ -106,6 +107,98 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 raise LedgerError(
                     f"not JSON: {exc.msg}", file=str(path), record=f"line {number}"
                 ) from None
+
+
+def read_items(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, parsed object) for each item of a JSON Lines file or of one JSON list.
+
+    The spelling is told by the first non-space character (``[`` for a list);
+    UTF-8 with or without a byte-order mark, gzip'd when the name ends in
+    ``.gz``. ``where`` is ``line N`` (for a list item, the line it starts on
+    and its index: ``line N ([i])``).
+    """
+    text = _read_text(path)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        yield from _list_items(path, text)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield f"line {number}", json.loads(line)
+        except json.JSONDecodeError as exc:
+            hint = (
+                " (one JSON object per line, or one JSON list)" if stripped.startswith("{") else ""
+            )
+            raise LedgerError(
+                f"not JSON: {exc.msg}{hint}", file=str(path), record=f"line {number}"
+            ) from None
+
+
+def _read_text(path: Path) -> str:
+    """The text of ``path``: gzip'd when named ``.gz``, UTF-8 with or without a BOM."""
+    import gzip
+
+    try:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    except FileNotFoundError:
+        raise LedgerError("no such file", file=str(path)) from None
+    except (OSError, EOFError) as exc:
+        raise LedgerError(f"cannot read: {exc}", file=str(path)) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise LedgerError(
+            f"not UTF-8 text (byte {exc.start})", file=str(path), record=f"line {line}"
+        ) from None
+
+
+def _list_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
+    decoder = json.JSONDecoder()
+
+    def line_of(position: int) -> int:
+        return text.count("\n", 0, position) + 1
+
+    def skip(position: int) -> int:
+        while position < len(text) and text[position] in " \t\r\n":
+            position += 1
+        return position
+
+    position = skip(0) + 1  # past "["
+    index = 0
+    while True:
+        position = skip(position)
+        if position < len(text) and text[position] == "]":
+            position += 1
+            break
+        try:
+            item, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise LedgerError(
+                f"not JSON: {exc.msg}", file=str(path), record=f"line {exc.lineno}"
+            ) from None
+        yield f"line {line_of(position)} ([{index}])", item
+        index += 1
+        position = skip(end)
+        if position < len(text) and text[position] == ",":
+            position += 1
+        elif position < len(text) and text[position] == "]":
+            position += 1
+            break
+        else:
+            raise LedgerError(
+                "not JSON: expected ',' or ']' after a list item",
+                file=str(path),
+                record=f"line {line_of(position)}",
+            )
+    if skip(position) != len(text):
+        raise LedgerError(
+            "not JSON: extra data after the list",
+            file=str(path),
+            record=f"line {line_of(position)}",
+        )
 
 
 def require(data: Any, name: str, kind: type | tuple[type, ...], *, file: Path, record: str) -> Any:

@@ -1,0 +1,86 @@
+"""Asserting on hopgate's gate in a test suite, the way a CI job asserts on a metric.
+
+    from hopgate.testing import assert_gate
+
+    def test_release_gate(store):
+        assert_gate(store, run="my-rag", evaluate=True)
+
+``assert_gate`` raises ``AssertionError`` (pytest shows it as the failure)
+with one sentence per consequential output claim that is not accepted,
+saying why, and the reason when the run's evaluation is missing or stale.
+"""
+
+from __future__ import annotations
+
+from hopgate.results import GateResult, VerdictRow, gate
+from hopgate.store import Store
+
+
+def reason(row: VerdictRow) -> str:
+    """One sentence saying why an output claim's verdict is not ``accept``."""
+    what = f"{row.output} (question {row.question}, claim {row.claim or 'none'})"
+    missing = ", ".join(row.missing)
+    retrieval = (
+        "" if row.retrieved_complete else "; retrieval did not deliver a complete evidence set"
+    )
+    if row.verdict == "revise-citations":
+        return (
+            f"{what}: revise-citations: the answer is supported but its citations miss "
+            f"{missing or 'a member'} of the nearest eligible evidence set{retrieval}."
+        )
+    if row.verdict == "reject":
+        return f"{what}: reject: the answer was judged incorrect{retrieval}."
+    if row.verdict == "abstain":
+        if row.answerability == "blocked":
+            why = "its claim's evidence is not readable by the evaluation's reader (blocked)"
+        else:
+            why = "no eligible evidence set exists for its claim (not found)"
+        return f"{what}: abstain: {why}, so the system should have abstained."
+    if row.verdict == "escalate":
+        why = (
+            "it asserts no reference claim (an unreviewed extra assertion)"
+            if row.claim is None
+            else "its claim has an unresolved contradiction or only a proposed evidence set cited"
+        )
+        return f"{what}: escalate: {why}; it awaits adjudication."
+    return f"{what}: {row.verdict}."
+
+
+def gate_message(result: GateResult) -> str:
+    """The failure message of a gate: the reason, then one sentence per failing output."""
+    if result.stale:
+        return (
+            f"hopgate gate failed for run {result.run}: its latest evaluation is not current "
+            f"({result.reason}); evaluate it first (hopgate.evaluate.evaluate or evaluate=True)"
+        )
+    lines = [
+        f"hopgate gate failed for run {result.run}: {len(result.failing)} of "
+        f"{result.consequential} consequential output claims not accepted:"
+    ]
+    lines += [f"  - {reason(row)}" for row in result.failing]
+    return "\n".join(lines)
+
+
+def assert_gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
+    """Fail (``AssertionError``) unless ``run`` passes hopgate's gate; returns the result.
+
+    Passing means the run's latest evaluation is current and every output of
+    a consequential claim in it is accepted. With ``evaluate``, a missing or
+    stale evaluation is made first (as ``hopgate gate --evaluate``);
+    otherwise it fails the assertion with its reason.
+
+    Raises:
+        AssertionError: the gate failed; the message gives a reason per output.
+        NotEvaluatedError: ``run`` is not in the store.
+    """
+    if evaluate:
+        from hopgate.evaluate import evaluate as run_evaluation
+
+        run_evaluation(store, run=run)
+    result = gate(store, run=run)
+    if not result.passed:
+        raise AssertionError(gate_message(result))
+    return result
+
+
+__all__ = ["assert_gate", "gate_message", "reason"]
