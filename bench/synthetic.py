@@ -1,6 +1,6 @@
 """Synthetic ledgers of any size, for benchmarks and tests.
 
-:func:`write_ledger` streams a JSON Lines ledger (``spec/ledger.md``) of N
+:func:`write_ledger` streams a JSON Lines ledger (docs/spec/ledger.md) of N
 claims to a file, one claim at a time, so 100k claims take bounded memory.
 Per claim: one question requiring it, one source with one retained version
 (a text of a few sentences, 300-680 code points, median 490), 1-3 alternative evidence

@@ -2,8 +2,9 @@
 # description: Which members of evidence sets does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
 # returns: nothing; inserts into GRAPH ?scratch: ?deliverer hg:covers ?member (?deliverer an output claim or a case of the run, ?member a member of any evidence set)
+# spec: docs/spec/acceptance.md "Coverage"
 #
-# Coverage (spec/acceptance.md): a delivered span covers a member when it is
+# Coverage (docs/spec/acceptance.md "Coverage"): a delivered span covers a member when it is
 # the member, or is of the same version with start <= member start and member
 # end <= end, or is of the same version with the same locator. One insert per
 # way, each a plain join, so no OPTIONAL depends on outer bindings. An

@@ -2,9 +2,10 @@
 # description: Which adjudicated evidence sets of the claims a run touches are eligible for the run's evaluation, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
 # returns: nothing; inserts into GRAPH ?scratch: ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation
+# spec: docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability"
 #
 # Set-at-a-time form of the eligibility test of complete-sets.rq (same rules,
-# spec/acceptance.md "Eligibility"): the failing members are found with plain
+# docs/spec/acceptance.md "Eligibility"): the failing members are found with plain
 # joins, OPTIONAL single triples and MINUS, never a correlated (NOT) EXISTS.
 # An update's WHERE reads no union default graph (Oxigraph, Virtuoso), so
 # every pattern names its graph: GRAPH ?gN over the load graphs.

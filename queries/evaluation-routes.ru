@@ -2,6 +2,7 @@
 # description: For each output claim of a run, which eligible set of its claim leaves fewest members uncited and fewest unretrieved (ties by set id), which set is its nearest when citations are incomplete, and do its citations contain a proposed set? Reads and writes the evaluation's scratch graph.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
 # returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true
+# spec: docs/spec/acceptance.md "Per output claim", docs/spec/acceptance.md "Verdict"
 #
 # Sets stay terms throughout: the counts are kept per (output, set) on a
 # candidate node, the least count per output is found with GROUP BY, and among

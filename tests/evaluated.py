@@ -1,6 +1,6 @@
 """Reads as the tests of decisions use them: evaluate the stale runs, then read.
 
-The library's reads never evaluate (docs/spec/records.md "Reads"); tests
+The library's reads never evaluate (docs/spec/records.md "Writes and reads"); tests
 that check what an evaluation decides call these, which run ``evaluate``
 first, as a user does with ``hopgate evaluate`` before ``hopgate verdicts``.
 Tests of the read-only contract import the library's functions directly.

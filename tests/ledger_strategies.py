@@ -1,10 +1,10 @@
 """Hypothesis strategies for small, valid ledgers (one-document spelling, plain dicts).
 
-:func:`ledgers` draws ledgers that pass every load-time rule of ``spec/ledger.md``
+:func:`ledgers` draws ledgers that pass every load-time rule of docs/spec/ledger.md
 (unique ids, quotes at their offsets and unique when given alone, span readers
 that only narrow their version's, non-empty distinct members, resolved
 contradictions with a decision, one case per (run, question), ``from < until``)
-while exercising every rule of ``spec/acceptance.md``: several versions (retained
+while exercising every rule of docs/spec/acceptance.md: several versions (retained
 texts of distinct words, some withheld and addressed by locators), readers,
 cutoffs, invalidations, effective intervals, ``applies_at``, sets of every
 status, contradictions, retrieved / cited spans including inline
@@ -339,7 +339,7 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def check_valid(ledger: dict[str, Any]) -> None:
-    """Raise ``AssertionError`` when ``ledger`` breaks a load-time rule of ``spec/ledger.md``."""
+    """Raise ``AssertionError`` when ``ledger`` breaks a rule of docs/spec/ledger.md "Errors"."""
     kinds = (
         "evaluations",
         "readers",

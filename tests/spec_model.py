@@ -1,16 +1,17 @@
-"""A plain-Python reference model of ``spec/acceptance.md`` (no hopgate import).
+"""A plain-Python reference model of docs/spec/acceptance.md (no hopgate import).
 
 The model reads a ledger as a Python ``dict`` in the one-document spelling of
-``spec/ledger.md`` (plural keys, as ``yaml.safe_load`` gives) with every time
+docs/spec/ledger.md "Spellings" (plural keys, as ``yaml.safe_load`` gives) with every time
 written as an ISO 8601 string, and computes what the acceptance queries must
 compute: one row per output claim (:func:`verdict_rows`) and the metrics of
 each run (:func:`metrics`). It is deliberately naive (nested loops over small
 ledgers) so that it can be read against the spec line by line.
 
-It assumes the ledger passed the load-time checks of ``spec/ledger.md``; it
+It assumes the ledger passed the load-time checks of docs/spec/ledger.md "Errors"; it
 re-checks only what it needs to compute (anchoring of spans and inline spans).
 
-Readings of the spec (where the text leaves a choice, the reading closest to it):
+Readings of the spec (where the shared text left a choice, the reading closest to
+it; docs/spec/acceptance.md now states each as a rule):
 
 * Times: a date alone is 00:00 UTC, a date-time without a zone is UTC, a zone
   is honoured; comparisons are between instants.

@@ -100,7 +100,7 @@ def duplicate_output(ledger: Ledger) -> None:
 
 # (mutation, record kind, record index, field, expected phrase); one per check.
 ERRORS = [
-    # -- the spec's "Errors" list --
+    # -- the list of docs/spec/ledger.md "Errors" --
     pytest.param(
         setf("evidence_sets", 0, "claim", "nope"),
         "evidence_sets", 0, "claim", "unknown claim id 'nope'",

@@ -1,4 +1,7 @@
-"""Property test: the SPARQL verdict engine agrees with a plain-Python model of the spec."""
+"""Property test: the SPARQL verdict engine agrees with a plain-Python model of the spec.
+
+The model is tests/spec_model.py, a reading of docs/spec/acceptance.md.
+"""
 
 from __future__ import annotations
 

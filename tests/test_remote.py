@@ -274,6 +274,19 @@ def test_cli_on_the_endpoint(virtuoso: Any, remote: RemoteStore, monkeypatch: An
     runner = CliRunner()
     loaded = runner.invoke(cli, [*base, "load", str(CEDAR)])
     assert loaded.exit_code == 0, loaded.output
+    assert runner.invoke(cli, [*base, "evaluate"]).exit_code == 0
+    # Reads need no write access (docs/spec/records.md "Writes and reads"):
+    # without the update endpoint and credentials, every read still answers.
+    for args in (
+        ("verdicts", "--format", "json"),
+        ("metrics", "--format", "json"),
+        ("gate", "--run", "sys-a"),
+        ("export", "--run", "sys-a", "--format", "trig"),
+        ("validate", "--run", "sys-a"),
+        ("stats",),
+    ):
+        read = runner.invoke(cli, list(args))
+        assert read.exit_code in (0, 1) and "Error" not in read.output, (args, read.output)
     shown = runner.invoke(cli, [*base, "metrics", "--format", "json"])
     assert shown.exit_code == 0, shown.output
     figures = json.loads(shown.output)["sys-a"]

@@ -1,4 +1,4 @@
-"""The reference model of spec/acceptance.md (tests/spec_model.py), held to the spec.
+"""The reference model of docs/spec/acceptance.md (tests/spec_model.py), held to the spec.
 
 The model is plain Python and does not import hopgate; these tests check it on
 the worked example (examples/cedar.yaml), on one small ledger per rule, and on

@@ -1,4 +1,4 @@
-"""The verdict engine against spec/acceptance.md: the worked example and one fixture per rule."""
+"""The verdict engine against docs/spec/acceptance.md: the worked example and one fixture per rule."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Anchoring spans in version texts, and the integrity of version bytes.
 
 Offsets are Unicode code points (``start`` inclusive, ``end`` exclusive), the
-same unit Python's ``str`` indexes by, so ``text[start:end]`` is the span.
+same unit Python's ``str`` indexes by, so ``text[start:end]`` is the span
+(docs/spec/ledger.md "Spans").
 """
 
 from __future__ import annotations

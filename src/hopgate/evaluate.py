@@ -5,7 +5,9 @@ parameters, groups the rows by output claim, and writes one named graph per
 evaluated run (a ``prov:Bundle``) holding the evaluation activity, one
 acceptance card per output claim and one claim-case record per required claim.
 A new evaluation of a run links to the previous one with ``prov:wasRevisionOf``;
-nothing is overwritten.
+nothing is overwritten. What is decided: docs/spec/acceptance.md
+"Per output claim" and "Verdict"; where it is recorded: docs/spec/records.md
+"Records".
 """
 
 from __future__ import annotations

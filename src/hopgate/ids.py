@@ -12,7 +12,8 @@ accepts only what :func:`mint` makes (it re-encodes the decoded id and
 compares). A case IRI joins two such segments with ``/``, which neither
 contains, so :func:`parse_case` splits exactly. ``tests/test_ids.py`` holds
 both properties over arbitrary text. The queries never take ids apart: they
-compare terms, and read ``hg:ledgerId`` literals where they need an id.
+compare terms, and read ``hg:ledgerId`` literals where they need an id
+(docs/spec/records.md "Identifiers"; docs/spec/ledger.md "Record basics").
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Reading ledgers: both spellings of ``spec/ledger.md``, checked against the schema.
+"""Reading ledgers: both spellings of the ledger, checked against the schema.
+
+The format is docs/spec/ledger.md "Spellings" and "Record basics".
 
 A ledger is read as a stream of :class:`Record` objects. JSON Lines
 (optionally gzip'd) is read line by line, so memory does not grow with the

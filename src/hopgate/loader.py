@@ -5,7 +5,8 @@ each version's text and readers, which spans need). Pass two checks every
 reference, anchors every span and writes N-Quads to a temporary file. Only
 when both passes succeed is the file added to the store, in one transaction,
 as the named graph of this load: any error leaves the store as it was.
-The model is documented in ``docs/model.md``.
+The model is documented in ``docs/model.md``; what is checked, in
+docs/spec/ledger.md "Errors" and "Loading".
 """
 
 from __future__ import annotations

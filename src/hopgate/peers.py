@@ -8,7 +8,8 @@ Definitions and sources are in each query's header and in the README.
 No claim-case drops out of a sum silently: the queries compute fractions in
 xsd:double and return, beside each sum, how many per-claim-case terms entered
 it; a sum that is unbound, or has fewer terms than claim-cases it should cover,
-raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure.
+raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure
+(docs/spec/records.md "Arithmetic").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Recording a RAG pipeline's responses from Python, as they are produced.
 
-Two ways, both writing an ordinary ledger (``spec/ledger.md``) in the
+Two ways, both writing an ordinary ledger (``docs/spec/ledger.md``) in the
 ``hopgate import rag`` format's terms (``docs/rag-format.md``):
 
 - :class:`LedgerBuilder` collects documents, gold questions and responses in

@@ -1,9 +1,11 @@
 """Reading evaluations: verdict rows, metrics with intervals, and the release gate.
 
 Results are read from the latest evaluation bundle of each run. Reading
-never writes (docs/spec/records.md "Reads"): a run with no evaluation has
-no results here, and a run whose latest evaluation is stale is read as it
-is, with the staleness and its reason attached, so the caller can say so.
+never writes (docs/spec/records.md "Writes and reads"): a run with no
+evaluation has no results here, and a run whose latest evaluation is stale is
+read as it is, with the staleness and its reason attached, so the caller can
+say so. Figures: docs/spec/acceptance.md "Metrics", "Counts", "Whole answer"
+and "Intervals"; the gate: docs/spec/acceptance.md "Release gate".
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Uncertainty for proportions: Wilson intervals and a question-level bootstrap."""
+"""Uncertainty for proportions: Wilson intervals and a question-level bootstrap.
+
+Which interval a figure gets is docs/spec/acceptance.md "Intervals".
+"""
 
 from __future__ import annotations
 

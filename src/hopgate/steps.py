@@ -2,7 +2,8 @@
 
 An evaluation of a run is the scratch updates in order, then the result
 queries; the reads of a recorded evaluation are the bundle queries. Each is
-a file in ``queries/`` (its header names the spec section it implements).
+a file in ``queries/`` (its ``# spec:`` header line names the sections of
+docs/spec it implements).
 The projections list the quads those files can match, so that a working copy
 or a snapshot holds no more than they read (hopgate.projection).
 """

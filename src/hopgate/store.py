@@ -245,7 +245,7 @@ class OxigraphStore(Store):
     def _visible_graphs(self) -> list[ox.NamedNode] | None:
         """The published graphs when the store holds an unpublished one, else None (all).
 
-        A graph is published by its catalog entry (spec/acceptance.md
+        A graph is published by its catalog entry (docs/spec/records.md
         "Records"); a graph written without one (a load or evaluation killed
         between its bulk write and its catalog entry) is hidden from every
         query until the next load removes it. Scratch graphs of a running

@@ -1,6 +1,6 @@
 """What every importer shares: the ledger records it writes, and how it writes them.
 
-An adapter turns one benchmark's files into ledger records (``spec/ledger.md``,
+An adapter turns one benchmark's files into ledger records (docs/spec/ledger.md,
 the contract; the ledger format is not extended). The records are plain
 dicts with a ``type`` field, written as JSON Lines so that the existing
 reader and loader check and load them like any other ledger.
