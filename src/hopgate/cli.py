@@ -543,6 +543,10 @@ from hopgate.export_cli import export_command, verify_command  # noqa: E402
 
 cli.add_command(export_command)
 cli.add_command(verify_command)
+from hopgate.cli_sign import keys_command, sign_command  # noqa: E402
+
+cli.add_command(keys_command)
+cli.add_command(sign_command)
 
 
 def main() -> None:

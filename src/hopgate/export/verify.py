@@ -12,6 +12,7 @@ triples loaded into an in-memory store.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,15 @@ from hopgate.anchoring import sha256_digest
 from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, parse_rdf
 from hopgate.export.manifest import MANIFEST, read_manifest, sha256_file
 from hopgate.export.provdoc import PROV_FORMATS, parse_document
+from hopgate.export.signing import (
+    PROOFS,
+    SigningError,
+    check_dataset,
+    file_dataset,
+    public_key_of,
+    read_proofs,
+    signed_formats,
+)
 from hopgate.store import OxigraphStore
 from hopgate.vocab import PROV as PROV_NS
 from hopgate.vocab import RDF, XSD
@@ -59,6 +69,8 @@ class VerifyReport:
     """What ``verify`` checked and every problem it found (empty: the export is intact)."""
 
     files: int = 0
+    signatures_checked: int = 0
+    signers: list[str] = field(default_factory=list)
     quotes_checked: int = 0
     quotes_without_text: int = 0
     texts_checked: int = 0
@@ -70,7 +82,8 @@ class VerifyReport:
         return not self.problems
 
 
-def _format_of(name: str) -> str | None:
+def format_of(name: str) -> str | None:
+    """The export format a file name denotes (None: not an export file)."""
     for fmt, extension in {**EXTENSIONS, **PICTURE_EXTENSIONS}.items():
         if name.endswith(extension) and not (fmt == "jsonld" and name.endswith(".prov.json")):
             return fmt
@@ -176,14 +189,82 @@ def _quote_problem(row: dict[str, Any]) -> str | None:
     return None
 
 
-def verify(directory: Path) -> VerifyReport:
-    """Check an export directory against its manifest and re-check every retained quote.
+def _check_signatures(
+    directory: Path, listed: list[str], trusted: Sequence[str] | None, report: VerifyReport
+) -> None:
+    """Check every proof in ``proofs.json`` against the dataset of its file, independently of
+    the manifest; with ``trusted``, every export file needs a proof by a trusted key."""
+    try:
+        proofs = read_proofs(directory)
+    except SigningError as exc:
+        report.problems.append(str(exc))
+        return
+    present = sorted(
+        path.name
+        for path in directory.iterdir()
+        if format_of(path.name) in signed_formats() and path.is_file()
+    )
+    must_sign = sorted(set(present) | set(listed)) if (proofs or trusted) else []
+    for name in must_sign:
+        if name not in proofs:
+            report.problems.append(f"{name}: not signed (no proof in {PROOFS})")
+    for name, listed_proofs in sorted(proofs.items()):
+        fmt = format_of(name)
+        path = directory / name
+        if fmt is None or "/" in name or not path.is_file():
+            report.problems.append(f"{name}: signed in {PROOFS} but missing")
+            continue
+        try:
+            dataset = file_dataset(path, fmt)
+        except SigningError as exc:
+            report.problems.append(f"{name}: signature not checked: {exc}")
+            continue
+        trusted_ok = False
+        for proof in listed_proofs:
+            report.signatures_checked += 1
+            problem = check_dataset(dataset, proof)
+            who = _signer(proof)
+            if problem is not None:
+                report.problems.append(f"{name}: proof by {who}: {problem}")
+                continue
+            if who not in report.signers:
+                report.signers.append(who)
+            method = proof.get("verificationMethod", "") if isinstance(proof, dict) else ""
+            if trusted is not None and _key_of(method) in trusted:
+                trusted_ok = True
+        if trusted is not None and not trusted_ok:
+            report.problems.append(f"{name}: no valid proof by a trusted key (--trust)")
+
+
+def _key_of(method: str) -> str | None:
+    try:
+        return public_key_of(method)
+    except SigningError:
+        return None
+
+
+def _signer(proof: Any) -> str:
+    if not isinstance(proof, dict):
+        return "?"
+    signer = proof.get("signer")
+    name = signer.get("name") if isinstance(signer, dict) else None
+    method = str(proof.get("verificationMethod", "?")).split("#", 1)[0]
+    return f"{name} ({method})" if name else method
+
+
+def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyReport:
+    """Check an export directory: signatures, the manifest, every retained quote.
+
+    ``trusted`` lists public Multikeys: every export file must then carry a
+    valid proof by one of them. Without it, every proof present must verify,
+    and a signed directory may hold no unsigned export file.
 
     Raises:
         ManifestError: the directory has no readable hopgate manifest.
     """
     manifest = read_manifest(directory)
     report = VerifyReport()
+    _check_signatures(directory, sorted(manifest["files"]), trusted, report)
     versions = {str(k): str(v) for k, v in manifest["versions"].items()}
     for name, entry in sorted(manifest["files"].items()):
         path = directory / name
@@ -197,7 +278,7 @@ def verify(directory: Path) -> VerifyReport:
                 f"{name}: sha256 {actual} differs from the manifest's {entry.get('sha256')}"
             )
             continue
-        fmt = _format_of(name)
+        fmt = format_of(name)
         if fmt in ("trig", "jsonld") or fmt in PROV_FORMATS:
             try:
                 quads = _read_back(path, fmt)
@@ -206,6 +287,8 @@ def verify(directory: Path) -> VerifyReport:
                 continue
             _check_quotes(name, quads, versions, report)
     for path in sorted(directory.iterdir()):
-        if path.name != MANIFEST and path.name not in manifest["files"] and _format_of(path.name):
+        if path.name in (MANIFEST, PROOFS):
+            continue
+        if path.name not in manifest["files"] and format_of(path.name):
             report.problems.append(f"{path.name}: an export file the manifest does not list")
     return report
