@@ -92,18 +92,30 @@ def _open(ctx: click.Context) -> Store:
 
 @cli.command()
 @click.argument("ledgers", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--allow-files",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder outside the ledger's own from which versions may read file: (repeatable).",
+)
+@click.option(
+    "--by", envvar="HOPGATE_USER", help="The person on whose behalf you load (env HOPGATE_USER)."
+)
 @click.pass_context
 @_handle_errors
-def load(ctx: click.Context, ledgers: tuple[Path, ...]) -> None:
+def load(
+    ctx: click.Context, ledgers: tuple[Path, ...], allow_files: tuple[Path, ...], by: str | None
+) -> None:
     """Load ledger files (YAML, JSON, JSON Lines, .jsonl.gz) into the store.
 
     Each file is one named graph; a failing file leaves the store as it was.
+    A version's file: is read only inside the ledger's folder (or --allow-files).
 
-    Example: hopgate load examples/cedar.yaml
+    Example: hopgate load examples/cedar.yaml --by "Alice Example"
     """
     store = _open(ctx)
     for path in ledgers:
-        result = load_ledger(store, path)
+        result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
         if result.already_loaded:
             click.echo(f"{path}: already loaded as {result.graph}; nothing to do")
             continue
