@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+import pyoxigraph as ox
 
 from hopgate import __version__, ids
 from hopgate.errors import HopgateError
@@ -148,7 +149,10 @@ def parse_param(text: str) -> tuple[str, Value]:
     kind, sep, rest = raw.partition(":")
     value: Value
     if raw.startswith("<") and raw.endswith(">"):
-        value = IRI(raw[1:-1])
+        try:
+            value = IRI(ox.NamedNode(raw[1:-1]).value)
+        except ValueError as exc:
+            raise UsageError(f"--param {name}: not an IRI: {raw} ({exc})") from None
     elif sep and kind in ids.KINDS and rest:
         value = IRI(ids.mint(kind, rest))
     elif len(raw) >= 2 and raw.startswith('"') and raw.endswith('"'):
@@ -277,7 +281,11 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
     if output is None:
         store.dump(sys.stdout.buffer, format=fmt, graph=graph)  # type: ignore[arg-type]
         return
-    with output.open("wb") as handle:
+    try:
+        handle = output.open("wb")
+    except OSError as exc:
+        raise UsageError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    with handle:
         store.dump(handle, format=fmt, graph=graph)  # type: ignore[arg-type]
 
 

@@ -349,10 +349,10 @@ def read_version_file(base: Path, name: str, *, allowed: tuple[Path, ...] = ()) 
         descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise FileRefused(f"cannot read the version's file {real}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise FileRefused(f"{real} is not a regular file")
     with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(f"{real} is not a regular file")
         data = handle.read(MAX_LITERAL_BYTES + 1)
     if len(data) > MAX_LITERAL_BYTES:
         raise FileRefused(f"{real} is larger than {MAX_LITERAL_BYTES:,} bytes (the text limit)")
