@@ -23,9 +23,13 @@ from hopgate.vocab import CATALOG_GRAPH
 
 #: Spans and versions whose text the reader may not inspect. A span is withheld
 #: when its own readers or its version's exclude the reader (a span only
-#: narrows). Every test on ``?reader`` sits in the group that binds it: SPARQL
-#: evaluates nested groups before joining them, so a FILTER in a nested group
-#: would see ``?reader`` unbound.
+#: narrows), and also when its offsets overlap a span of the same version that
+#: the reader may not inspect: an inline citation (or another span) repeating a
+#: narrowed span's text would otherwise carry that text out. A version is
+#: withheld when the reader may not inspect it or any span of it: its whole
+#: text holds every span's. Every test on ``?reader`` sits in the group that
+#: binds it: SPARQL evaluates nested groups before joining them, so a FILTER in
+#: a nested group would see ``?reader`` unbound.
 WITHHELD = """
   { SELECT DISTINCT ?node ?class WHERE {
       ?node a ?class . VALUES ?class { hg:Span hg:Version }
@@ -33,7 +37,17 @@ WITHHELD = """
       FILTER (
         (EXISTS { ?node hg:readableBy ?anyReader } && NOT EXISTS { ?node hg:readableBy ?reader })
         || (BOUND(?version) && EXISTS { ?version hg:readableBy ?anyVersionReader }
-            && NOT EXISTS { ?version hg:readableBy ?reader }))
+            && NOT EXISTS { ?version hg:readableBy ?reader })
+        || (BOUND(?version) && EXISTS {
+              ?node oa:hasSelector ?position . ?position oa:start ?start ; oa:end ?end .
+              ?narrowed prov:wasQuotedFrom ?version ; hg:readableBy ?narrowedReader ;
+                        oa:hasSelector ?narrowedPosition .
+              ?narrowedPosition oa:start ?narrowedStart ; oa:end ?narrowedEnd .
+              FILTER (?start < ?narrowedEnd && ?narrowedStart < ?end)
+              FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader } })
+        || (?class = hg:Version && EXISTS {
+              ?narrowed prov:wasQuotedFrom ?node ; hg:readableBy ?narrowedReader .
+              FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader } }))
   } }
 """
 
