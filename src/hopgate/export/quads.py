@@ -31,24 +31,31 @@ from hopgate.vocab import CATALOG_GRAPH
 #: binds it: SPARQL evaluates nested groups before joining them, so a FILTER in
 #: a nested group would see ``?reader`` unbound.
 WITHHELD = """
-  { SELECT DISTINCT ?node ?class WHERE {
+  { { SELECT DISTINCT ?node ?class WHERE {
       ?node a ?class . VALUES ?class { hg:Span hg:Version }
       OPTIONAL { ?node prov:wasQuotedFrom ?version }
       FILTER (
         (EXISTS { ?node hg:readableBy ?anyReader } && NOT EXISTS { ?node hg:readableBy ?reader })
         || (BOUND(?version) && EXISTS { ?version hg:readableBy ?anyVersionReader }
-            && NOT EXISTS { ?version hg:readableBy ?reader })
-        || (BOUND(?version) && EXISTS {
-              ?node oa:hasSelector ?position . ?position oa:start ?start ; oa:end ?end .
-              ?narrowed prov:wasQuotedFrom ?version ; hg:readableBy ?narrowedReader ;
-                        oa:hasSelector ?narrowedPosition .
-              ?narrowedPosition oa:start ?narrowedStart ; oa:end ?narrowedEnd .
-              FILTER (?start < ?narrowedEnd && ?narrowedStart < ?end)
-              FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader } })
-        || (?class = hg:Version && EXISTS {
-              ?narrowed prov:wasQuotedFrom ?node ; hg:readableBy ?narrowedReader .
-              FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader } }))
-  } }
+            && NOT EXISTS { ?version hg:readableBy ?reader }))
+    } }
+    UNION
+    { SELECT DISTINCT ?node ?class WHERE {
+      ?narrowed a hg:Span ; hg:readableBy ?narrowedReader ; prov:wasQuotedFrom ?version ;
+                oa:hasSelector ?narrowedPosition .
+      FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader }
+      ?narrowedPosition oa:start ?narrowedStart ; oa:end ?narrowedEnd .
+      ?node prov:wasQuotedFrom ?version ; oa:hasSelector ?position .
+      ?position oa:start ?start ; oa:end ?end .
+      FILTER (?start < ?narrowedEnd && ?narrowedStart < ?end)
+      BIND (hg:Span AS ?class)
+    } }
+    UNION
+    { SELECT DISTINCT ?node ?class WHERE {
+      ?narrowed a hg:Span ; hg:readableBy ?narrowedReader ; prov:wasQuotedFrom ?node .
+      FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader }
+      BIND (hg:Version AS ?class)
+    } } }
 """
 
 #: The (subject, predicate) pairs that carry text the reader may not inspect.
