@@ -292,9 +292,10 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
 @cli.command()
 @click.option("--run", "run", help="Evaluate only this run (its ledger id).")
 @click.option("--force", is_flag=True, help="Evaluate even when the latest evaluation is current.")
+@click.option("--by", envvar="HOPGATE_USER", help="The person responsible (env HOPGATE_USER).")
 @click.pass_context
 @_handle_errors
-def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
+def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -> None:
     """Decide every output claim of a run and record acceptance cards as a PROV bundle.
 
     A run whose latest evaluation used the store's current loads is not
@@ -305,7 +306,7 @@ def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
     """
     from hopgate.evaluate import evaluate as run_evaluation
 
-    for record in run_evaluation(_open(ctx), run=run, force=force):
+    for record in run_evaluation(_open(ctx), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
         click.echo(
             f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "

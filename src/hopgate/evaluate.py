@@ -108,12 +108,14 @@ def is_current(store: Store, run: str) -> bool:
 
 
 def evaluate(
-    store: Store, *, run: str | None = None, force: bool = False
+    store: Store, *, run: str | None = None, force: bool = False, by: str | None = None
 ) -> list[EvaluationRecord]:
     """Evaluate one run (or every run) and record acceptance cards as a PROV bundle.
 
     A run whose latest evaluation used exactly the store's current load graphs
     is not evaluated again unless ``force`` is set; its record has ``reused``.
+    ``by`` names the person on whose behalf the evaluation runs: a
+    ``prov:Person`` associated with it, on whose behalf hopgate acted.
 
     Raises:
         EvaluationError: no run in the store, or ``run`` is unknown.
@@ -131,7 +133,9 @@ def evaluate(
         if found is not None and found[2] == graphs and not force:
             records.append(_reused(store, run_id, found))
             continue
-        records.append(_evaluate_run(store, run_id, graphs, previous=found[0] if found else None))
+        records.append(
+            _evaluate_run(store, run_id, graphs, previous=found[0] if found else None, by=by)
+        )
     return records
 
 
@@ -243,7 +247,7 @@ def _compute(
 
 
 def _evaluate_run(
-    store: Store, run: str, graphs: list[str], *, previous: str | None
+    store: Store, run: str, graphs: list[str], *, previous: str | None, by: str | None = None
 ) -> EvaluationRecord:
     clock = time.perf_counter()
     started = datetime.now(UTC)
@@ -273,7 +277,7 @@ def _evaluate_run(
                 case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
             for card in cards.values():
                 writer.card(card, case_nodes)
-            writer.provenance(run, graphs, started, ended, previous)
+            writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure); the
         # catalog entry that publishes it is one small transaction after it.
         store.add_graph(bundle_file, bundle, trusted=True)
@@ -395,7 +399,14 @@ class _BundleWriter:
         self._write(lines)
 
     def provenance(
-        self, run: str, graphs: list[str], started: datetime, ended: datetime, previous: str | None
+        self,
+        run: str,
+        graphs: list[str],
+        started: datetime,
+        ended: datetime,
+        previous: str | None,
+        *,
+        by: str | None = None,
     ) -> None:
         bundle = nt.iri(self.bundle)
         activity = nt.iri(self.activity)
@@ -419,9 +430,22 @@ class _BundleWriter:
         lines += [f"{activity} <{PROV}used> {nt.iri(g)}" for g in graphs]
         if previous is not None:
             lines.append(f"{bundle} <{PROV}wasRevisionOf> {nt.iri(previous)}")
-        self._write(lines, CATALOG_GRAPH)
+        person = responsible_person(activity, software, by) if by else []
+        self._write(lines + person, CATALOG_GRAPH)
         # The activity is described inside its bundle too, so the bundle stands alone.
-        self._write(lines[4:11])
+        self._write(lines[4:11] + person)
+
+
+def responsible_person(activity: str, software: str, name: str) -> list[str]:
+    """N-Triples lines: the person on whose behalf hopgate ran ``activity`` (issue 15)."""
+    person = nt.iri(ids.mint("agent", name))
+    return [
+        f"{activity} <{PROV}wasAssociatedWith> {person}",
+        f"{person} <{A}> <{PROV}Agent>",
+        f"{person} <{A}> <{PROV}Person>",
+        f"{person} <{HG}ledgerId> {nt.string(name)}",
+        f"{software} <{PROV}actedOnBehalfOf> {person}",
+    ]
 
 
 def _case_of(row: Row) -> tuple[str, str]:

@@ -23,7 +23,7 @@ from hopgate.store import IRI, Row, Store
 
 CARD_QUERY = """
 SELECT ?card ?verdict ?output ?outputText ?claim ?claimText ?question ?questionText ?run
-       ?activity ?supported ?retrievedComplete ?citationComplete ?citedRoute WHERE {
+       ?activity ?by ?supported ?retrievedComplete ?citationComplete ?citedRoute WHERE {
   ?card a hg:AcceptanceCard ; hg:verdict ?verdict ; hg:forOutput ?output ;
         hg:forQuestion ?question ; prov:wasGeneratedBy ?activity ;
         hg:supported ?supported ; hg:retrievedComplete ?retrievedComplete ;
@@ -33,6 +33,7 @@ SELECT ?card ?verdict ?output ?outputText ?claim ?claimText ?question ?questionT
   OPTIONAL { ?question prov:value ?questionText }
   OPTIONAL { ?card hg:forClaim ?claim . OPTIONAL { ?claim prov:value ?claimText } }
   OPTIONAL { ?card hg:citedRoute ?citedRoute }
+  OPTIONAL { ?activity prov:wasAssociatedWith ?person . ?person a prov:Person ; hg:ledgerId ?by }
 }
 """
 
@@ -118,9 +119,10 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     output, activity, run = (_quote(str(info[k])) for k in ("output", "activity", "run"))
     output_label = f"output {_id(info['output'])}\n{_short(str(info['outputText'] or ''))}"
     lines.append(f"  {output} [{_ENTITY}, label={_quote(output_label)}];")
-    lines.append(
-        f"  {activity} [{_ACTIVITY}, label={_quote('evaluation ' + _id(info['activity']))}];"
-    )
+    evaluation_label = "evaluation " + _id(info["activity"])
+    if info["by"] is not None:
+        evaluation_label += f"\non behalf of {info['by']}"
+    lines.append(f"  {activity} [{_ACTIVITY}, label={_quote(evaluation_label)}];")
     lines.append(f"  {run} [{_ACTIVITY}, label={_quote('run ' + _id(info['run']))}];")
     question_label = f"question {_id(info['question'])}\n{_short(str(info['questionText'] or ''))}"
     question = _quote(str(info["question"]))
