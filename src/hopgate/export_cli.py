@@ -171,7 +171,8 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
     click.echo(
         f"{export_dir}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
         f"re-checked against their version texts, {report.texts_checked} text digest(s) checked, "
-        f"{report.quotes_without_text} quote(s) without an exported text"
+        f"{report.quotes_without_text} quote(s) without an exported text; "
+        f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
     if report.signers:
         trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
