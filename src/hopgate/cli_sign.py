@@ -25,7 +25,10 @@ by_option = click.option(
 
 @click.group("keys")
 def keys_command() -> None:
-    """Signing keys (Ed25519 Multikeys, did:key)."""
+    """Signing keys (Ed25519 Multikeys, did:key).
+
+    Example: hopgate keys new -o ~/.hopgate/ann.key
+    """
 
 
 @keys_command.command("new")

@@ -303,14 +303,14 @@ def parse_json(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
 
 
-def _json_error(exc: BaseException) -> str:
+def _json_error(exc: BaseException, spelling: str = "JSON") -> str:
     if isinstance(exc, _DuplicateKey):
         return f"the key {exc.key!r} is given twice"
     if isinstance(exc, json.JSONDecodeError):
         return f"not valid JSON ({exc.msg} at column {exc.colno})"
     if isinstance(exc, RecursionError):
-        return f"not valid JSON (nested more than {MAX_DEPTH} levels deep)"
-    return f"not valid JSON ({exc})"
+        return f"not valid {spelling} (nested more than {MAX_DEPTH} levels deep)"
+    return f"not valid {spelling} ({exc})"
 
 
 class FileRefused(ValueError):
@@ -603,7 +603,8 @@ def _read_document(path: Path, validate: bool) -> Iterator[Record]:
         raise LedgerError(f"not valid YAML ({exc})", file=file, record=record) from None
     except (ValueError, RecursionError) as exc:
         # A duplicate JSON key, NaN, a number too long to convert, or nesting too deep.
-        raise LedgerError(_json_error(exc), file=file) from None
+        spelling = "JSON" if path.suffix.lower() == ".json" else "YAML"
+        raise LedgerError(_json_error(exc, spelling), file=file) from None
     if not isinstance(document, dict):
         raise LedgerError("expected a mapping with 'ledger: 1' and record lists", file=file)
     if "ledger" not in document:
