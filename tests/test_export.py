@@ -307,7 +307,8 @@ def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
     tmp_path: Path, write_ledger: Any
 ) -> None:
     """Issue 15: a public version, a span of it narrowed to one reader, and an output
-    citing the same text inline (whole and in part); ids chosen to break naive IRIs."""
+    citing the same text inline (whole and in part) and repeating it in its own text;
+    a visible span whose suffix reaches into it; ids chosen to break naive IRIs."""
     secret = "Cedar maps to record R17 zqsecretzq."
     text = f"Public opening. {secret} Public closing."
     reader, other = HOSTILE["reader"], HOSTILE["other"]
@@ -321,6 +322,8 @@ def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
         "spans": [
             {"id": HOSTILE["span"], "version": version, "quote": secret, "readers": [reader]},
             {"id": "open", "version": version, "quote": "Public opening."},
+            # Its suffix reaches into the narrowed words.
+            {"id": "open2", "version": version, "quote": "opening.", "suffix": " Cedar maps"},
         ],
         "questions": [{"id": "q", "text": "Where is Cedar?", "claims": ["c"]}],
         "claims": [{"id": "c", "text": "Cedar is R17."}],
@@ -343,7 +346,7 @@ def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
                 "outputs": [
                     {
                         "id": "o",
-                        "text": "Cedar is R17.",
+                        "text": f"As the registry says: {secret}",  # the output repeats it
                         "claim": "c",
                         "correct": True,
                         "cites": [
@@ -363,13 +366,18 @@ def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
             for fmt in FORMATS:
                 data = export_bundle(store, format=fmt, reader=other, with_text=with_text).data
                 assert b"zqsecretzq" not in data, (fmt, with_text)
+                assert b"Cedar maps" not in data, (fmt, with_text)
                 assert b"withheldFor" in data or b"withheld" in data
                 mine = export_bundle(store, format=fmt, reader=reader, with_text=with_text).data
                 assert b"zqsecretzq" in mine, (fmt, with_text)
         picture = card_dot(store, resolve_scope(store, card="o", reader=other))
         assert "zqsecretzq" not in picture and "withheld for pub%20lic" in picture
+        assert "Cedar maps" not in picture
         picture = card_dot(store, resolve_scope(store, card="o", reader=reader))
         assert "zqsecretzq" in picture
+        said = b"As the registry says"
+        assert said in export_bundle(store, format="trig", reader=reader).data
+        assert said not in export_bundle(store, format="trig", reader=other).data
         # The version's text leaves for neither reader's bundle when one of them is excluded.
         public = export_bundle(store, format="trig", reader=other, with_text=True).data
         assert b"Public opening." in public  # the readable span's quote still goes

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 from hopgate import ids
 from hopgate.evaluate import VERDICTS
-from hopgate.export.quads import WITHHELD
+from hopgate.export.quads import WITHHELD, narrowed_texts, repeats
 from hopgate.export.scope import ExportError, Scope
 from hopgate.store import IRI, Row, Store
 
@@ -94,6 +94,15 @@ def card_dot(store: Store, scope: Scope) -> str:
         str(row["node"])
         for row in store.select(WITHHELD_QUERY, params={"reader": IRI(scope.reader_iri)})
     }
+    # A text repeating a narrowed span's words is withheld too, as in the exports.
+    secrets = narrowed_texts(store, scope.reader_iri)
+    if secrets:
+        info = {
+            key: (f"(withheld for {scope.reader})" if repeats(str(value), secrets) else value)
+            if key in ("outputText", "claimText", "questionText") and value is not None
+            else value
+            for key, value in info.items()
+        }
     return _draw(info, spans, withheld, scope.reader)
 
 
