@@ -22,6 +22,7 @@ import hopgate
 from hopgate.anchoring import anchor
 from hopgate.cli import cli
 from hopgate.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
+from hopgate.vocab import HG
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"
@@ -387,3 +388,38 @@ def test_fuzz_malformed_ledgers_never_raise_a_traceback(
             hopgate.load(store, path)
         except hopgate.HopgateError:
             assert store.count() == 0, "nothing of a failed load may be kept"
+
+
+def test_a_control_character_already_in_a_store_stops_prov_exports_cleanly(
+    tmp_path: Path,
+) -> None:
+    """A store loaded before control characters were refused: PROV-XML and PROV-N refuse
+    it with an error (no traceback, no raw NUL written); TriG carries it escaped."""
+    import pyoxigraph as ox
+
+    from hopgate.evaluate import evaluate
+    from hopgate.export import ExportError, export_bundle
+
+    with hopgate.open_store(None) as store:
+        result = hopgate.load(store, CEDAR)
+        evaluate(store)
+        claim = ox.NamedNode("https://w3id.org/hopgate/id/claim/cA")
+        store._store.add(
+            ox.Quad(claim, ox.NamedNode(HG + "note"), ox.Literal("bel \x07 nul \x00"),
+                    ox.NamedNode(result.graph))
+        )  # fmt: skip
+        for fmt in ("provxml", "provn", "provjson"):
+            with pytest.raises(ExportError, match="U\\+0007"):
+                export_bundle(store, format=fmt, run="sys-a")
+        assert b"\\u0007" in export_bundle(store, format="trig", run="sys-a").data
+
+
+def test_output_naming_an_existing_directory_writes_into_it(
+    disk_store: Any, tmp_path: Path
+) -> None:
+    args, _ = disk_store
+    folder = tmp_path / "named.trig"
+    folder.mkdir()
+    result = CliRunner().invoke(cli, [*args, "export", "--run", "sys-a", "-o", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (folder / "export.trig").is_file() and (folder / "manifest.json").is_file()

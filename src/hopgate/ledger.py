@@ -61,7 +61,7 @@ MAX_ALIAS_EXPANSION = 10
 MAX_LITERAL_BYTES = 16 * 1024 * 1024 - 4096
 #: Characters no ledger string may hold: C0 controls other than tab, line feed and carriage
 #: return, lone surrogates, U+FFFE and U+FFFF (XML 1.0, and so PROV-XML, cannot carry them).
-_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+FORBIDDEN_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +229,7 @@ def check_values(data: Any, *, file: str, where: str) -> None:
         path, value, depth = stack.pop()
         problem = None
         if isinstance(value, str):
-            found = _FORBIDDEN.search(value)
+            found = FORBIDDEN_CHARACTERS.search(value)
             if found is not None:
                 char = found.group()
                 problem = (
