@@ -268,3 +268,21 @@ def test_cli_keys_export_sign_and_verify(tmp_path: Path) -> None:
     assert "signed by Alice Example" in result.output
     result = runner.invoke(cli, ["verify", str(out), "--trust", "did:key:nonsense"])
     assert result.exit_code == 2 and result.output.startswith("Error:")
+
+
+def test_a_prov_record_hopgate_does_not_write_cannot_hide_beside_a_signature(
+    cedar: Any, tmp_path: Path
+) -> None:
+    key = new_key()
+    write_export(export_bundle(cedar, format="provn", run="sys-a"), tmp_path)
+    sign_directory(tmp_path, key, by="Alice Example")
+    path = tmp_path / "export.provn"
+    data = path.read_bytes()
+    forged = data.replace(b"\nendDocument", b"\n  wasInformedBy(run:sys-a, run:sys-a)\nendDocument")
+    assert forged != data
+    path.write_bytes(forged)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest["files"]["export.provn"]["sha256"] = hashlib.sha256(forged).hexdigest()
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify(tmp_path).problems
+    assert any("a record hopgate does not write" in p for p in problems), problems

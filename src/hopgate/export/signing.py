@@ -11,8 +11,8 @@ and the 32 key bytes; the verification method is the ``did:key`` of the
 public key.
 
 hopgate signs each exported file's dataset: the quads of a TriG or JSON-LD
-file as parsed, and for PROV-N, PROV-JSON and PROV-XML the PROV-O dataset the
-``prov`` package maps the document to. The proofs of a directory are kept in
+file as parsed, and for PROV-N, PROV-JSON and PROV-XML the plain PROV-O
+dataset of the document's records (:func:`file_dataset`). The proofs of a directory are kept in
 ``proofs.json`` beside the manifest (a list per file: several people may sign),
 so a proof does not depend on the manifest, and the manifest's sha256 is not
 what an attacker must forge. Besides the standard proof options, the proof
@@ -24,7 +24,6 @@ changed without breaking the signature.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import stat
@@ -443,22 +442,23 @@ def file_dataset(path: Path, fmt: str) -> list[ox.Quad]:
     """The RDF dataset an exported file states (what its proof signs).
 
     TriG and JSON-LD are parsed by Oxigraph; a PROV-N, PROV-JSON or PROV-XML
-    document is parsed by ``prov`` and mapped onto PROV-O by the same package.
+    document is parsed by ``prov`` and mapped onto plain PROV-O quads record by
+    record (:func:`hopgate.export.verify.prov_quads`, strict: a record it cannot
+    map in full is refused, so nothing in the file escapes the signature).
 
     Raises:
         SigningError: the file does not parse, or is not an RDF or PROV format.
     """
     from hopgate.export.formats import parse_rdf
     from hopgate.export.provdoc import PROV_FORMATS, parse_document
+    from hopgate.export.verify import prov_quads
 
     try:
         data = path.read_bytes()
         if fmt in ("trig", "jsonld"):
             return parse_rdf(data, fmt)
         if fmt in PROV_FORMATS:
-            buffer = io.StringIO()
-            parse_document(data, fmt).serialize(buffer, format="rdf", rdf_format="nquads")
-            return list(ox.parse(buffer.getvalue().encode("utf-8"), format=ox.RdfFormat.N_QUADS))
+            return prov_quads(parse_document(data, fmt), strict=True)
     except SigningError:
         raise
     except Exception as exc:  # any parser's error: the file is not what was signed
