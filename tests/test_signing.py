@@ -286,3 +286,12 @@ def test_a_prov_record_hopgate_does_not_write_cannot_hide_beside_a_signature(
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     problems = verify(tmp_path).problems
     assert any("a record hopgate does not write" in p for p in problems), problems
+
+
+def test_signatures_are_checked_without_the_manifest(cedar: Any, tmp_path: Path) -> None:
+    key = new_key()
+    _signed_directory(cedar, tmp_path, key)
+    (tmp_path / "manifest.json").unlink()
+    report = verify(tmp_path, trusted=[key.public_multibase])
+    assert report.signatures_checked == len(FORMATS)
+    assert report.problems == ["manifest.json: missing (the signatures were checked without it)"]

@@ -364,11 +364,18 @@ def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyRe
     valid proof by one of them. Without it, every proof present must verify,
     and a signed directory may hold no unsigned export file.
 
+    A signed directory whose manifest is gone still has its signatures checked
+    (the missing manifest is a problem reported beside them).
+
     Raises:
-        ManifestError: the directory has no readable hopgate manifest.
+        ManifestError: the directory has no readable hopgate manifest, and no proofs.
     """
-    manifest = read_manifest(directory)
     report = VerifyReport()
+    if not (directory / MANIFEST).exists() and (directory / PROOFS).is_file():
+        manifest: dict[str, Any] = {"files": {}, "versions": {}}
+        report.problems.append(f"{MANIFEST}: missing (the signatures were checked without it)")
+    else:
+        manifest = read_manifest(directory)
     datasets: dict[str, list[ox.Quad]] = {}  # each file is read once
     _check_signatures(directory, sorted(manifest["files"]), trusted, report, datasets)
     versions = {str(k): str(v) for k, v in manifest["versions"].items()}
@@ -394,7 +401,8 @@ def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyRe
             _check_quotes(name, quads, versions, report)
             report.constraints_checked += 1
             report.problems.extend(f"{name}: {v}" for v in check_constraints(quads))
-    for path in sorted(directory.iterdir()):
+    listing = sorted(directory.iterdir()) if (directory / MANIFEST).exists() else []
+    for path in listing:
         if path.name in (MANIFEST, PROOFS):
             continue
         if path.name not in manifest["files"] and format_of(path.name):
