@@ -292,7 +292,12 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
 @cli.command()
 @click.option("--run", "run", help="Evaluate only this run (its ledger id).")
 @click.option("--force", is_flag=True, help="Evaluate even when the latest evaluation is current.")
-@click.option("--by", envvar="HOPGATE_USER", help="The person responsible (env HOPGATE_USER).")
+@click.option(
+    "--by",
+    envvar="HOPGATE_USER",
+    help="The person responsible, recorded with a new evaluation (env HOPGATE_USER; "
+    "--force to record one when the latest is current).",
+)
 @click.pass_context
 @_handle_errors
 def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -> None:
