@@ -261,6 +261,7 @@ CASES: list[Any] = [
     pytest.param("l.jsonl", '{"type": "claim", "id": "c1", "text": "bel \\u0007"}\n', ("line 1", "field 'text'", "U+0007"), id="bel"),
     pytest.param("l.yaml", "ledger: 1\nsources: [{id: s, address: 'https://e.org'}]\nversions:\n  - {id: v, source: s, text: t, observed_at: '0001-01-01T00:00:00+01:00'}\n", ("versions[0]", "field 'observed_at'", "0001"), id="year-1-offset"),
     pytest.param("l.gz", "ledger: 1\n", ("expected a ledger ending in",), id="unknown-suffix"),
+    pytest.param("l.yaml", "!!timestamp 2001-01-01ledger: 1\n", ("not valid YAML",), id="bad-timestamp"),
 ]  # fmt: skip
 
 
@@ -423,3 +424,32 @@ def test_output_naming_an_existing_directory_writes_into_it(
     result = CliRunner().invoke(cli, [*args, "export", "--run", "sys-a", "-o", str(folder)])
     assert result.exit_code == 0, result.output
     assert (folder / "export.trig").is_file() and (folder / "manifest.json").is_file()
+
+
+_FRAGMENTS = [
+    "ledger: 1\n", '{"type": "ledger", "ledger": 1}\n', "readers:\n", "  - id: r1\n",
+    '{"type": "reader", "id": "r1"}\n', "versions:\n", "  - {id: v, source: s, file: ",
+    "/etc/passwd", "../x", "&a ", "*a", "!!binary aGk=", "!!set {a}", "!!timestamp 2001-01-01",
+    "!!python/object:os.system ", "{", "}", "[", "]", ": ", "- ", "\"\\0\"", "\"\\a\"",
+    "x-a: ", "1e999", "NaN", ".nan", "~", "\n", "  ", "'", '"', "\\u0000", "\\ud800",
+    "9" * 50, "0001-01-01T00:00:00+01:00", '"type": ["claim"]', "null: 1", "1: 2", ",",
+]  # fmt: skip
+_texts = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=4)), max_size=25).map(
+    "".join
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_texts, suffix=st.sampled_from([".yaml", ".json", ".jsonl"]))
+def test_fuzz_raw_ledger_text_never_raises_a_traceback(text: str, suffix: str) -> None:
+    """Malformed bytes at the parser level: only hopgate's own errors, never another."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / f"fuzz{suffix}"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        with hopgate.open_store(None) as store:
+            try:
+                hopgate.load(store, path)
+            except hopgate.HopgateError:
+                assert store.count() == 0

@@ -573,7 +573,12 @@ def _parse_yaml(text: str) -> Any:
                 "YAML aliases expand to more than "
                 f"{MAX_ALIAS_EXPANSION} times the document's {loader.nodes} nodes (an alias bomb?)"
             )
-        return loader.construct_document(node)
+        try:
+            return loader.construct_document(node)
+        except yaml.YAMLError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise anything on bad input
+            raise yaml.YAMLError(f"cannot read a value: {exc}") from None
     finally:
         loader.dispose()
 
