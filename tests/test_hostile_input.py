@@ -453,3 +453,44 @@ def test_fuzz_raw_ledger_text_never_raises_a_traceback(text: str, suffix: str) -
                 hopgate.load(store, path)
             except hopgate.HopgateError:
                 assert store.count() == 0
+
+
+_HOSTILE_VALUES = st.one_of(
+    _values,
+    st.sampled_from(
+        ["", "a1", "a2", "registry@1", "c1", "/etc/passwd", "../x", "R17", "Zürich", "\x07",
+         -1, 0, 10**6, 2.5, [], {}, ["a1", "a1"], {"version": "registry@1", "quote": "R17"},
+         {"version": "registry@1", "start": 5, "end": 2}, "0001-01-01T00:00:00+01:00"]
+    ),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    spelling=st.sampled_from(["yaml", "json", "jsonl"]),
+)
+def test_fuzz_one_field_of_a_valid_ledger_never_raises_a_traceback(
+    data: st.DataObject, spelling: str
+) -> None:
+    """Deeper than the schema: a valid ledger with one field set to a hostile value reaches
+    the loader's references, anchoring and times; only hopgate's errors may come out."""
+    import tempfile
+
+    from conftest import _minimal_ledger, write
+
+    ledger = _minimal_ledger()
+    plural = data.draw(st.sampled_from(sorted(k for k in ledger if k != "ledger")))
+    record = data.draw(st.sampled_from(ledger[plural]))
+    target = record
+    if plural == "cases" and data.draw(st.booleans()):
+        target = record["outputs"][0]
+    key = data.draw(st.one_of(st.sampled_from(sorted(target)), st.text(max_size=4)))
+    target[key] = data.draw(_HOSTILE_VALUES)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = write(Path(scratch) / "fuzz", ledger, spelling)
+        with hopgate.open_store(None) as store:
+            try:
+                hopgate.load(store, path)
+            except hopgate.HopgateError:
+                assert store.count() == 0

@@ -295,3 +295,31 @@ def test_signatures_are_checked_without_the_manifest(cedar: Any, tmp_path: Path)
     report = verify(tmp_path, trusted=[key.public_multibase])
     assert report.signatures_checked == len(FORMATS)
     assert report.problems == ["manifest.json: missing (the signatures were checked without it)"]
+
+
+def test_sign_and_verify_end_to_end_as_a_subprocess(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    program = shutil.which("hopgate") or str(Path(sys.executable).parent / "hopgate")
+    env = {"PATH": str(Path(sys.executable).parent), "HOPGATE_SIGNER": "Ann Lee", "HOME": "/tmp"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [program, "--store", str(tmp_path / "store"), *args],
+            capture_output=True, text=True, env=env, check=False, timeout=300,
+        )  # fmt: skip
+
+    assert run("load", str(CEDAR)).returncode == 0
+    assert run("keys", "new", "-o", str(tmp_path / "ann.key")).returncode == 0
+    out = str(tmp_path / "out")
+    done = run("export", "--run", "sys-a", "-o", out, "--sign", str(tmp_path / "ann.key"))
+    assert done.returncode == 0, done.stderr
+    done = run("verify", out, "--trust", str(tmp_path / "ann.key.pub"))
+    assert done.returncode == 0 and "signed by Ann Lee" in done.stdout, done.stdout + done.stderr
+    trig = tmp_path / "out" / "export.trig"
+    trig.write_bytes(trig.read_bytes().replace(b"hg:Reject", b"hg:Accept"))
+    done = run("verify", out, "--trust", str(tmp_path / "ann.key.pub"))
+    assert done.returncode == 1 and "signature does not verify" in done.stdout
+    assert "Traceback" not in done.stderr
