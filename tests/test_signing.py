@@ -323,3 +323,12 @@ def test_sign_and_verify_end_to_end_as_a_subprocess(tmp_path: Path) -> None:
     done = run("verify", out, "--trust", str(tmp_path / "ann.key.pub"))
     assert done.returncode == 1 and "signature does not verify" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_sign_refuses_a_file_changed_since_it_was_exported(cedar: Any, tmp_path: Path) -> None:
+    write_export(export_bundle(cedar, format="trig", run="sys-a"), tmp_path)
+    trig = tmp_path / "export.trig"
+    trig.write_bytes(trig.read_bytes().replace(b"hg:Reject", b"hg:Accept"))
+    with pytest.raises(SigningError, match="changed since it was exported"):
+        sign_directory(tmp_path, new_key(), by="Alice Example")
+    assert not (tmp_path / PROOFS).exists()

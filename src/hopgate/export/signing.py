@@ -527,11 +527,12 @@ def sign_directory(
     proofs by other keys stay (a proof set: several people may sign).
 
     Raises:
-        SigningError: no signer name, a file that is not an RDF or PROV export.
+        SigningError: no signer name, a file that is not an RDF or PROV export, or
+            one whose sha256 no longer matches the manifest (nothing is signed then).
         ManifestError: the directory has no hopgate manifest.
     """
     from hopgate import ids
-    from hopgate.export.manifest import read_manifest
+    from hopgate.export.manifest import read_manifest, sha256_file
     from hopgate.export.verify import format_of
 
     by = by.strip()
@@ -546,7 +547,18 @@ def sign_directory(
         fmt = format_of(name)
         if fmt is None or fmt not in signed_formats():
             continue  # pictures are not datasets
-        dataset = file_dataset(directory / name, fmt)
+        entry = manifest["files"].get(name)
+        path = directory / name
+        # Signing attests what hopgate wrote: a file that no longer matches the manifest
+        # (edited since the export) is refused, not laundered by a signature.
+        if not isinstance(entry, dict) or not path.is_file():
+            raise SigningError(f"{name}: not an export file the manifest lists")
+        if sha256_file(path) != entry.get("sha256"):
+            raise SigningError(
+                f"{name}: its sha256 differs from the manifest's (changed since it was "
+                "exported); not signing it"
+            )
+        dataset = file_dataset(path, fmt)
         proof = sign_dataset(
             key, dataset, signer_iri=ids.mint("agent", by), signer_name=by, created=created
         )
