@@ -166,7 +166,7 @@ def test_a_yaml_alias_bomb_is_refused_at_once(disk_store: Any, tmp_path: Path) -
     path = tmp_path / "bomb.yaml"
     path.write_text(ALIAS_BOMB)
     assert len(ALIAS_BOMB) < 600
-    _refused(disk_store, path, "alias", seconds=5)
+    _refused(disk_store, path, "alias", "line 2", "field 'x-bomb'", seconds=5)
 
 
 def test_modest_yaml_aliases_still_load(tmp_path: Path) -> None:
@@ -251,7 +251,7 @@ CASES: list[Any] = [
     pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "id": "r2"}]}', ("given twice",), id="json-duplicate"),
     pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-n: " + "9" * 5000 + "}\n", ("digits",), id="yaml-5000-digits"),
     pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "x-n": ' + "9" * 5000 + "}]}", ("digits",), id="json-5000-digits"),
-    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: " + "[" * 500 + "]" * 500 + "}\n", ("levels deep",), id="yaml-500-deep"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: " + "[" * 500 + "]" * 500 + "}\n", ("levels deep", "line 3"), id="yaml-500-deep"),
     pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "x-a": ' + "[" * 1000 + "]" * 1000 + "}]}", ("levels deep",), id="json-1000-deep"),
     pytest.param("l.jsonl", '{"type": "reader", "id": "r1", "x-a": ' + "[" * 1000 + "]" * 1000 + "}\n", ("line 1", "levels deep"), id="jsonl-1000-deep"),
     pytest.param("l.jsonl", '{"type": ["claim"], "id": "c1", "text": "t"}\n', ("line 1", "field 'type'", "['claim']"), id="type-list"),

@@ -510,7 +510,10 @@ class _BoundedLoader(yaml.SafeLoader):
     def compose_node(self, parent: Any, index: Any) -> Any:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels deep")
+            error = _YamlRefused(f"nested more than {MAX_DEPTH} levels deep")
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            error.line = event.start_mark.line + 1
+            raise error
         try:
             self.nodes += 1
             return super().compose_node(parent, index)
@@ -561,6 +564,13 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
+class _YamlRefused(yaml.YAMLError):
+    """A YAML document refused before it is built, with the field that grows."""
+
+    field: str | None = None
+    line: int | None = None
+
+
 def _parse_yaml(text: str) -> Any:
     loader = _BoundedLoader(text)
     try:
@@ -569,10 +579,18 @@ def _parse_yaml(text: str) -> Any:
             return None
         limit = MAX_ALIAS_EXPANSION * loader.nodes + 10_000
         if _expanded_size(node, limit) > limit:
-            raise yaml.YAMLError(
+            error = _YamlRefused(
                 "YAML aliases expand to more than "
                 f"{MAX_ALIAS_EXPANSION} times the document's {loader.nodes} nodes (an alias bomb?)"
             )
+            # Name the top-level field that grows (each size is bounded by the limit).
+            if isinstance(node, yaml.MappingNode):
+                for key, value in node.value:
+                    if _expanded_size(value, limit) > limit // 2:
+                        error.field = str(key.value)
+                        error.line = key.start_mark.line + 1
+                        break
+            raise error
         try:
             return loader.construct_document(node)
         except yaml.YAMLError:
@@ -605,7 +623,12 @@ def _read_document(path: Path, validate: bool) -> Iterator[Record]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         record = f"line {mark.line + 1}" if mark is not None else None
-        raise LedgerError(f"not valid YAML ({exc})", file=file, record=record) from None
+        if isinstance(exc, _YamlRefused) and exc.line is not None:
+            record = f"line {exc.line}"
+        field = exc.field if isinstance(exc, _YamlRefused) else None
+        raise LedgerError(
+            f"not valid YAML ({exc})", file=file, record=record, field=field
+        ) from None
     except (ValueError, RecursionError) as exc:
         # A duplicate JSON key, NaN, a number too long to convert, or nesting too deep.
         spelling = "JSON" if path.suffix.lower() == ".json" else "YAML"
