@@ -332,3 +332,18 @@ def test_sign_refuses_a_file_changed_since_it_was_exported(cedar: Any, tmp_path:
     with pytest.raises(SigningError, match="changed since it was exported"):
         sign_directory(tmp_path, new_key(), by="Alice Example")
     assert not (tmp_path / PROOFS).exists()
+
+
+def test_a_file_with_blank_nodes_is_refused_before_canonicalization(
+    cedar: Any, tmp_path: Path
+) -> None:
+    """hopgate writes no blank nodes; a crafted file of them could make RDFC-1.0 run for
+    exponential time, so it is refused before canonicalizing."""
+    key = new_key()
+    write_export(export_bundle(cedar, format="trig", run="sys-a"), tmp_path)
+    sign_directory(tmp_path, key, by="Alice Example")
+    trig = tmp_path / "export.trig"
+    ring = "".join(f"_:b{i} <urn:p> _:b{(i + 1) % 64} .\n" for i in range(64))
+    trig.write_bytes(trig.read_bytes() + ring.encode())
+    problems = verify(tmp_path).problems
+    assert any("holds blank nodes" in p for p in problems), problems
