@@ -198,6 +198,20 @@ def test_a_version_text_over_the_literal_limit_is_refused(disk_store: Any, tmp_p
     _refused(disk_store, path, "line 3", "field 'text'", "over the")
 
 
+def test_any_text_over_the_literal_limit_is_refused(disk_store: Any, tmp_path: Path) -> None:
+    """Not only version texts: a claim's text, or x- fields that add up, would stop
+    Oxigraph's parser (its largest token is 16 MiB) after the checks."""
+    claim = tmp_path / "claim.jsonl"
+    record = {"type": "claim", "id": "c1", "text": "x" * (MAX_LITERAL_BYTES + 1)}
+    claim.write_text(json.dumps(record) + "\n")
+    _refused(disk_store, claim, "line 1", "field 'text'", "over the")
+    extension = tmp_path / "extension.json"
+    parts = ["y" * (1 << 20)] * 17
+    ledger = {"ledger": 1, "readers": [{"id": "r1", "x-a": parts}]}
+    extension.write_text(json.dumps(ledger))
+    _refused(disk_store, extension, "readers[0]", "field 'x-a'", "x- fields")
+
+
 def test_quote_anchoring_is_linear_in_the_text() -> None:
     """8 quotes of "a" followed by "b" in 1 MB took 97 s; now at 10 MB, well under a second."""
     text = "a" * 10_000_000 + "b"

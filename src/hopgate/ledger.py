@@ -230,6 +230,11 @@ def check_values(data: Any, *, file: str, where: str) -> None:
         problem = None
         if isinstance(value, str):
             found = FORBIDDEN_CHARACTERS.search(value)
+            if len(value) > MAX_LITERAL_BYTES // 2 and literal_size(value) > MAX_LITERAL_BYTES:
+                problem = (
+                    f"a text of {literal_size(value):,} bytes as a literal, over the "
+                    f"{MAX_LITERAL_BYTES:,}-byte limit of one text"
+                )
             if found is not None:
                 char = found.group()
                 problem = (
@@ -457,7 +462,11 @@ def _read_jsonl(path: Path, validate: bool) -> Iterator[Record]:
                     raise LedgerError("expected a JSON object", file=file, record=where)
                 # Only an escape makes a control character or a lone surrogate, and a line
                 # with fewer brackets than MAX_DEPTH cannot nest deeper: skip the walk then.
-                if validate and ("\\" in line or line.count("[") + line.count("{") >= MAX_DEPTH):
+                if validate and (
+                    "\\" in line
+                    or line.count("[") + line.count("{") >= MAX_DEPTH
+                    or len(line) > MAX_LITERAL_BYTES // 2
+                ):
                     check_values(data, file=file, where=where)
                 kind = data.get("type")
                 if kind == "ledger":

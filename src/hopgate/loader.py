@@ -282,7 +282,10 @@ class _Loader:
         captured: dict[str, tuple[Record, list[str]]] = {}
         taken: list[tuple[str, str]] = []  # output ids of new cases that the store holds
         for record in read_records(self.path, validate=False):  # validated in pass one
-            lines = list(self._record_lines(index, record))
+            try:
+                lines = list(self._record_lines(index, record))
+            except _TooLarge as exc:
+                self._fail(str(exc), record, exc.field)
             main = (
                 ids.mint_case(record.data["run"], record.data["question"])
                 if record.kind == "case"
@@ -794,7 +797,21 @@ def _extension(s: str, data: dict[str, Any]) -> Iterator[str]:
     extra = {k: v for k, v in data.items() if k.startswith("x-")}
     if extra:
         payload = json.dumps(extra, sort_keys=True, ensure_ascii=False)
+        if literal_size(payload) > MAX_LITERAL_BYTES:
+            raise _TooLarge(
+                f"the x- fields are {literal_size(payload):,} bytes as one literal, over the "
+                f"{MAX_LITERAL_BYTES:,}-byte limit",
+                min(extra),
+            )
         yield f"{s} <{HG}extension> {nt.literal(payload, RDF + 'JSON')}"
+
+
+class _TooLarge(ValueError):
+    """A literal over the limit; ``field`` names the first field it holds."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _locator_lines(node: str, locator: str) -> Iterator[str]:
