@@ -351,7 +351,8 @@ def read_version_file(base: Path, name: str, *, allowed: tuple[Path, ...] = ()) 
         where = "the ledger's folder" + (" or an --allow-files folder" if allowed else "")
         raise FileRefused(f"{name!r} resolves to {real}, outside {where}")
     try:
-        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK)
+        # O_NOFOLLOW: a symbolic link swapped in after the check above is not followed.
+        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError as exc:
         raise FileRefused(f"cannot read the version's file {real}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
