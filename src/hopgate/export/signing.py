@@ -203,6 +203,8 @@ def write_key(key: SigningKey, path: Path) -> tuple[Path, Path]:
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise SigningError(f"{path}: not a regular file")
         if path.stat().st_size > 1 << 16:
             raise SigningError(f"{path}: too large for a {what} file")
         data = json.loads(path.read_text(encoding="utf-8"))
