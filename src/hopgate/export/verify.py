@@ -283,9 +283,13 @@ def _quote_problem(row: dict[str, Any]) -> str | None:
     start, end = int(row["start"]), int(row["end"])
     if text[start:end] != exact:
         return f"quote {exact!r} is not the text at [{start}:{end}] ({text[start:end]!r})"
-    if row["prefix"] is not None and not text[:start].endswith(str(row["prefix"])):
+    # Compared in place (no copy of the text per quote: a long text has many quotes).
+    prefix = None if row["prefix"] is None else str(row["prefix"])
+    if prefix is not None and not (
+        len(prefix) <= start and text.startswith(prefix, start - len(prefix))
+    ):
         return f"prefix {row['prefix']!r} does not precede the quote"
-    if row["suffix"] is not None and not text[end:].startswith(str(row["suffix"])):
+    if row["suffix"] is not None and not text.startswith(str(row["suffix"]), end):
         return f"suffix {row['suffix']!r} does not follow the quote"
     return None
 
