@@ -20,6 +20,7 @@ from hopgate.cli import cli
 from hopgate.evaluate import evaluate
 from hopgate.export import FORMATS, ExportError, write_export
 from hopgate.export.formats import parse_rdf, serialize
+from hopgate.export.picture import card_dot
 from hopgate.export.provdoc import build_document, parse_document
 from hopgate.export.quads import export_quads
 from hopgate.export.scope import resolve_scope
@@ -232,7 +233,8 @@ def _secret_ledger(seed: int) -> tuple[dict[str, Any], dict[str, tuple[str | Non
                             "text": f"Output {v}.",
                             "claim": f"c{v}",
                             "correct": True,
-                            "cites": spans[1:],
+                            # The narrowed sentence again, cited inline (issue 15's leak).
+                            "cites": spans[1:] + [{"version": f"doc{v}@1", "quote": sentences[2]}],
                         }
                     ],
                 }
@@ -241,11 +243,11 @@ def _secret_ledger(seed: int) -> tuple[dict[str, Any], dict[str, tuple[str | Non
 
 
 def _may_see(reader: str, visibility: tuple[Any, Any], with_text: bool) -> bool:
+    """Who may see a token. With or without texts the same: a version's text
+    leaves only for a reader who may inspect every span of it (issue 15)."""
     version_readers, span_readers = visibility
     if version_readers is not None and reader not in version_readers:
         return False
-    if with_text:
-        return True  # the whole readable text is exported
     if span_readers == "unquoted":
         # Only the retrieved inline span quotes it; same readers as the version.
         return True
@@ -261,6 +263,7 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
     with hopgate.open_store(None) as store:
         hopgate.load(store, path)
         evaluate(store)
+        cards = {reader: [f"{reader}/o{v}" for v in range(12)] for reader in READERS}
         checked = 0
         for reader in READERS:
             for with_text in (False, True):
@@ -279,6 +282,11 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
                     ).data
                     for r in READERS
                 ]
+                if not with_text:  # pictures of every card of the reader's run
+                    exports += [
+                        card_dot(store, resolve_scope(store, card=card, reader=reader)).encode()
+                        for card in cards[reader]
+                    ]
                 for data in exports:
                     for token in forbidden:
                         assert token.encode() not in data, (reader, with_text, token)
@@ -287,6 +295,94 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
                 for token in allowed:
                     assert token.encode() in exports[0], (reader, with_text, token)
         assert checked > 500  # forbidden strings searched, all readers and formats
+
+
+HOSTILE = {
+    "reader": 'pub lic"<x>#1',
+    "other": "pub%20lic",  # percent-encodes to a different IRI than the reader above
+    "version": 'doc "1" <a>/../#b',
+    "span": "s}}} ; ?x <urn:evil> .",
+}
+
+
+def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
+    tmp_path: Path, write_ledger: Any
+) -> None:
+    """Issue 15: a public version, a span of it narrowed to one reader, and an output
+    citing the same text inline (whole and in part) and repeating it in its own text;
+    a visible span whose suffix reaches into it; ids chosen to break naive IRIs."""
+    secret = "Cedar maps to record R17 zqsecretzq."
+    text = f"Public opening. {secret} Public closing."
+    reader, other = HOSTILE["reader"], HOSTILE["other"]
+    version = HOSTILE["version"]
+    ledger = {
+        "ledger": 1,
+        "evaluations": [{"id": "e", "reader": other, "observation_cutoff": "2026-10-07T00:00:00Z"}],
+        "readers": [{"id": reader}, {"id": other}],
+        "sources": [{"id": "src", "address": "https://example.org/src"}],
+        "versions": [{"id": version, "source": "src", "text": text, "observed_at": "2026-10-01"}],
+        "spans": [
+            {"id": HOSTILE["span"], "version": version, "quote": secret, "readers": [reader]},
+            {"id": "open", "version": version, "quote": "Public opening."},
+            # Its suffix reaches into the narrowed words.
+            {"id": "open2", "version": version, "quote": "opening.", "suffix": " Cedar maps"},
+        ],
+        "questions": [{"id": "q", "text": "Where is Cedar?", "claims": ["c"]}],
+        "claims": [{"id": "c", "text": "Cedar is R17."}],
+        "evidence_sets": [
+            {
+                "id": "g",
+                "claim": "c",
+                "members": [HOSTILE["span"]],
+                "inference": "direct",
+                "status": "adjudicated",
+                "annotation": {"version": 1, "by": "a", "at": "2026-10-02"},
+            }
+        ],
+        "runs": [{"id": "r", "evaluation": "e", "system": "rag"}],
+        "cases": [
+            {
+                "run": "r",
+                "question": "q",
+                "retrieved": ["open", {"version": version, "quote": secret}],
+                "outputs": [
+                    {
+                        "id": "o",
+                        "text": f"As the registry says: {secret}",  # the output repeats it
+                        "claim": "c",
+                        "correct": True,
+                        "cites": [
+                            {"version": version, "quote": secret},
+                            {"version": version, "quote": "zqsecretzq. Public"},
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    path = write_ledger(ledger, "yaml", name="hostile")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        for with_text in (False, True):
+            for fmt in FORMATS:
+                data = export_bundle(store, format=fmt, reader=other, with_text=with_text).data
+                assert b"zqsecretzq" not in data, (fmt, with_text)
+                assert b"Cedar maps" not in data, (fmt, with_text)
+                assert b"withheldFor" in data or b"withheld" in data
+                mine = export_bundle(store, format=fmt, reader=reader, with_text=with_text).data
+                assert b"zqsecretzq" in mine, (fmt, with_text)
+        picture = card_dot(store, resolve_scope(store, card="o", reader=other))
+        assert "zqsecretzq" not in picture and "withheld for pub%20lic" in picture
+        assert "Cedar maps" not in picture
+        picture = card_dot(store, resolve_scope(store, card="o", reader=reader))
+        assert "zqsecretzq" in picture
+        said = b"As the registry says"
+        assert said in export_bundle(store, format="trig", reader=reader).data
+        assert said not in export_bundle(store, format="trig", reader=other).data
+        # The version's text leaves for neither reader's bundle when one of them is excluded.
+        public = export_bundle(store, format="trig", reader=other, with_text=True).data
+        assert b"Public opening." in public  # the readable span's quote still goes
 
 
 # --- manifest and verify ------------------------------------------------------------

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+import pyoxigraph as ox
 
 from hopgate import ids, progress
 from hopgate._version import __version__
@@ -101,18 +102,30 @@ def _open(ctx: click.Context) -> Store:
 
 @cli.command()
 @click.argument("ledgers", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--allow-files",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder outside the ledger's own from which versions may read file: (repeatable).",
+)
+@click.option(
+    "--by", envvar="HOPGATE_USER", help="The person on whose behalf you load (env HOPGATE_USER)."
+)
 @click.pass_context
 @_handle_errors
-def load(ctx: click.Context, ledgers: tuple[Path, ...]) -> None:
+def load(
+    ctx: click.Context, ledgers: tuple[Path, ...], allow_files: tuple[Path, ...], by: str | None
+) -> None:
     """Load ledger files (YAML, JSON, JSON Lines, .jsonl.gz) into the store.
 
     Each file is one named graph; a failing file leaves the store as it was.
+    A version's file: is read only inside the ledger's folder (or --allow-files).
 
-    Example: hopgate load examples/cedar.yaml
+    Example: hopgate load examples/cedar.yaml --by "Alice Example"
     """
     store = _open(ctx)
     for path in ledgers:
-        result = load_ledger(store, path)
+        result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
         if result.already_loaded:
             click.echo(f"{path}: already loaded as {result.graph}; nothing to do")
             continue
@@ -145,7 +158,10 @@ def parse_param(text: str) -> tuple[str, Value]:
     kind, sep, rest = raw.partition(":")
     value: Value
     if raw.startswith("<") and raw.endswith(">"):
-        value = IRI(raw[1:-1])
+        try:
+            value = IRI(ox.NamedNode(raw[1:-1]).value)
+        except ValueError as exc:
+            raise UsageError(f"--param {name}: not an IRI: {raw} ({exc})") from None
     elif sep and kind in ids.KINDS and rest:
         value = IRI(ids.mint(kind, rest))
     elif len(raw) >= 2 and raw.startswith('"') and raw.endswith('"'):
@@ -274,16 +290,26 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
     if output is None:
         store.dump(sys.stdout.buffer, format=fmt, graph=graph)  # type: ignore[arg-type]
         return
-    with output.open("wb") as handle:
+    try:
+        handle = output.open("wb")
+    except OSError as exc:
+        raise UsageError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    with handle:
         store.dump(handle, format=fmt, graph=graph)  # type: ignore[arg-type]
 
 
 @cli.command()
 @click.option("--run", "run", help="Evaluate only this run (its ledger id).")
 @click.option("--force", is_flag=True, help="Evaluate even when the latest evaluation is current.")
+@click.option(
+    "--by",
+    envvar="HOPGATE_USER",
+    help="The person responsible, recorded with a new evaluation (env HOPGATE_USER; "
+    "--force to record one when the latest is current).",
+)
 @click.pass_context
 @_handle_errors
-def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
+def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -> None:
     """Decide every output claim of a run and record acceptance cards as a PROV bundle.
 
     A run whose latest evaluation used the store's current loads is not
@@ -294,7 +320,7 @@ def evaluate(ctx: click.Context, run: str | None, force: bool) -> None:
     """
     from hopgate.evaluate import evaluate as run_evaluation
 
-    for record in run_evaluation(_open(ctx), run=run, force=force):
+    for record in run_evaluation(_open(ctx), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
         click.echo(
             f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "
@@ -607,6 +633,10 @@ from hopgate.export_cli import export_command, verify_command  # noqa: E402
 
 cli.add_command(export_command)
 cli.add_command(verify_command)
+from hopgate.cli_sign import keys_command, sign_command  # noqa: E402
+
+cli.add_command(keys_command)
+cli.add_command(sign_command)
 
 
 def main() -> None:

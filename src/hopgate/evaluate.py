@@ -75,6 +75,7 @@ def evaluate(
     *,
     run: str | None = None,
     force: bool = False,
+    by: str | None = None,
     progress: _progress.Reporter | None = None,
 ) -> list[EvaluationRecord]:
     """Evaluate one run (or every stale run) and record acceptance cards as a PROV bundle.
@@ -85,6 +86,8 @@ def evaluate(
     only the load graphs the run depends on (queries/run-inputs.rq) and
     records them as ``prov:used``. Graphs left unpublished by a killed write
     are removed first.
+    ``by`` names the person on whose behalf the evaluation runs: a
+    ``prov:Person`` associated with it, on whose behalf hopgate acted.
 
     Raises:
         EvaluationError: no run in the store, or ``run`` is unknown.
@@ -104,7 +107,7 @@ def evaluate(
             continue
         graphs = catalog.run_inputs(store, run_id)
         records.append(
-            _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None)
+            _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None, by=by)
         )
     return records
 
@@ -188,7 +191,7 @@ def _compute(
 
 
 def _evaluate_run(
-    store: Store, run: str, graphs: list[str], *, previous: str | None
+    store: Store, run: str, graphs: list[str], *, previous: str | None, by: str | None = None
 ) -> EvaluationRecord:
     clock = time.perf_counter()
     started = datetime.now(UTC)
@@ -222,7 +225,7 @@ def _evaluate_run(
             name = f"evaluate {run}: write cards"
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
-            writer.provenance(run, graphs, started, ended, previous)
+            writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
         # digest) is added in one small transaction after it.
@@ -347,7 +350,14 @@ class _BundleWriter:
         self._write(lines)
 
     def provenance(
-        self, run: str, graphs: list[str], started: datetime, ended: datetime, previous: str | None
+        self,
+        run: str,
+        graphs: list[str],
+        started: datetime,
+        ended: datetime,
+        previous: str | None,
+        *,
+        by: str | None = None,
     ) -> None:
         bundle = nt.iri(self.bundle)
         activity = nt.iri(self.activity)
@@ -371,9 +381,22 @@ class _BundleWriter:
         lines += [f"{activity} <{PROV}used> {nt.iri(g)}" for g in graphs]
         if previous is not None:
             lines.append(f"{bundle} <{PROV}wasRevisionOf> {nt.iri(previous)}")
-        self._write(lines, CATALOG_GRAPH)
+        person = responsible_person(activity, software, by) if by else []
+        self._write(lines + person, CATALOG_GRAPH)
         # The activity is described inside its bundle too, so the bundle stands alone.
-        self._write(lines[4:11])
+        self._write(lines[4:11] + person)
+
+
+def responsible_person(activity: str, software: str, name: str) -> list[str]:
+    """N-Triples lines: the person on whose behalf hopgate ran ``activity`` (issue 15)."""
+    person = nt.iri(ids.mint("agent", name))
+    return [
+        f"{activity} <{PROV}wasAssociatedWith> {person}",
+        f"{person} <{A}> <{PROV}Agent>",
+        f"{person} <{A}> <{PROV}Person>",
+        f"{person} <{HG}ledgerId> {nt.string(name)}",
+        f"{software} <{PROV}actedOnBehalfOf> {person}",
+    ]
 
 
 def _case_of(row: Row) -> tuple[str, str]:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from hopgate.export import FORMATS, export_bundle, output_path, write_export
+from hopgate.cli_sign import by_option
+from hopgate.export import FORMATS, export_bundle, output_path, write_export, write_file
 from hopgate.export.formats import PICTURE_EXTENSIONS
-from hopgate.export.manifest import FileEntry, record_file, sha256_file
+from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
 
 
 @click.command("export")
@@ -34,6 +35,13 @@ from hopgate.export.manifest import FileEntry, record_file, sha256_file
     type=click.Path(path_type=Path),
     help="A directory (file export.<ext> and manifest.json in it) or a file; default stdout.",
 )
+@click.option(
+    "--sign",
+    "sign_key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Sign the written file with this private key (needs -o and --by).",
+)
+@by_option
 @click.pass_context
 def export_command(
     ctx: click.Context,
@@ -45,6 +53,8 @@ def export_command(
     with_text: bool,
     fmt: str,
     output: Path | None,
+    sign_key: Path | None,
+    by: str | None,
 ) -> None:
     """Export PROV bundles (TriG, JSON-LD, PROV-N, PROV-JSON, PROV-XML) or a card's picture.
 
@@ -55,10 +65,23 @@ def export_command(
     Example: hopgate export --run sys-a --format provn -o bundles/
 
     Example: hopgate export --card sys-a/qA/o1 --format svg -o card-a.svg
+
+    Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
     from hopgate.cli import UsageError, _open
     from hopgate.errors import HopgateError
+    from hopgate.export.signing import read_private_key, sign_directory
 
+    key = None
+    if sign_key is not None:
+        if output is None or fmt in PICTURE_EXTENSIONS:
+            raise UsageError("--sign signs an export written with -o (not a picture)")
+        if not (by or "").strip():
+            raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
+        try:
+            key = read_private_key(sign_key)
+        except HopgateError as exc:
+            raise UsageError(str(exc)) from None
     try:
         store = _open(ctx)
         if fmt in PICTURE_EXTENSIONS:
@@ -78,6 +101,9 @@ def export_command(
             sys.stdout.buffer.write(result.data)
             return
         target = write_export(result, output)
+        if key is not None:
+            signed = sign_directory(target.parent, key, by=by or "", names=[target.name])
+            click.echo(f"{target}: signed by {signed.signer}", err=True)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
@@ -103,8 +129,9 @@ def _picture(
         sys.stdout.buffer.write(data)
         return
     target = output_path(output, fmt)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    if (target.parent / "manifest.json").exists():
+        read_manifest(target.parent)
+    write_file(target, data)
     entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
     record_file(target, entry, {})
     click.echo(f"{target}: picture of {scope.description} for reader {scope.reader}", err=True)
@@ -112,21 +139,30 @@ def _picture(
 
 @click.command("verify")
 @click.argument("export_dir", type=click.Path(file_okay=False, path_type=Path))
-def verify_command(export_dir: Path) -> None:
-    """Check an export directory: every file's sha256 against manifest.json, and every
-    retained span's quote against its version's text (where the text was exported).
+@click.option(
+    "--trust",
+    multiple=True,
+    help="A trusted signer's public key (.pub file, did:key or Multikey); repeatable. "
+    "Every export file must then carry a valid proof by one of them.",
+)
+def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
+    """Check an export directory: every signature (proofs.json) against its file's dataset,
+    every file's sha256 against manifest.json, every retained span's quote against its
+    version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
 
-    Exit 0 when intact, 1 when a file was altered or a quote is false, 2 when
-    there is no manifest.
+    Exit 0 when intact, 1 when a file was altered, a signature fails, a quote
+    is false or a constraint is broken, 2 when there is no manifest.
 
-    Example: hopgate verify bundles/
+    Example: hopgate verify bundles/ --trust alice.key.pub
     """
     from hopgate.cli import UsageError
     from hopgate.errors import HopgateError
+    from hopgate.export.signing import read_public_key
     from hopgate.export.verify import verify
 
     try:
-        report = verify(export_dir)
+        trusted = [read_public_key(value) for value in trust] if trust else None
+        report = verify(export_dir, trusted=trusted)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     for problem in report.problems:
@@ -135,7 +171,16 @@ def verify_command(export_dir: Path) -> None:
     click.echo(
         f"{export_dir}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
         f"re-checked against their version texts, {report.texts_checked} text digest(s) checked, "
-        f"{report.quotes_without_text} quote(s) without an exported text"
+        f"{report.quotes_without_text} quote(s) without an exported text; "
+        f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
+    if report.signers:
+        trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
+        click.echo(
+            f"{report.signatures_checked} signature(s) checked; signed by "
+            f"{'; '.join(report.signers)}{trust_note}"
+        )
+    elif report.signatures_checked == 0:
+        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
     if not report.ok:
         sys.exit(1)

@@ -11,7 +11,6 @@ docs/spec/ledger.md "Errors" and "Loading".
 
 from __future__ import annotations
 
-import getpass
 import json
 import tempfile
 import time
@@ -28,7 +27,17 @@ from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
-from hopgate.ledger import Record, file_digest, parse_time, read_records
+from hopgate.ledger import (
+    MAX_LITERAL_BYTES,
+    FileRefused,
+    Record,
+    check_values,
+    file_digest,
+    literal_size,
+    parse_time,
+    read_records,
+    read_version_file,
+)
 from hopgate.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, DCTERMS, HG, ID_BASE, OA, PROV, RDF
@@ -115,12 +124,16 @@ def load(
     *,
     agent: str | None = None,
     progress: _progress.Reporter | None = None,
+    allow_files: tuple[Path, ...] = (),
 ) -> LoadResult:
     """Load one ledger file into ``store`` as a named graph that is a ``prov:Bundle``.
 
     Loading a ledger whose bytes are already loaded is a no-op
     (``already_loaded`` is True). Records identical to ones already in the
-    store are not written twice.
+    store are not written twice. ``agent`` names the person on whose behalf
+    the load ran (recorded with ``prov:actedOnBehalfOf``; no one when None).
+    A version's ``file:`` is read only inside the ledger's folder or one of
+    ``allow_files`` (see :func:`hopgate.ledger.read_version_file`).
 
     ``progress`` (default: the ambient reporter, :mod:`hopgate.progress`)
     hears of each pass over the records.
@@ -132,10 +145,12 @@ def load(
     """
     path = Path(path)
     with _progress.reporting(_progress.current(progress)):
-        return _load(store, path, agent=agent)
+        return _load(store, path, agent=agent, allow_files=allow_files)
 
 
-def _load(store: Store, path: Path, *, agent: str | None) -> LoadResult:
+def _load(
+    store: Store, path: Path, *, agent: str | None, allow_files: tuple[Path, ...]
+) -> LoadResult:
     started = datetime.now(UTC)
     clock = time.perf_counter()
     if not path.is_file():
@@ -150,8 +165,10 @@ def _load(store: Store, path: Path, *, agent: str | None) -> LoadResult:
     # lists only published graphs.
     snapshots.discard_unpublished(store)
     store.remove_graph(graph)
-    loader = _Loader(store, path, graph)
+    loader = _Loader(store, path, graph, allow_files=allow_files)
     index = loader.index()
+    if not any(table for table in index.ids.values()) and not index.cases:
+        raise LedgerError("the ledger holds no records (nothing to load)", file=str(path))
     existing = loader.existing_records(index)
     with tempfile.TemporaryDirectory(prefix="hopgate-load-") as scratch:
         records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
@@ -198,8 +215,11 @@ def _already_loaded(store: Store, graph: str) -> bool:
 
 
 class _Loader:
-    def __init__(self, store: Store, path: Path, graph: str) -> None:
+    def __init__(
+        self, store: Store, path: Path, graph: str, *, allow_files: tuple[Path, ...] = ()
+    ) -> None:
         self.store = store
+        self.allow_files = allow_files
         self.path = path
         self.file = str(path)
         self.graph = graph
@@ -261,11 +281,19 @@ class _Loader:
             self._fail("give text or file, not both", record, "file")
         text: str | None = data.get("text")
         if "file" in data:
-            target = (self.base / data["file"]).resolve()
             try:
-                text = target.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                self._fail(f"cannot read the version's file {target}: {exc}", record, "file")
+                text = read_version_file(self.base, data["file"], allowed=self.allow_files)
+            except FileRefused as exc:
+                self._fail(str(exc), record, "file")
+            if text is not None:  # what the ledger's own strings may not hold, neither may it
+                check_values({"file": text}, file=self.file, where=record.where)
+        if text is not None and literal_size(text) > MAX_LITERAL_BYTES:
+            self._fail(
+                f"the text is {literal_size(text):,} bytes as a literal, over the "
+                f"{MAX_LITERAL_BYTES:,}-byte limit of one text (split the version)",
+                record,
+                "file" if "file" in data else "text",
+            )
         if text is not None and "digest" in data:
             actual = sha256_digest(text)
             if actual != data["digest"]:
@@ -304,7 +332,10 @@ class _Loader:
         name = f"load {self.path.name}: write"
         records = read_records(self.path, validate=False)  # validated in pass one
         for record in _progress.counted(records, name, total, unit="records"):
-            lines = list(self._record_lines(index, record))
+            try:
+                lines = list(self._record_lines(index, record))
+            except _TooLarge as exc:
+                self._fail(str(exc), record, exc.field)
             main = (
                 ids.mint_case(record.data["run"], record.data["question"])
                 if record.kind == "case"
@@ -827,8 +858,6 @@ class _Loader:
         activity = nt.iri(self.graph + "/activity")
         ledger = nt.iri(ids.mint("ledger", hexdigest))
         software = nt.iri(ids.mint("agent", f"hopgate {__version__}"))
-        person_id = agent or _user()
-        person = nt.iri(ids.mint("agent", person_id))
         lines = [
             f"{bundle} <{A}> <{PROV}Bundle>",
             f"{bundle} <{A}> <{PROV}Entity>",
@@ -843,18 +872,24 @@ class _Loader:
             f"{activity} <{PROV}endedAtTime> {nt.datetime(_stamp(ended))}",
             f"{activity} <{PROV}used> {ledger}",
             f"{activity} <{PROV}wasAssociatedWith> {software}",
-            f"{activity} <{PROV}wasAssociatedWith> {person}",
             f"{ledger} <{A}> <{PROV}Entity>",
             f"{ledger} <{A}> <{HG}LedgerFile>",
             f"{ledger} <{HG}digest> {nt.string(digest)}",
             f"{software} <{A}> <{PROV}Agent>",
             f"{software} <{A}> <{PROV}SoftwareAgent>",
             f"{software} <{HG}ledgerId> {nt.string(f'hopgate {__version__}')}",
-            f"{person} <{A}> <{PROV}Agent>",
-            f"{person} <{HG}ledgerId> {nt.string(person_id)}",
-            f"{software} <{PROV}actedOnBehalfOf> {person}",
             *snapshot_lines,
         ]
+        if agent is not None:
+            # The person on whose behalf the load ran, only when named (never the OS user).
+            person = nt.iri(ids.mint("agent", agent))
+            lines += [
+                f"{activity} <{PROV}wasAssociatedWith> {person}",
+                f"{person} <{A}> <{PROV}Agent>",
+                f"{person} <{A}> <{PROV}Person>",
+                f"{person} <{HG}ledgerId> {nt.string(agent)}",
+                f"{software} <{PROV}actedOnBehalfOf> {person}",
+            ]
         catalog = f" <{CATALOG_GRAPH}> .\n"
         out.write("".join(line + catalog for line in lines))
 
@@ -864,7 +899,21 @@ def _extension(s: str, data: dict[str, Any]) -> Iterator[str]:
     extra = {k: v for k, v in data.items() if k.startswith("x-")}
     if extra:
         payload = json.dumps(extra, sort_keys=True, ensure_ascii=False)
+        if literal_size(payload) > MAX_LITERAL_BYTES:
+            raise _TooLarge(
+                f"the x- fields are {literal_size(payload):,} bytes as one literal, over the "
+                f"{MAX_LITERAL_BYTES:,}-byte limit",
+                min(extra),
+            )
         yield f"{s} <{HG}extension> {nt.literal(payload, RDF + 'JSON')}"
+
+
+class _TooLarge(ValueError):
+    """A literal over the limit; ``field`` names the first field it holds."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _locator_lines(node: str, locator: str) -> Iterator[str]:
@@ -898,13 +947,6 @@ def _position_lines(
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown user"
 
 
 def _normalised(graph: Any) -> set[tuple[Any, Any, Any]]:

@@ -59,6 +59,16 @@ def remote_options(func: F) -> F:
     return func
 
 
+def _is_http_url(value: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and " " not in value
+
+
 def remote_settings(
     *,
     endpoint: str | None,
@@ -78,6 +88,13 @@ def remote_settings(
             if value is not None:
                 raise click.UsageError(f"{name} needs --endpoint (or HOPGATE_ENDPOINT)")
         return None
+    for name, value in (
+        ("--endpoint", endpoint),
+        ("--update-endpoint", update_endpoint),
+        ("--graph-store", graph_store),
+    ):
+        if value is not None and not _is_http_url(value):
+            raise click.UsageError(f"{name}: expected an http:// or https:// URL, got {value!r}")
     password = None
     if password_env is not None:
         if user is None:

@@ -211,7 +211,7 @@ class OxigraphStore(Store):
             else:
                 path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(path))
-        except OSError as exc:
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a damaged store (Corruption: ...)
             if "lock" in str(exc).lower():
                 raise StoreLockedError(
                     f"the store at {path} is in use by another process; "

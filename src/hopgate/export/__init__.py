@@ -17,7 +17,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, serialize
-from hopgate.export.manifest import FileEntry, record_file, sha256_file
+from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
 from hopgate.export.quads import ExportQuads, export_quads
 from hopgate.export.scope import ExportError, Scope, resolve_scope
 from hopgate.store import Store
@@ -87,18 +87,57 @@ def export_bundle(
 
 def output_path(path: Path, fmt: str) -> Path:
     """Where an export goes: ``path`` itself when it names a file of a known kind, else
-    ``path/export<extension>`` (a directory)."""
+    ``path/export<extension>`` (a directory).
+
+    Raises:
+        ExportError: ``path`` names a file of another format (``-o x.provn --format
+            trig``), or an existing directory is named like a file.
+    """
     extensions = {**EXTENSIONS, **PICTURE_EXTENSIONS}
-    if any(path.name.endswith(ext) for ext in extensions.values()):
+    named = [f for f, ext in extensions.items() if path.name.endswith(ext)]
+    # ".prov.json" also ends in ".json"-like names; the longest extension decides.
+    named.sort(key=lambda f: len(extensions[f]), reverse=True)
+    if named and not path.is_dir():
+        if named[0] != fmt:
+            raise ExportError(
+                f"{path}: the name says {named[0]}, but --format is {fmt} "
+                f"(name the file *{extensions[fmt]} or give a directory)"
+            )
         return path
     return path / f"export{extensions[fmt]}"
 
 
+def write_file(target: Path, data: bytes) -> None:
+    """Write ``data`` at ``target`` atomically (a temporary file beside it, then a rename).
+
+    Raises:
+        ExportError: the target is a directory or cannot be written.
+    """
+    if target.is_dir():
+        raise ExportError(f"{target}: is a directory")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = target.with_name(f".{target.name}.tmp")
+        scratch.write_bytes(data)
+        scratch.replace(target)
+    except OSError as exc:
+        raise ExportError(f"{target}: cannot write: {exc.strerror or exc}") from None
+
+
 def write_export(export: Export, path: Path) -> Path:
-    """Write ``export`` at ``path`` (see :func:`output_path`) and record it in the manifest."""
+    """Write ``export`` at ``path`` (see :func:`output_path`) and record it in the manifest.
+
+    The directory's manifest is read first: a foreign ``manifest.json`` stops
+    the export before any file is written.
+
+    Raises:
+        ExportError: the target cannot be written.
+        ManifestError: the directory holds a manifest that is not hopgate's.
+    """
     target = output_path(path, export.format)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(export.data)
+    if (target.parent / "manifest.json").exists():
+        read_manifest(target.parent)
+    write_file(target, export.data)
     record_file(
         target,
         FileEntry(
@@ -122,4 +161,5 @@ __all__ = [
     "output_path",
     "version_digests",
     "write_export",
+    "write_file",
 ]

@@ -34,8 +34,26 @@ def serialize(quads: ExportQuads, fmt: str) -> bytes:
         assert data is not None  # no output file given: the bytes come back
         return data if data.endswith(b"\n") else data + b"\n"
     if fmt in PROV_FORMATS:
-        return serialize_document(build_document(quads.quads, xml=fmt == "provxml"), fmt)
+        terms = quads.quads
+        _check_prov_text(terms, fmt)
+        return serialize_document(build_document(terms, xml=fmt == "provxml"), fmt)
     raise ValueError(f"unknown export format {fmt!r}")
+
+
+def _check_prov_text(quads: list[ox.Quad], fmt: str) -> None:
+    """Refuse a literal PROV-XML cannot carry (and PROV-N would write as raw bytes): a
+    store loaded before the loader refused control characters may still hold one."""
+    from hopgate.export.scope import ExportError
+    from hopgate.ledger import FORBIDDEN_CHARACTERS
+
+    for quad in quads:
+        if isinstance(quad.object, ox.Literal):
+            found = FORBIDDEN_CHARACTERS.search(quad.object.value)
+            if found is not None:
+                raise ExportError(
+                    f"{quad.subject}: a literal holds U+{ord(found.group()):04X}, which {fmt} "
+                    "cannot carry; export it as trig or jsonld"
+                )
 
 
 def parse_rdf(data: bytes, fmt: str) -> list[ox.Quad]:

@@ -16,14 +16,14 @@ import subprocess
 from collections import defaultdict
 
 from hopgate import ids
-from hopgate.export.quads import WITHHELD
+from hopgate.export.quads import WITHHELD, narrowed_texts, repeats
 from hopgate.export.scope import ExportError, Scope
 from hopgate.store import IRI, Row, Store
 from hopgate.vocab import VERDICTS
 
 CARD_QUERY = """
 SELECT ?card ?verdict ?output ?outputText ?claim ?claimText ?question ?questionText ?run
-       ?activity ?supported ?retrievedComplete ?citationComplete ?citedRoute WHERE {
+       ?activity ?by ?supported ?retrievedComplete ?citationComplete ?citedRoute WHERE {
   ?card a hg:AcceptanceCard ; hg:verdict ?verdict ; hg:forOutput ?output ;
         hg:forQuestion ?question ; prov:wasGeneratedBy ?activity ;
         hg:supported ?supported ; hg:retrievedComplete ?retrievedComplete ;
@@ -33,6 +33,7 @@ SELECT ?card ?verdict ?output ?outputText ?claim ?claimText ?question ?questionT
   OPTIONAL { ?question prov:value ?questionText }
   OPTIONAL { ?card hg:forClaim ?claim . OPTIONAL { ?claim prov:value ?claimText } }
   OPTIONAL { ?card hg:citedRoute ?citedRoute }
+  OPTIONAL { ?activity prov:wasAssociatedWith ?person . ?person a prov:Person ; hg:ledgerId ?by }
 }
 """
 
@@ -93,6 +94,15 @@ def card_dot(store: Store, scope: Scope) -> str:
         str(row["node"])
         for row in store.select(WITHHELD_QUERY, params={"reader": IRI(scope.reader_iri)})
     }
+    # A text repeating a narrowed span's words is withheld too, as in the exports.
+    secrets = narrowed_texts(store, scope.reader_iri)
+    if secrets:
+        info = {
+            key: (f"(withheld for {scope.reader})" if repeats(str(value), secrets) else value)
+            if key in ("outputText", "claimText", "questionText") and value is not None
+            else value
+            for key, value in info.items()
+        }
     return _draw(info, spans, withheld, scope.reader)
 
 
@@ -118,9 +128,10 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     output, activity, run = (_quote(str(info[k])) for k in ("output", "activity", "run"))
     output_label = f"output {_id(info['output'])}\n{_short(str(info['outputText'] or ''))}"
     lines.append(f"  {output} [{_ENTITY}, label={_quote(output_label)}];")
-    lines.append(
-        f"  {activity} [{_ACTIVITY}, label={_quote('evaluation ' + _id(info['activity']))}];"
-    )
+    evaluation_label = "evaluation " + _id(info["activity"])
+    if info["by"] is not None:
+        evaluation_label += f"\non behalf of {info['by']}"
+    lines.append(f"  {activity} [{_ACTIVITY}, label={_quote(evaluation_label)}];")
     lines.append(f"  {run} [{_ACTIVITY}, label={_quote('run ' + _id(info['run']))}];")
     question_label = f"question {_id(info['question'])}\n{_short(str(info['questionText'] or ''))}"
     question = _quote(str(info["question"]))

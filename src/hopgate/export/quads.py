@@ -19,22 +19,48 @@ import pyoxigraph as ox
 
 from hopgate.export.scope import Scope
 from hopgate.store import IRI, Store
-from hopgate.vocab import CATALOG_GRAPH
+from hopgate.vocab import CATALOG_GRAPH, HG
 
 #: Spans and versions whose text the reader may not inspect. A span is withheld
 #: when its own readers or its version's exclude the reader (a span only
-#: narrows). Every test on ``?reader`` sits in the group that binds it: SPARQL
-#: evaluates nested groups before joining them, so a FILTER in a nested group
-#: would see ``?reader`` unbound.
+#: narrows), and also when its offsets overlap a span of the same version that
+#: the reader may not inspect: an inline citation (or another span) repeating a
+#: narrowed span's text would otherwise carry that text out. A version is
+#: withheld when the reader may not inspect it or any span of it: its whole
+#: text holds every span's. Every test on ``?reader`` sits in the group that
+#: binds it: SPARQL evaluates nested groups before joining them, so a FILTER in
+#: a nested group would see ``?reader`` unbound.
 WITHHELD = """
-  { SELECT DISTINCT ?node ?class WHERE {
+  { { SELECT DISTINCT ?node ?class WHERE {
       ?node a ?class . VALUES ?class { hg:Span hg:Version }
       OPTIONAL { ?node prov:wasQuotedFrom ?version }
       FILTER (
         (EXISTS { ?node hg:readableBy ?anyReader } && NOT EXISTS { ?node hg:readableBy ?reader })
         || (BOUND(?version) && EXISTS { ?version hg:readableBy ?anyVersionReader }
             && NOT EXISTS { ?version hg:readableBy ?reader }))
-  } }
+    } }
+    UNION
+    { SELECT DISTINCT ?node ?class WHERE {
+      ?narrowed a hg:Span ; hg:readableBy ?narrowedReader ; prov:wasQuotedFrom ?version ;
+                oa:hasSelector ?narrowedPosition .
+      FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader }
+      ?narrowedPosition oa:start ?narrowedStart ; oa:end ?narrowedEnd .
+      ?node prov:wasQuotedFrom ?version ; oa:hasSelector ?position .
+      ?position oa:start ?start ; oa:end ?end .
+      # The span's text reaches as far as its prefix and suffix.
+      OPTIONAL { ?node oa:hasSelector ?quote . ?quote oa:prefix ?prefix }
+      OPTIONAL { ?node oa:hasSelector ?quote2 . ?quote2 oa:suffix ?suffix }
+      BIND (?start - COALESCE(STRLEN(?prefix), 0) AS ?from)
+      BIND (?end + COALESCE(STRLEN(?suffix), 0) AS ?to)
+      FILTER (?from < ?narrowedEnd && ?narrowedStart < ?to)
+      BIND (hg:Span AS ?class)
+    } }
+    UNION
+    { SELECT DISTINCT ?node ?class WHERE {
+      ?narrowed a hg:Span ; hg:readableBy ?narrowedReader ; prov:wasQuotedFrom ?node .
+      FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader }
+      BIND (hg:Version AS ?class)
+    } } }
 """
 
 #: The (subject, predicate) pairs that carry text the reader may not inspect.
@@ -78,6 +104,45 @@ CONSTRUCT { ?s ?p ?o } WHERE {
 """
 
 
+#: The exact texts of spans narrowed away from the reader (their own readers exclude it).
+NARROWED_QUERY = """
+SELECT DISTINCT ?exact WHERE {
+  ?span a hg:Span ; hg:readableBy ?anyReader ; oa:hasSelector ?quote .
+  ?quote oa:exact ?exact .
+  FILTER NOT EXISTS { ?span hg:readableBy ?reader }
+}
+"""
+
+
+def narrowed_texts(store: Store, reader_iri: str) -> list[str]:
+    """The texts of spans narrowed away from a reader: no other literal may repeat them."""
+    rows = store.select(NARROWED_QUERY, params={"reader": IRI(reader_iri)})
+    return sorted({str(row["exact"]) for row in rows if row["exact"]})
+
+
+def repeats(text: str, secrets: list[str]) -> bool:
+    """True when ``text`` holds any of ``secrets`` (a narrowed span's words)."""
+    return any(secret in text for secret in secrets)
+
+
+def _drop_repeats(lines: set[bytes], secrets: list[str], marker: bytes) -> set[bytes]:
+    """``lines`` less those whose literal repeats a narrowed span's text (an output or a
+    claim quoting the narrowed words ...), each replaced by ``subject + marker``; ids
+    (``hg:ledgerId``) stay, as for any withheld record. IRIs cannot hold ``"``, so a
+    line's literal starts at its first ``"``."""
+    needles = [str(ox.Literal(secret))[1:-1].encode("utf-8") for secret in secrets]
+    ledger_id = f"<{HG}ledgerId>".encode()
+    kept: set[bytes] = set()
+    for line in lines:
+        quote = line.find(b'"')
+        literal = line[quote:] if quote != -1 and ledger_id not in line[:quote] else b""
+        if literal and any(needle in literal for needle in needles):
+            kept.add(line.split(b" ", 1)[0] + marker)
+        else:
+            kept.add(line)
+    return kept
+
+
 @dataclass(frozen=True)
 class ExportQuads:
     """The quads of an export as sorted N-Quads lines (graph None: the document's top level).
@@ -106,6 +171,8 @@ def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> Expo
     """
     top: set[bytes] = set()
     graphs: dict[str, set[bytes]] = {}
+    secrets = narrowed_texts(store, scope.reader_iri)
+    withheld = f" <{HG}withheldFor> <{scope.reader_iri}>".encode()
     for graph in scope.graphs:
         params = {"g": IRI(graph), "reader": IRI(scope.reader_iri)}
         suffix = f" <{graph}> .\n".encode()
@@ -117,6 +184,12 @@ def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> Expo
             PROVENANCE_QUERY, params={"g": IRI(graph), "catalog": IRI(CATALOG_GRAPH)}
         )
         top.update(line + b"\n" for line in data.splitlines() if line)
+    if secrets:
+        top = _drop_repeats(top, secrets, withheld + b" .\n")
+        for graph in graphs:
+            graphs[graph] = _drop_repeats(
+                graphs[graph], secrets, withheld + f" <{graph}> .\n".encode()
+            )
     ordered = sorted(top)
     for graph in sorted(graphs):
         ordered.extend(sorted(graphs[graph]))
