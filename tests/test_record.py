@@ -255,3 +255,11 @@ def test_validation_still_finds_a_card_that_misses_a_set_it_could_see(tmp_path: 
         assert not result.conforms
         assert any("evidence set" in r.message for r in result.violations)
     store.close()
+
+
+def test_a_read_of_a_missing_store_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    typo = tmp_path / "typo" / "store"
+    for args in (("stats",), ("verdicts",), ("metrics",), ("query", "SELECT * { ?s ?p ?o }")):
+        result = CliRunner().invoke(cli, ["--store", str(typo), *args], obj={})
+        assert result.exit_code == 2 and "no store at" in result.output, (args, result.output)
+    assert not typo.exists()

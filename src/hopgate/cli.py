@@ -90,12 +90,22 @@ def format_option(*choices: str) -> Callable[[F], F]:
     )
 
 
-def _open(ctx: click.Context) -> Store:
+def _open(ctx: click.Context, *, writes: bool = False) -> Store:
+    """The store the command works on; only a writing command may create an embedded one.
+
+    Reads never write (docs/spec/records.md "Writes and reads"): a read of a
+    store path that holds no store is an error, not a new empty store.
+    """
     store: Store
     if ctx.obj.get("remote") is not None:
         store = open_remote(ctx.obj["remote"])
     else:
-        store = open_store(ctx.obj["store_path"])
+        path: Path = ctx.obj["store_path"]
+        if not writes and not (path.is_dir() and any(path.iterdir())):
+            raise UsageError(
+                f"no store at {path}: `hopgate load LEDGER` makes one (or give --store PATH)"
+            )
+        store = open_store(path)
     ctx.call_on_close(store.close)
     return store
 
@@ -123,7 +133,7 @@ def load(
 
     Example: hopgate load examples/cedar.yaml --by "Alice Example"
     """
-    store = _open(ctx)
+    store = _open(ctx, writes=True)
     for path in ledgers:
         result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
         if result.already_loaded:
@@ -320,7 +330,7 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
     """
     from hopgate.evaluate import evaluate as run_evaluation
 
-    for record in run_evaluation(_open(ctx), run=run, force=force, by=by or None):
+    for record in run_evaluation(_open(ctx, writes=True), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
         click.echo(
             f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "
@@ -469,7 +479,7 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     from hopgate.evaluate import evaluate as run_evaluation
     from hopgate.results import gate as run_gate
 
-    store = _open(ctx)
+    store = _open(ctx, writes=evaluate_first)
     if evaluate_first:
         run_evaluation(store, run=run)
     result = run_gate(store, run=run)

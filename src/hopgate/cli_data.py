@@ -38,7 +38,8 @@ def _handle_errors(func: F) -> F:
 def _open(ctx: click.Context) -> Store:
     from hopgate.cli import _open as open_store
 
-    return open_store(ctx)
+    # Both of this module's commands that open the store write to it (import --load, baseline).
+    return open_store(ctx, writes=True)
 
 
 def _usage(message: str) -> click.ClickException:
