@@ -275,6 +275,8 @@ def _run_in(
 ) -> tuple[ValidationResult, int]:
     from hopgate.validate_store import run_checks
 
+    if not isinstance(store, OxigraphStore):
+        raise ValidationError("the in-store engine runs on an embedded (Oxigraph) store")
     if store.ask(_SUBCLASS_ASK):
         checks = compile_shapes(shapes, subclasses=True)
     report = run_checks(store, checks, shapes)
