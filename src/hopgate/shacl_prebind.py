@@ -6,15 +6,16 @@ everywhere in the query. The compiled engine instead evaluates the query once,
 with the focus nodes joined in as the first pattern of the query's top group.
 The two agree exactly when every part of the query that *reads* ``?this``
 (a FILTER, a BIND, an OPTIONAL's right side or condition, an EXISTS, a
-grouping, a LIMIT) sees it bound by the patterns it is evaluated over. This
-module checks that on the query's algebra:
+grouping, a LIMIT) sees it bound by the patterns it is evaluated over; the
+same holds for ``$shapesGraph`` and ``$currentShape``, joined in as constants.
+This module checks that on the query's algebra:
 
 - a query that breaks a restriction of section 5.2.1 (``MINUS``, ``VALUES``,
   ``SERVICE``, ``AS ?this``, a sub-select that does not return ``?this``)
   raises :class:`IllFormedShape`: a conforming engine refuses such shapes;
 - a query whose join would differ from pre-binding (``$this`` read in a
-  UNION branch, an inner group, a sub-select; ``$shapesGraph`` or
-  ``$currentShape``; a LIMIT or an aggregate not grouped by ``?this``) raises
+  UNION branch, an inner group, a sub-select; a LIMIT or an aggregate not
+  grouped by ``?this``) raises
   :class:`~hopgate.shacl_sparql.UnsupportedShape`, and the caller falls back to
   pySHACL, which substitutes.
 """
@@ -31,10 +32,11 @@ from rdflib.term import Variable
 
 from hopgate.errors import HopgateError
 
-#: Stands for the focus nodes while the query is analysed; replaced by the target patterns.
-FOCUS_MARK = "?this <urn:hopgate:focus> ?this ."
+#: Stands for the pre-bound variables while the query is analysed; replaced by the focus nodes.
+FOCUS_MARK = "?this <urn:hopgate:focus> ?shapesGraph , ?currentShape ."
 _THIS = Variable("this")
-_UNSUPPORTED_VARS = {Variable("shapesGraph"), Variable("currentShape")}
+#: The variables SHACL pre-binds in a ``sh:select`` (SHACL 1.0 5.2).
+PREBOUND = frozenset({_THIS, Variable("shapesGraph"), Variable("currentShape")})
 
 
 class IllFormedShape(HopgateError):
@@ -131,8 +133,16 @@ def _variables(node: Any) -> Iterator[Variable]:
             yield from _variables(item)
 
 
-def _mentions(node: Any) -> bool:
-    return any(v == _THIS for v in _variables(node))
+def _mentions(node: Any) -> frozenset[Variable]:
+    """The pre-bound variables ``node`` mentions."""
+    return frozenset(v for v in _variables(node) if v in PREBOUND)
+
+
+def _require(node: Any, bound: set[Variable] | frozenset[Variable], where: str) -> None:
+    missing = _mentions(node) - bound
+    if missing:
+        names = ", ".join(sorted(f"${v}" for v in missing))
+        raise NotJoinable(f"{names} is read {where} where it is not bound")
 
 
 class _Analysis:
@@ -144,10 +154,6 @@ class _Analysis:
         if not isinstance(node, CompValue):
             raise NotJoinable(f"unexpected algebra node {node!r}")
         name = node.name
-        if any(v in _UNSUPPORTED_VARS for v in _variables(node)):
-            raise NotJoinable(
-                "$shapesGraph and $currentShape are not pre-bound by the compiled engine"
-            )
         if name == "BGP":
             return {v for triple in node["triples"] for term in triple for v in _variables(term)}
         if name == "Join":
@@ -155,9 +161,7 @@ class _Analysis:
         if name == "LeftJoin":
             left = self.certain(node["p1"], seed=seed)
             self.certain(node["p2"])
-            reads = _mentions(node["p2"]) or _mentions(node.get("expr"))
-            if reads and _THIS not in left | seed:
-                raise NotJoinable("?this is read in an OPTIONAL whose left side does not bind it")
+            _require([node["p2"], node.get("expr")], left | seed, "in an OPTIONAL")
             self._expression(node.get("expr"), left | seed)
             return left
         if name == "Union":
@@ -170,8 +174,10 @@ class _Analysis:
             bound = self.certain(node["p"], seed=seed)
             expression = node["expr"]
             internal = isinstance(expression, Variable) and str(expression).startswith("__agg_")
-            if node["var"] == _THIS and not internal:
-                raise IllFormedShape("a query may not assign the pre-bound ?this (AS ?this)")
+            if node["var"] in PREBOUND and not internal:
+                raise IllFormedShape(
+                    f"SHACL 1.0 5.2.1: a query may not assign the pre-bound ?{node['var']}"
+                )
             self._expression(expression, bound | seed)
             return bound
         if name == "Graph":
@@ -192,7 +198,7 @@ class _Analysis:
         if name in ("Project", "Distinct", "Reduced", "OrderBy"):
             return self.certain(node["p"], top=True, seed=seed)
         if name == "Slice":
-            if _mentions(node["p"]) or top:
+            if top or _mentions(node["p"]):
                 raise NotJoinable("LIMIT or OFFSET over the focus nodes differs from pre-binding")
             return self.certain(node["p"], seed=seed)
         if name == "AggregateJoin":
@@ -200,7 +206,8 @@ class _Analysis:
             inner = group["p"]
             bound = self.certain(inner, seed=seed)
             keys = [k for k in (group.get("expr") or []) if isinstance(k, Variable)]
-            if _mentions(inner) and (_THIS not in keys or _THIS not in bound | seed):
+            needed = _mentions(inner)
+            if not needed <= set(keys) or not needed <= bound | seed:
                 raise NotJoinable("an aggregate over the focus nodes is not grouped by ?this")
             self._expression(node["A"], bound | seed)
             return bound & set(keys)
@@ -213,21 +220,33 @@ class _Analysis:
         if _THIS not in projected:
             raise IllFormedShape("SHACL 1.0 5.2.1: a sub-select must return the pre-bound ?this")
         bound = self.certain(project["p"])
-        if _THIS not in bound:
-            raise NotJoinable("a sub-select reads ?this without binding it")
+        needed = _mentions(project["p"])
+        if not needed <= bound or not needed <= projected:
+            raise NotJoinable("a sub-select reads a pre-bound variable it does not bind and return")
         return bound & projected
 
     def _expression(self, expression: Any, bound: set[Variable]) -> None:
         """An expression reads ?this only where ``bound`` holds it; EXISTS patterns are checked."""
         if expression is None:
             return
-        if _mentions(expression) and _THIS not in bound:
-            raise NotJoinable("?this is read in an expression where it is not bound")
-        for graph in _exists_patterns(expression):
+        exists = list(_exists_patterns(expression))
+        _require(_without_exists(expression), bound, "in an expression")
+        for graph in exists:
             pattern = (
                 graph if graph.name != "GroupGraphPatternSub" else translateGroupGraphPattern(graph)
             )
             self.certain(pattern, seed=frozenset(bound))
+
+
+def _without_exists(node: Any) -> Any:
+    """The parts of an expression outside its EXISTS patterns."""
+    if isinstance(node, CompValue):
+        if node.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            return None
+        return [_without_exists(v) for k, v in node.items() if k != "_vars"]
+    if isinstance(node, list | tuple):
+        return [_without_exists(item) for item in node]
+    return node
 
 
 def _exists_patterns(node: Any) -> Iterator[CompValue]:
@@ -243,4 +262,11 @@ def _exists_patterns(node: Any) -> Iterator[CompValue]:
             yield from _exists_patterns(item)
 
 
-__all__ = ["FOCUS_MARK", "IllFormedShape", "NotJoinable", "check_joinable", "mark_focus"]
+__all__ = [
+    "PREBOUND",
+    "FOCUS_MARK",
+    "IllFormedShape",
+    "NotJoinable",
+    "check_joinable",
+    "mark_focus",
+]

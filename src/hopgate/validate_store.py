@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 import pyoxigraph as ox
 import rdflib
+from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH, XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
@@ -32,13 +33,14 @@ def _node(term: object) -> Node:
     if isinstance(term, ox.BlankNode):
         return BNode(term.value)
     if isinstance(term, ox.Literal):
+        # normalize=False: rdflib would rewrite an ill-formed "2011-01-01"^^xsd:dateTime.
         if term.language:
-            return Literal(term.value, lang=term.language)
+            return Literal(term.value, lang=term.language, normalize=False)
         datatype = term.datatype.value
         # RDF 1.1: a simple literal is an xsd:string; rdflib writes it without the datatype.
         if datatype == str(XSD.string):
-            return Literal(term.value)
-        return unwrite(Literal(term.value, datatype=URIRef(datatype)))
+            return Literal(term.value, normalize=False)
+        return unwrite(Literal(term.value, datatype=URIRef(datatype), normalize=False))
     raise TypeError(f"unexpected term {term!r}")
 
 
@@ -51,19 +53,36 @@ def _message(template: Literal, row: dict[str, Node]) -> Literal:
 
 
 def _copy_path(shapes: rdflib.Graph, report: rdflib.Graph, path: Node) -> Node:
-    """Copy a property path's nodes from the shapes graph into the report."""
+    """Copy a property path into the report, read as the compiler reads it.
+
+    A path node that is both a list and something else (W3C path-strange-001)
+    is the list; the report copies only the triples of that reading.
+    """
     if not isinstance(path, BNode):
         return path
     copy = BNode()
-    for predicate, obj in shapes.predicate_objects(path):
-        report.add((copy, predicate, _copy_path(shapes, report, obj)))
+    if shapes.value(path, RDF.first) is not None:
+        items = [_copy_path(shapes, report, p) for p in Collection(shapes, path)]
+        Collection(report, copy, items)
+        return copy
+    for predicate in (
+        SH.inversePath,
+        SH.alternativePath,
+        SH.zeroOrMorePath,
+        SH.oneOrMorePath,
+        SH.zeroOrOnePath,
+    ):
+        inner = shapes.value(path, predicate)
+        if inner is not None:
+            report.add((copy, predicate, _copy_path(shapes, report, inner)))
+            return copy
     return copy
 
 
-def _rows(store: OxigraphStore, check: Check) -> Iterator[dict[str, Node]]:
+def _rows(store: OxigraphStore, check: Check, *, union: bool) -> Iterator[dict[str, Node]]:
     try:
         solutions = store._store.query(
-            check.prologue + check.query, use_default_graph_as_union=True
+            check.prologue + check.query, use_default_graph_as_union=union
         )
     except SyntaxError as exc:
         raise QueryError(f"a compiled check does not parse: {exc}") from None
@@ -77,8 +96,13 @@ def _rows(store: OxigraphStore, check: Check) -> Iterator[dict[str, Node]]:
         }
 
 
-def run_checks(store: OxigraphStore, checks: Iterable[Check], shapes: rdflib.Graph) -> rdflib.Graph:
+def run_checks(
+    store: OxigraphStore, checks: Iterable[Check], shapes: rdflib.Graph, *, union: bool = True
+) -> rdflib.Graph:
     """Answer every check in ``store``; return the ``sh:ValidationReport`` graph.
+
+    With ``union`` the data is the union of the store's graphs (hopgate's
+    store); without, the default graph only (named graphs hold the shapes).
 
     ``sh:conforms`` is true when no result is reported at all; callers that
     treat Warnings differently set it themselves.
@@ -88,7 +112,7 @@ def run_checks(store: OxigraphStore, checks: Iterable[Check], shapes: rdflib.Gra
     report.add((root, RDF.type, SH.ValidationReport))
     count = 0
     for check in checks:
-        for row in _rows(store, check):
+        for row in _rows(store, check, union=union):
             focus = row.get("this")
             if focus is None:
                 continue

@@ -214,9 +214,9 @@ def unwrite(node: Node) -> Node:
     if isinstance(node, Literal) and node.datatype is not None:
         datatype = str(node.datatype)
         if datatype.startswith(WRITTEN_LANG):
-            return Literal(str(node), lang=datatype[len(WRITTEN_LANG) :])
+            return Literal(str(node), lang=datatype[len(WRITTEN_LANG) :], normalize=False)
         if datatype.startswith(WRITTEN):
-            return Literal(str(node), datatype=URIRef(datatype[len(WRITTEN) :]))
+            return Literal(str(node), datatype=URIRef(datatype[len(WRITTEN) :]), normalize=False)
     return node
 
 
