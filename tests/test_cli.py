@@ -177,6 +177,7 @@ def test_public_api() -> None:
             "__version__",
             "load",
             "open_store",
+            "validate_graph",
         ]
     )
 

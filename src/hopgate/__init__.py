@@ -13,6 +13,7 @@ from hopgate.errors import (  # noqa: E402
     StoreLockedError,
 )
 from hopgate.loader import LoadResult, load  # noqa: E402
+from hopgate.shacl_api import validate_graph  # noqa: E402
 from hopgate.store import IRI, OxigraphStore, Store, open_store  # noqa: E402
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "__version__",
     "load",
     "open_store",
+    "validate_graph",
 ]

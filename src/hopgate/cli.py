@@ -544,6 +544,10 @@ from hopgate.export_cli import export_command, verify_command  # noqa: E402
 cli.add_command(export_command)
 cli.add_command(verify_command)
 
+from hopgate.cli_shacl import shacl_command  # noqa: E402
+
+cli.add_command(shacl_command)
+
 
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""

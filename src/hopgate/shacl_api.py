@@ -55,6 +55,14 @@ _FORMATS = {
 }
 
 
+_SERIALIZERS = {
+    "turtle": ox.RdfFormat.TURTLE,
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "json-ld": ox.RdfFormat.JSON_LD,
+    "xml": ox.RdfFormat.RDF_XML,
+}
+
+
 class ShaclError(HopgateError):
     """The data or shapes cannot be read, or the shapes are ill-formed SHACL."""
 
@@ -85,8 +93,24 @@ class ShaclReport:
     fallback: str | None = None
 
     def serialize(self, format: str = "turtle") -> str:
-        """The report graph in an rdflib serialisation format (``turtle``, ``json-ld``...)."""
-        return self.graph.serialize(format=format)
+        """The report graph as ``turtle``, ``nt``, ``json-ld`` or ``xml`` (RDF/XML).
+
+        Written by pyoxigraph: rdflib writes an ill-formed boolean such as
+        ``"none"^^xsd:boolean`` as the bare word ``none``, which is not Turtle.
+
+        Raises:
+            ShaclError: the format is not one of these.
+        """
+        if format not in _SERIALIZERS:
+            raise ShaclError(f"unknown report format {format!r}; expected one of {_SERIALIZERS}")
+        triples = [
+            ox.Triple(_ox_term(s), _ox_term(p), _ox_term(o))  # type: ignore[arg-type]
+            for s, p, o in self.graph
+        ]
+        prefixes = {"sh": str(SH), "rdf": str(RDF), "xsd": "http://www.w3.org/2001/XMLSchema#"}
+        text = ox.serialize(triples, format=_SERIALIZERS[format], prefixes=prefixes)
+        assert isinstance(text, bytes)
+        return text.decode("utf-8")
 
 
 @contextlib.contextmanager
@@ -176,19 +200,23 @@ def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
     return _report(report, engine="store", fallback=None)
 
 
+def _ox_term(node: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+    if isinstance(node, URIRef):
+        return ox.NamedNode(str(node))
+    if isinstance(node, BNode):
+        return ox.BlankNode(str(node))
+    if not isinstance(node, Literal):
+        raise ShaclError(f"not an RDF term: {node!r}")
+    if node.language:
+        return ox.Literal(str(node), language=node.language)
+    if node.datatype is not None:
+        return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
+    return ox.Literal(str(node))
+
+
 def _quads(data: rdflib.Graph, writer: Writer, graph: ox.NamedNode | None) -> Iterator[ox.Quad]:
     def term(node: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
-        node = writer.write(node)
-        if isinstance(node, URIRef):
-            return ox.NamedNode(str(node))
-        if isinstance(node, BNode):
-            return ox.BlankNode(str(node))
-        assert isinstance(node, Literal)
-        if node.language:
-            return ox.Literal(str(node), language=node.language)
-        if node.datatype is not None:
-            return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
-        return ox.Literal(str(node))
+        return _ox_term(writer.write(node))
 
     for s, p, o in data:
         subject, predicate, obj = term(s), term(p), term(o)

@@ -25,8 +25,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
 
@@ -110,6 +108,8 @@ def check_joinable(marked: str, prefixes: Mapping[str, str]) -> list[str]:
         IllFormedShape: the query does not parse or breaks a pre-binding restriction.
         NotJoinable: joining the focus nodes would not give pre-binding's answer.
     """
+    from rdflib.plugins.sparql import prepareQuery
+
     try:
         query = prepareQuery(marked, initNs=dict(prefixes))
     except Exception as exc:  # pyparsing and rdflib raise several unrelated types
@@ -231,6 +231,8 @@ class _Analysis:
             return
         exists = list(_exists_patterns(expression))
         _require(_without_exists(expression), bound, "in an expression")
+        from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
+
         for graph in exists:
             pattern = (
                 graph if graph.name != "GroupGraphPatternSub" else translateGroupGraphPattern(graph)

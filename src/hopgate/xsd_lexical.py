@@ -155,47 +155,50 @@ def _s(text: str) -> str:
     return Literal(text).n3()
 
 
+_Key = tuple[str, str, str]
+
+
+def _key(literal: Literal) -> _Key:
+    # rdflib compares language tags ignoring case; the store and SHACL do not.
+    return (str(literal), str(literal.datatype or ""), literal.language or "")
+
+
 class Writer:
     """Maps the literals the store would not keep as written to written literals."""
 
     def __init__(self, literals: Iterable[Literal]) -> None:
-        self.changed: dict[Literal, Literal] = {}
+        self.changed: dict[_Key, Literal] = {}
         candidates = sorted(
             {
-                literal
+                _key(literal)
                 for literal in literals
                 if literal.language is not None
                 or (literal.datatype is not None and literal.datatype != XSD.string)
-            },
-            key=lambda t: (str(t), str(t.datatype), str(t.language)),
+            }
         )
-        for literal in candidates:
-            if literal.language is not None and literal.language != literal.language.lower():
-                self.changed[literal] = Literal(
-                    str(literal), datatype=URIRef(WRITTEN_LANG + literal.language)
+        for lexical, _, language in candidates:
+            if language and language != language.lower():
+                self.changed[(lexical, "", language)] = Literal(
+                    lexical, datatype=URIRef(WRITTEN_LANG + language)
                 )
-        typed = [t for t in candidates if t.datatype is not None]
+        typed = [key for key in candidates if key[1]]
         if not typed:
             return
         probe = ox.Store()
-        quads = [
+        probe.extend(
             ox.Quad(
                 ox.NamedNode(f"urn:hopgate:probe:{index}"),
                 ox.NamedNode("urn:hopgate:probe"),
-                ox.Literal(str(literal), datatype=ox.NamedNode(str(literal.datatype))),
+                ox.Literal(lexical, datatype=ox.NamedNode(datatype)),
             )
-            for index, literal in enumerate(typed)
-        ]
-        probe.extend(quads)
+            for index, (lexical, datatype, _) in enumerate(typed)
+        )
         for quad in probe:
-            index = int(quad.subject.value.rpartition(":")[2])
+            key = typed[int(quad.subject.value.rpartition(":")[2])]
             kept = quad.object
-            literal = typed[index]
             assert isinstance(kept, ox.Literal)
-            if kept.value != str(literal) or kept.datatype.value != str(literal.datatype):
-                self.changed[literal] = Literal(
-                    str(literal), datatype=URIRef(WRITTEN + str(literal.datatype))
-                )
+            if (kept.value, kept.datatype.value) != key[:2]:
+                self.changed[key] = Literal(key[0], datatype=URIRef(WRITTEN + key[1]))
 
     @property
     def active(self) -> bool:
@@ -205,7 +208,7 @@ class Writer:
     def write(self, node: Node) -> Node:
         """``node`` as the validation store holds it."""
         if isinstance(node, Literal):
-            return self.changed.get(node, node)
+            return self.changed.get(_key(node), node)
         return node
 
 
