@@ -117,7 +117,7 @@ def outcome(test: W3CTest, engine: str) -> tuple[bool, str, str]:
     try:
         report = validate_graph(test.data, test.shapes, engine=engine)
     except ShaclError as exc:
-        return test.failure, engine, f"refused: {exc}"
+        return test.failure, exc.engine or engine, f"refused: {exc}"
     if test.failure:
         return False, report.engine, "accepted shapes the suite says to refuse"
     return _compare(test, report)

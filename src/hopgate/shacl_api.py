@@ -66,6 +66,11 @@ _SERIALIZERS = {
 class ShaclError(HopgateError):
     """The data or shapes cannot be read, or the shapes are ill-formed SHACL."""
 
+    def __init__(self, message: str, *, engine: str | None = None) -> None:
+        super().__init__(message)
+        #: The engine that refused the shapes (None: they were not run).
+        self.engine = engine
+
 
 @dataclass(frozen=True)
 class ShaclResult:
@@ -172,7 +177,7 @@ def validate_graph(
         except UnsupportedShape as exc:
             return _with_pyshacl(data_graph, shapes_graph, fallback=str(exc))
         except IllFormedShape as exc:
-            raise ShaclError(f"ill-formed shapes: {exc}") from None
+            raise ShaclError(f"ill-formed shapes: {exc}", engine="store") from None
     return _with_pyshacl(data_graph, shapes_graph, fallback=None)
 
 
@@ -237,9 +242,9 @@ def _with_pyshacl(data: rdflib.Graph, shapes: rdflib.Graph, *, fallback: str | N
             advanced=False,
         )
     except Exception as exc:  # pySHACL refuses ill-formed shapes with several exception types
-        raise ShaclError(f"pySHACL refused the shapes: {exc}") from None
+        raise ShaclError(f"pySHACL refused the shapes: {exc}", engine="pyshacl") from None
     if not isinstance(report, rdflib.Graph):
-        raise ShaclError(f"pySHACL refused the shapes: {report}")
+        raise ShaclError(f"pySHACL refused the shapes: {report}", engine="pyshacl")
     return _report(report, engine="pyshacl", fallback=fallback)
 
 

@@ -22,6 +22,7 @@ This module checks that on the query's algebra:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -117,7 +118,10 @@ def check_joinable(marked: str, prefixes: Mapping[str, str]) -> list[str]:
     algebra = query.algebra
     if algebra.name != "SelectQuery":
         raise IllFormedShape("sh:select is not a SELECT query")
-    _Analysis().certain(algebra["p"], top=True)
+    # A nested SELECT * returns only the variables its pattern binds (SPARQL 18.2.1).
+    nested = marked[marked.index("{") :]
+    star = re.search(r"\bSELECT\s+((DISTINCT|REDUCED)\s+)?\*", nested, re.I) is not None
+    _Analysis(star=star).certain(algebra["p"], top=True)
     return [str(v) for v in algebra["PV"]]
 
 
@@ -147,6 +151,9 @@ def _require(node: Any, bound: set[Variable] | frozenset[Variable], where: str) 
 
 class _Analysis:
     """Walks the algebra; :meth:`certain` returns the variables bound in every solution."""
+
+    def __init__(self, *, star: bool) -> None:
+        self.star = star
 
     def certain(
         self, node: Any, *, top: bool = False, seed: frozenset[Variable] = frozenset()
@@ -219,6 +226,12 @@ class _Analysis:
         projected = set(project.get("PV") or [])
         if _THIS not in projected:
             raise IllFormedShape("SHACL 1.0 5.2.1: a sub-select must return the pre-bound ?this")
+        if self.star and _THIS not in _binds(project["p"]):
+            # rdflib lists a variable read only in a FILTER among SELECT *'s; SPARQL does not.
+            raise IllFormedShape(
+                "SHACL 1.0 5.2.1: a sub-select must return the pre-bound ?this (SELECT * "
+                "returns only the variables its pattern binds)"
+            )
         bound = self.certain(project["p"])
         needed = _mentions(project["p"])
         if not needed <= bound or not needed <= projected:
@@ -238,6 +251,27 @@ class _Analysis:
                 graph if graph.name != "GroupGraphPatternSub" else translateGroupGraphPattern(graph)
             )
             self.certain(pattern, seed=frozenset(bound))
+
+
+def _binds(node: Any) -> set[Variable]:
+    """The variables a pattern may bind (in its triples, BINDs, GRAPH names, sub-selects)."""
+    found: set[Variable] = set()
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            return {v for triple in node["triples"] for term in triple for v in _variables(term)}
+        if node.name == "Extend":
+            found.add(node["var"])
+        if node.name == "Graph" and isinstance(node["term"], Variable):
+            found.add(node["term"])
+        if node.name == "Project":
+            return set(node.get("PV") or []) & _binds(node["p"])
+        for key, value in node.items():
+            if key not in ("_vars", "expr"):
+                found |= _binds(value)
+    elif isinstance(node, list | tuple):
+        for item in node:
+            found |= _binds(item)
+    return found
 
 
 def _without_exists(node: Any) -> Any:

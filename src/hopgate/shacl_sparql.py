@@ -99,7 +99,10 @@ _DESCRIPTIVE = {
     SH.order,
     SH.group,
     SH.defaultValue,
+    # Parameters of a SPARQL-based constraint, not of a shape: they matter only
+    # where the node is a value of sh:sparql (W3C sparql/node/sparql-002).
     SH.prefixes,
+    SH.select,
 }
 _NODE_KINDS = {
     SH.IRI: "isIRI({v})",
@@ -338,6 +341,9 @@ class _Compiler:
             raise UnsupportedShape(f"{constraint}: {exc}") from None
         if "this" not in projected:
             raise UnsupportedShape(f"{constraint}: the query does not return $this")
+        if "failure" in projected:
+            # SHACL 5.3.2: a solution with ?failure true is a failure, not a result.
+            raise UnsupportedShape(f"{constraint}: the query reports ?failure")
         if re.search(r"[?$](shapesGraph|currentShape)\b", text):
             if self.shapes_graph is None or not isinstance(shape, URIRef):
                 raise UnsupportedShape(f"{constraint}: $shapesGraph or $currentShape")
@@ -649,17 +655,31 @@ class _Compiler:
             return
         if len(nested) > 1 or path is None:
             raise UnsupportedShape(f"{shape}: more than one qualified value shape, or no path")
-        if _true(g.value(shape, SH.qualifiedValueShapesDisjoint)):
-            raise UnsupportedShape(f"{shape}: sh:qualifiedValueShapesDisjoint is not compiled")
         failing = self._not_conforming(nested[0], values, value)
         count = self.vars.fresh("q")
         conforming = self.vars.fresh("c")
         steps = path_sparql(g, path)
+        siblings = ""
+        if _true(g.value(shape, SH.qualifiedValueShapesDisjoint)):
+            # SHACL 4.7.3: the value must also fail every sibling qualified shape.
+            parents = set(g.subjects(SH.property, shape))
+            others = {
+                q
+                for parent in parents
+                for child in g.objects(parent, SH.property)
+                for q in g.objects(child, SH.qualifiedValueShape)
+            } - {nested[0]}
+            siblings = " ".join(
+                f"{{ SELECT DISTINCT ({value} AS {conforming}) WHERE "
+                f"{{ {self._not_conforming(other, values, value)} }} }}"
+                for other in sorted(others, key=str)
+            )
         # The number of value nodes that conform: the values minus those that fail.
         counted = (
             f"{ctx} {{ SELECT {focus} (COUNT(DISTINCT {conforming}) AS {count}) WHERE {{ {ctx} "
             f"OPTIONAL {{ {focus} {steps} {conforming} . "
-            f"MINUS {{ SELECT DISTINCT ({value} AS {conforming}) WHERE {{ {failing} }} }} }} }} "
+            f"MINUS {{ SELECT DISTINCT ({value} AS {conforming}) WHERE {{ {failing} }} }} "
+            f"{siblings} }} }} "
             f"GROUP BY {focus} }}"
         )
         for parameter, component, test in (
