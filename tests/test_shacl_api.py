@@ -125,6 +125,22 @@ def test_ill_formed_shapes_are_refused(tmp_path: Path) -> None:
         validate_graph(data, shapes_file)
 
 
+def test_terms_the_store_rejects_go_to_pyshacl() -> None:
+    """An IRI with a space (rdflib takes it, Oxigraph does not) is validated by pySHACL."""
+    shapes = read_graph_text(
+        PREFIXES + "ex:S a sh:NodeShape ; sh:targetSubjectsOf ex:p ; sh:nodeKind sh:BlankNode ."
+    )
+    data = rdflib.Graph()
+    data.add((URIRef("http://example.org/a b"), EX.p, Literal(1)))
+    report = validate_graph(data, shapes)
+    assert report.engine == "pyshacl" and "rejects" in (report.fallback or "")
+    assert not report.conforms
+
+
+def read_graph_text(text: str) -> rdflib.Graph:
+    return rdflib.Graph().parse(data=text, format="turtle")
+
+
 def test_unknown_engine_and_missing_file(tmp_path: Path) -> None:
     data, shapes = _files(tmp_path, DATA, SHAPES)
     with pytest.raises(ShaclError, match="unknown SHACL engine"):

@@ -197,8 +197,12 @@ def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
     store = OxigraphStore(None)
     try:
         # The data in the default graph; the shapes in a named graph, for $shapesGraph.
-        store._store.extend(_quads(data, writer, None))
-        store._store.extend(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
+        try:
+            store._store.extend(_quads(data, writer, None))
+            store._store.extend(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
+        except ValueError as exc:
+            # rdflib accepts terms Oxigraph rejects (an IRI with a space, a tag "en_US").
+            raise UnsupportedShape(f"the data holds a term the store rejects: {exc}") from None
         report = run_checks(store, checks, shapes, union=False)
     finally:
         store.close()
