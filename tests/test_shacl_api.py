@@ -20,7 +20,7 @@ import hopgate
 from hopgate.cli import cli
 from hopgate.shacl_api import ShaclError, read_graph, validate_graph
 from hopgate.shacl_prebind import IllFormedShape
-from hopgate.shacl_sparql import compile_shapes
+from hopgate.shacl_sparql import UnsupportedShape, compile_shapes
 from hopgate.xsd_lexical import Writer, unwrite, well_formed, well_formed_expr
 
 PREFIXES = """
@@ -235,3 +235,19 @@ def test_the_shacl_command_end_to_end(tmp_path: Path) -> None:
     )
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["conforms"] is False
+
+
+def test_recursive_shapes_go_to_pyshacl() -> None:
+    """A shape that reaches itself (sh:node or sh:property) is declined, never looped on."""
+    shapes = read_graph_text(
+        PREFIXES
+        + "ex:S a sh:NodeShape ; sh:targetSubjectsOf ex:p ; sh:property ex:P .\n"
+        + "ex:P sh:path ex:p ; sh:node ex:S .\n"
+        + "ex:Q a sh:PropertyShape ; sh:targetSubjectsOf ex:p ; sh:path ex:p ; sh:property ex:R .\n"
+        + "ex:R sh:path ex:p ; sh:property ex:Q .\n"
+    )
+    data = read_graph_text(PREFIXES + "ex:a ex:p ex:b .")
+    with pytest.raises(UnsupportedShape, match="recursive"):
+        compile_shapes(shapes)
+    report = validate_graph(data, shapes)
+    assert report.engine == "pyshacl" and "recursive" in (report.fallback or "")

@@ -284,6 +284,8 @@ class _Compiler:
         ``keys`` are further variables of ``focus`` that keep results apart: a
         property shape of a property shape reports once per (outer focus, value).
         """
+        if shape in self.active:
+            raise UnsupportedShape(f"recursive shape {shape}")
         self._check_supported(shape)
         severity = self._severity(shape)
         messages = _messages(self.shapes, shape)
@@ -306,7 +308,7 @@ class _Compiler:
             if self._deactivated(child):
                 continue
             if path is None:
-                found += self._shape_checks(child, focus)
+                found += self._shape_checks(child, focus, keys)
             else:
                 # A property shape of a property shape: its focus nodes are the values.
                 parent = self.vars.fresh("f")
