@@ -11,7 +11,7 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rdflib.namespace import SH, XSD
 from rdflib.term import Literal, URIRef
@@ -171,6 +171,10 @@ def test_writer_keeps_what_the_store_rewrites() -> None:
 
 
 LEXICAL_SAMPLES = st.one_of(
+    st.integers(min_value=-(2**66), max_value=2**66).map(str),
+    st.tuples(st.sampled_from(["", "+", "-", "-00", "000"]), st.integers(0, 2**65)).map(
+        lambda t: t[0] + str(t[1])
+    ),
     st.from_regex(r"[+-]?[0-9 .eE]{0,6}", fullmatch=True),
     st.sampled_from(["true", "false", "1", "0", "none", "INF", "-INF", "NaN", "1.", ".5"]),
     st.text(alphabet="0123456789-+:TZ.", max_size=26),
@@ -178,7 +182,12 @@ LEXICAL_SAMPLES = st.one_of(
 DATATYPES = [
     XSD.integer,
     XSD.byte,
+    XSD.long,
+    XSD.unsignedLong,
     XSD.nonNegativeInteger,
+    XSD.positiveInteger,
+    XSD.nonPositiveInteger,
+    XSD.negativeInteger,
     XSD.decimal,
     XSD.double,
     XSD.boolean,
@@ -188,7 +197,13 @@ DATATYPES = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
+@example(lexical="99999999999999999999", datatype=XSD.long)
+@example(lexical="18446744073709551615", datatype=XSD.unsignedLong)
+@example(lexical="18446744073709551616", datatype=XSD.unsignedLong)
+@example(lexical="-0", datatype=XSD.negativeInteger)
+@example(lexical="-0", datatype=XSD.nonPositiveInteger)
+@example(lexical="2011-01-01", datatype=XSD.dateTime)
 @given(lexical=LEXICAL_SAMPLES, datatype=st.sampled_from(DATATYPES))
 def test_sparql_lexical_check_matches_the_python_model(lexical: str, datatype: URIRef) -> None:
     """The SPARQL well-formedness test agrees with the plain-Python one (hopgate.xsd_lexical)."""

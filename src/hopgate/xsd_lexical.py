@@ -99,7 +99,10 @@ def well_formed(lexical: str, datatype: str) -> bool | None:
 def well_formed_expr(datatype: str, value: str) -> str | None:
     """A SPARQL expression: the literal ``value`` (already of ``datatype``) is well formed.
 
-    None when every form passes (strings, unchecked datatypes).
+    None when every form passes (strings, unchecked datatypes). The ranges of
+    the integer types are compared on the digits as text, so that values
+    beyond 64 bits (``xsd:unsignedLong``, an out-of-range ``xsd:long``) are
+    judged exactly.
     """
     pattern = LEXICAL.get(datatype)
     if pattern is None:
@@ -107,12 +110,37 @@ def well_formed_expr(datatype: str, value: str) -> str | None:
     lexical = f"STR({value})"
     tests = [f"REGEX({lexical}, {Literal(pattern).n3()})"]
     low, high = INTEGER_RANGES.get(datatype, (None, None))
-    number = f"<{XSD.integer}>({lexical})"
+    negative = f'STRSTARTS({lexical}, "-")'
+    # The magnitude's digits without sign or leading zeros ("" for zero); the
+    # pattern always matches the "x", never an empty string.
+    digits = f'REPLACE(CONCAT("x", {lexical}), "^x[+-]?0*", "")'
     if low is not None:
-        tests.append(f"{number} >= {low}")
+        if low > 0:
+            tests.append(f"(!{negative} && {_at_least(digits, low)})")
+        else:
+            tests.append(f"(!{negative} || {_at_most(digits, -low)})")
     if high is not None:
-        tests.append(f"{number} <= {high}")
+        if high < 0:
+            tests.append(f"({negative} && {_at_least(digits, -high)})")
+        else:
+            tests.append(f"({negative} || {_at_most(digits, high)})")
     return "(" + " && ".join(tests) + ")"
+
+
+def _at_most(digits: str, bound: int) -> str:
+    text = str(bound)
+    return (
+        f"(STRLEN({digits}) < {len(text)} || "
+        f'(STRLEN({digits}) = {len(text)} && {digits} <= "{text}"))'
+    )
+
+
+def _at_least(digits: str, bound: int) -> str:
+    text = str(bound)
+    return (
+        f"(STRLEN({digits}) > {len(text)} || "
+        f'(STRLEN({digits}) = {len(text)} && {digits} >= "{text}"))'
+    )
 
 
 def datatype_expr(value: str, *, written: bool) -> str:
