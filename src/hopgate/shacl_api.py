@@ -199,7 +199,9 @@ def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
         # The data in the default graph; the shapes in a named graph, for $shapesGraph.
         try:
             store._store.extend(_quads(data, writer, None))
-            store._store.extend(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
+            if any(SHAPES_GRAPH in check.query for check in checks):
+                # Only then: a query's GRAPH ?g must not meet the shapes otherwise.
+                store._store.extend(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
         except ValueError as exc:
             # rdflib accepts terms Oxigraph rejects (an IRI with a space, a tag "en_US").
             raise UnsupportedShape(f"the data holds a term the store rejects: {exc}") from None
