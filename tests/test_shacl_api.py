@@ -266,3 +266,67 @@ def test_recursive_shapes_go_to_pyshacl() -> None:
         compile_shapes(shapes)
     report = validate_graph(data, shapes)
     assert report.engine == "pyshacl" and "recursive" in (report.fallback or "")
+
+
+REPORT_DETAILS_SHAPES = (
+    PREFIXES
+    + """
+ex:Prefixes owl:imports ex:More .
+ex:More sh:declare [ sh:prefix "ex" ; sh:namespace "http://example.org/"^^xsd:anyURI ] .
+ex:Order a sh:PropertyShape ; sh:targetNode ex:r ; sh:path ex:start ; sh:lessThan ex:end .
+ex:Int a sh:NodeShape ; sh:targetNode "aldi"^^xsd:integer ; sh:datatype xsd:integer .
+ex:Labelled a sh:NodeShape ; sh:targetNode ex:r ;
+    sh:sparql [ sh:prefixes ex:Prefixes ;
+                sh:select "SELECT $this (ex:label AS ?path) WHERE { FILTER NOT EXISTS { $this ex:label ?l } }" ] .
+ex:Address a sh:NodeShape ; sh:targetNode ex:person ;
+    sh:property [ sh:path ex:address ; sh:property [ sh:path ex:city ; sh:minCount 1 ] ] .
+"""
+).replace("@prefix ex:", "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n@prefix ex:")
+REPORT_DETAILS_DATA = (
+    PREFIXES
+    + """
+ex:r ex:start 5, 6 ; ex:end 4, 5 .
+ex:person ex:address ex:home, ex:work .
+ex:home ex:city ex:paris .
+"""
+)
+
+
+def test_report_details(tmp_path: Path) -> None:
+    """The report details the issue listed, pinned without the W3C suite.
+
+    sh:lessThan reports one result per pair of values (no DISTINCT merge); a
+    literal focus node keeps its datatype; a node shape's SPARQL constraint
+    gives sh:resultPath from ?path and the focus node as sh:value; sh:prefixes
+    follow owl:imports; a property shape of a property shape is checked on the
+    values (here ex:work has no city), not on the outer focus node.
+    """
+    data, shapes = _files(tmp_path, REPORT_DETAILS_DATA, REPORT_DETAILS_SHAPES)
+    report = validate_graph(data, shapes)
+    assert report.engine == "store", report.fallback
+    found = sorted(
+        (
+            r.focus_node.n3(),
+            str(r.source_constraint_component).rpartition("#")[2],
+            None if r.path is None else r.path.n3(),
+            None if r.value is None else r.value.n3(),
+        )
+        for r in report.results
+    )
+    integer = "<http://www.w3.org/2001/XMLSchema#integer>"
+    assert found == sorted(
+        [
+            (EX.r.n3(), "LessThanConstraintComponent", EX.start.n3(), f'"5"^^{integer}'),
+            (EX.r.n3(), "LessThanConstraintComponent", EX.start.n3(), f'"5"^^{integer}'),
+            (EX.r.n3(), "LessThanConstraintComponent", EX.start.n3(), f'"6"^^{integer}'),
+            (EX.r.n3(), "LessThanConstraintComponent", EX.start.n3(), f'"6"^^{integer}'),
+            (
+                f'"aldi"^^{integer}',
+                "DatatypeConstraintComponent",
+                None,
+                f'"aldi"^^{integer}',
+            ),
+            (EX.r.n3(), "SPARQLConstraintComponent", EX.label.n3(), EX.r.n3()),
+            (EX.work.n3(), "MinCountConstraintComponent", EX.city.n3(), None),
+        ]
+    )
