@@ -330,3 +330,23 @@ def test_report_details(tmp_path: Path) -> None:
             (EX.work.n3(), "MinCountConstraintComponent", EX.city.n3(), None),
         ]
     )
+
+
+def test_values_that_cannot_be_compared_are_results(tmp_path: Path) -> None:
+    """SHACL 1.0 4.4 and 4.5.3: a comparison that fails (ill-formed, or of unlike
+    terms) is a result. pySHACL 0.40.1 reports neither of these two."""
+    shapes = (
+        PREFIXES
+        + "ex:S a sh:NodeShape ; sh:targetNode ex:a ;\n"
+        + "  sh:property [ sh:path ex:q ; sh:maxExclusive 10 ] , [ sh:path ex:s ; sh:lessThan ex:r ] .\n"
+    )
+    data = PREFIXES + 'ex:a ex:q "aldi"^^xsd:int ; ex:s "abcd" ; ex:r ex:b .'
+    data_file, shapes_file = _files(tmp_path, data, shapes)
+    report = validate_graph(data_file, shapes_file)
+    assert report.engine == "store"
+    assert sorted(
+        str(r.source_constraint_component).rpartition("#")[2] for r in report.results
+    ) == [
+        "LessThanConstraintComponent",
+        "MaxExclusiveConstraintComponent",
+    ]
