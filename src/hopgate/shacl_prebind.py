@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from rdflib.plugins.sparql.parserutils import CompValue
@@ -47,8 +47,13 @@ class NotJoinable(Exception):
     """The query reads ``?this`` where a join with the focus nodes is not pre-binding."""
 
 
-def mark_focus(text: str) -> str:
-    """``text`` with ``$this`` written ``?this`` and :data:`FOCUS_MARK` opening the top group."""
+def focus_mark(extra: Sequence[str] = ()) -> str:
+    """The mark for the pre-bound variables: :data:`FOCUS_MARK` and ``extra`` (parameter names)."""
+    return FOCUS_MARK + "".join(f" ?this <urn:hopgate:focus> ?{name} ." for name in extra)
+
+
+def mark_focus(text: str, extra: Sequence[str] = ()) -> str:
+    """``text`` with ``$this`` written ``?this`` and :func:`focus_mark` opening the top group."""
     out: list[str] = []
     index = 0
     quote: str | None = None
@@ -88,7 +93,7 @@ def mark_focus(text: str) -> str:
             out.append(char)
             index += 1
             if char == "{" and not opened and _after_select(text, index):
-                out.append(" " + FOCUS_MARK + " ")
+                out.append(" " + focus_mark(extra) + " ")
                 opened = True
     if not opened:
         raise IllFormedShape("sh:select has no SELECT ... { } query")
@@ -103,7 +108,9 @@ def _after_select(text: str, index: int) -> bool:
     return "select" in text[:index].lower()
 
 
-def check_joinable(marked: str, prefixes: Mapping[str, str]) -> list[str]:
+def check_joinable(
+    marked: str, prefixes: Mapping[str, str], extra: Sequence[str] = ()
+) -> list[str]:
     """Check a marked query (see :func:`mark_focus`); return its projected variable names.
 
     Answers are kept per query and prefixes: rdflib parses a query in about
@@ -113,11 +120,13 @@ def check_joinable(marked: str, prefixes: Mapping[str, str]) -> list[str]:
         IllFormedShape: the query does not parse or breaks a pre-binding restriction.
         NotJoinable: joining the focus nodes would not give pre-binding's answer.
     """
-    return list(_checked(marked, tuple(sorted(prefixes.items()))))
+    return list(_checked(marked, tuple(sorted(prefixes.items())), tuple(extra)))
 
 
 @functools.lru_cache(maxsize=256)
-def _checked(marked: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+def _checked(
+    marked: str, prefixes: tuple[tuple[str, str], ...], extra: tuple[str, ...]
+) -> tuple[str, ...]:
     from rdflib.plugins.sparql import prepareQuery
 
     try:
@@ -130,7 +139,8 @@ def _checked(marked: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[str, .
     # A nested SELECT * returns only the variables its pattern binds (SPARQL 18.2.1).
     nested = marked[marked.index("{") :]
     star = re.search(r"\bSELECT\s+((DISTINCT|REDUCED)\s+)?\*", nested, re.I) is not None
-    _Analysis(star=star).certain(algebra["p"], top=True)
+    prebound = PREBOUND | {Variable(name) for name in extra}
+    _Analysis(star=star, prebound=prebound).certain(algebra["p"], top=True)
     return tuple(str(v) for v in algebra["PV"])
 
 
@@ -146,23 +156,22 @@ def _variables(node: Any) -> Iterator[Variable]:
             yield from _variables(item)
 
 
-def _mentions(node: Any) -> frozenset[Variable]:
-    """The pre-bound variables ``node`` mentions."""
-    return frozenset(v for v in _variables(node) if v in PREBOUND)
-
-
-def _require(node: Any, bound: set[Variable] | frozenset[Variable], where: str) -> None:
-    missing = _mentions(node) - bound
-    if missing:
-        names = ", ".join(sorted(f"${v}" for v in missing))
-        raise NotJoinable(f"{names} is read {where} where it is not bound")
-
-
 class _Analysis:
     """Walks the algebra; :meth:`certain` returns the variables bound in every solution."""
 
-    def __init__(self, *, star: bool) -> None:
+    def __init__(self, *, star: bool, prebound: frozenset[Variable]) -> None:
         self.star = star
+        self.prebound = prebound
+
+    def _mentions(self, node: Any) -> frozenset[Variable]:
+        """The pre-bound variables ``node`` mentions."""
+        return frozenset(v for v in _variables(node) if v in self.prebound)
+
+    def _require(self, node: Any, bound: set[Variable] | frozenset[Variable], where: str) -> None:
+        missing = self._mentions(node) - bound
+        if missing:
+            names = ", ".join(sorted(f"${v}" for v in missing))
+            raise NotJoinable(f"{names} is read {where} where it is not bound")
 
     def certain(
         self, node: Any, *, top: bool = False, seed: frozenset[Variable] = frozenset()
@@ -177,7 +186,7 @@ class _Analysis:
         if name == "LeftJoin":
             left = self.certain(node["p1"], seed=seed)
             self.certain(node["p2"])
-            _require([node["p2"], node.get("expr")], left | seed, "in an OPTIONAL")
+            self._require([node["p2"], node.get("expr")], left | seed, "in an OPTIONAL")
             self._expression(node.get("expr"), left | seed)
             return left
         if name == "Union":
@@ -190,7 +199,7 @@ class _Analysis:
             bound = self.certain(node["p"], seed=seed)
             expression = node["expr"]
             internal = isinstance(expression, Variable) and str(expression).startswith("__agg_")
-            if node["var"] in PREBOUND and not internal:
+            if node["var"] in self.prebound and not internal:
                 raise IllFormedShape(
                     f"SHACL 1.0 5.2.1: a query may not assign the pre-bound ?{node['var']}"
                 )
@@ -214,7 +223,7 @@ class _Analysis:
         if name in ("Project", "Distinct", "Reduced", "OrderBy"):
             return self.certain(node["p"], top=True, seed=seed)
         if name == "Slice":
-            if top or _mentions(node["p"]):
+            if top or self._mentions(node["p"]):
                 raise NotJoinable("LIMIT or OFFSET over the focus nodes differs from pre-binding")
             return self.certain(node["p"], seed=seed)
         if name == "AggregateJoin":
@@ -222,7 +231,7 @@ class _Analysis:
             inner = group["p"]
             bound = self.certain(inner, seed=seed)
             keys = [k for k in (group.get("expr") or []) if isinstance(k, Variable)]
-            needed = _mentions(inner)
+            needed = self._mentions(inner)
             if not needed <= set(keys) or not needed <= bound | seed:
                 raise NotJoinable("an aggregate over the focus nodes is not grouped by ?this")
             self._expression(node["A"], bound | seed)
@@ -242,7 +251,7 @@ class _Analysis:
                 "returns only the variables its pattern binds)"
             )
         bound = self.certain(project["p"])
-        needed = _mentions(project["p"])
+        needed = self._mentions(project["p"])
         if not needed <= bound or not needed <= projected:
             raise NotJoinable("a sub-select reads a pre-bound variable it does not bind and return")
         return bound & projected
@@ -252,7 +261,7 @@ class _Analysis:
         if expression is None:
             return
         exists = list(_exists_patterns(expression))
-        _require(_without_exists(expression), bound, "in an expression")
+        self._require(_without_exists(expression), bound, "in an expression")
         from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
 
         for graph in exists:
@@ -313,5 +322,6 @@ __all__ = [
     "IllFormedShape",
     "NotJoinable",
     "check_joinable",
+    "focus_mark",
     "mark_focus",
 ]
