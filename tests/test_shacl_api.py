@@ -350,3 +350,19 @@ def test_values_that_cannot_be_compared_are_results(tmp_path: Path) -> None:
         "LessThanConstraintComponent",
         "MaxExclusiveConstraintComponent",
     ]
+
+
+def test_each_parameter_value_is_a_constraint(tmp_path: Path) -> None:
+    """A shape with two values of a component's parameter has two constraints (one each)."""
+    shapes = (
+        PREFIXES
+        + "ex:Linked a sh:ConstraintComponent ; sh:parameter [ sh:path ex:linkedBy ] ;\n"
+        + '  sh:nodeValidator [ sh:select "SELECT $this WHERE { FILTER NOT EXISTS { ?s $linkedBy $this } }" ] .\n'
+        + "ex:S a sh:NodeShape ; sh:targetNode ex:a ; ex:linkedBy ex:p, ex:q .\n"
+    )
+    data_file, shapes_file = _files(tmp_path, PREFIXES + "ex:b ex:p ex:a .", shapes)
+    report = validate_graph(data_file, shapes_file)
+    assert report.engine == "store"
+    assert [(r.focus_node, r.source_constraint_component) for r in report.results] == [
+        (EX.a, EX.Linked)
+    ]

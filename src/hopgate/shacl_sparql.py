@@ -14,16 +14,22 @@ SELECT over all its focus nodes, answered by the store's own engine:
   checks this on the query's algebra, refuses what SHACL 1.0 5.2.1 forbids
   (:class:`~hopgate.shacl_prebind.IllFormedShape`) and declines the rest.
 
+- a SPARQL-based constraint component (``sh:parameter`` and validators) is
+  compiled per shape and combination of parameter values: a SELECT validator
+  like a ``sh:sparql`` constraint, with the parameters joined in as constants;
+  an ASK validator as "the value nodes minus those for which its pattern has
+  a solution".
+
 Nested shapes (``sh:node``, ``sh:or``, ``sh:and``, ``sh:not``, ``sh:xone``,
 qualified shapes, property shapes of property shapes) compile to "does not
 conform" patterns built from the same pieces, so a value node violates
 ``sh:node N`` exactly when some constraint of ``N`` has a solution for it.
 
 The compiler never skips what it does not understand: any other ``sh:``
-parameter, a SPARQL-based constraint component (``sh:ConstraintComponent``),
-a recursive shape or a query it cannot prove joinable raises
-:class:`UnsupportedShape`, and the caller falls back to pySHACL. The W3C SHACL
-test suite (``tests/test_w3c_shacl.py``) runs through both.
+parameter, a recursive shape, a component on a nested shape, or a query it
+cannot prove joinable raises :class:`UnsupportedShape`, and the caller falls
+back to pySHACL. The W3C SHACL test suite (``tests/test_w3c_shacl.py``) runs
+through both.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from hopgate.shacl_prebind import (
     IllFormedShape,
     NotJoinable,
     check_joinable,
+    focus_mark,
     mark_focus,
 )
 from hopgate.xsd_lexical import datatype_expr, lang_expr, value_expr, well_formed_expr
@@ -165,6 +172,17 @@ class _Constraint:
     distinct: bool = True
 
 
+@dataclass(frozen=True)
+class _Component:
+    """A SPARQL-based constraint component: parameters (path, variable, optional), validators."""
+
+    node: URIRef
+    parameters: tuple[tuple[URIRef, str, bool], ...]
+    validator: Node | None
+    node_validator: Node | None
+    property_validator: Node | None
+
+
 def _messages(shapes: rdflib.Graph, node: Node) -> tuple[Literal, ...]:
     found = [m for m in shapes.objects(node, SH.message) if isinstance(m, Literal)]
     return tuple(sorted(found, key=str))
@@ -227,16 +245,7 @@ class _Compiler:
         self.write = write
         self.written = write is not None
         self.active: list[Node] = []
-        components = {
-            component
-            for predicate in (SH.parameter, SH.validator, SH.nodeValidator, SH.propertyValidator)
-            for component in shapes.subjects(predicate, None)
-        } | set(shapes.subjects(RDF.type, SH.ConstraintComponent))
-        if components:
-            # SPARQL-based constraint components are not compiled: never skip them silently.
-            raise UnsupportedShape(
-                f"the shapes declare constraint components ({', '.join(sorted(map(str, components)))})"
-            )
+        self.components = self._components()
 
     def term(self, node: Node) -> str:
         if isinstance(node, URIRef):
@@ -300,6 +309,7 @@ class _Compiler:
             keyword = "SELECT DISTINCT" if constraint.distinct else "SELECT"
             query = f"{keyword} {constraint.projection}{keys} WHERE {{ {constraint.pattern} }}"
             found.append(Check(query, shape, constraint.component, severity, messages, path=path))
+        found += self._component_checks(shape, focus, path, severity, keys)
         for sparql in self.shapes.objects(shape, SH.sparql):
             if self._deactivated(sparql):
                 continue
@@ -384,6 +394,167 @@ class _Compiler:
                     raise IllFormedShape(f"prefix {prefix} is declared with two namespaces")
                 found[str(prefix)] = str(namespace)
         return found
+
+    # ------------------------------------------- SPARQL-based components
+
+    def _components(self) -> list[_Component]:
+        """The SPARQL-based constraint components declared in the shapes graph."""
+        g = self.shapes
+        declared = {
+            c
+            for predicate in (SH.parameter, SH.validator, SH.nodeValidator, SH.propertyValidator)
+            for c in g.subjects(predicate, None)
+        }
+        found = []
+        for node in sorted(declared, key=str):
+            if not isinstance(node, URIRef):
+                raise UnsupportedShape(f"constraint component {node} is a blank node")
+            parameters = []
+            for parameter in g.objects(node, SH.parameter):
+                path = g.value(parameter, SH.path)
+                if not isinstance(path, URIRef):
+                    raise IllFormedShape(f"parameter {parameter} of {node} has no IRI sh:path")
+                name = re.split(r"[#/]", str(path))[-1]
+                if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in (
+                    "this",
+                    "value",
+                    "shapesGraph",
+                    "currentShape",
+                    "PATH",
+                ):
+                    raise UnsupportedShape(f"parameter name {name!r} of {node}")
+                parameters.append((path, name, _true(g.value(parameter, SH.optional))))
+            validators = []
+            for predicate in (SH.validator, SH.nodeValidator, SH.propertyValidator):
+                values = list(g.objects(node, predicate))
+                if len(values) > 1:
+                    raise UnsupportedShape(f"{node} has more than one {predicate}")
+                validators.append(values[0] if values else None)
+            if not any(not optional for _, _, optional in parameters):
+                raise UnsupportedShape(f"{node} has no mandatory parameter")
+            found.append(_Component(node, tuple(sorted(parameters)), *validators))
+        return found
+
+    def _applicable(self, shape: Node) -> list[_Component]:
+        """The components whose mandatory parameters ``shape`` all has."""
+        return [
+            c
+            for c in self.components
+            if all(
+                self.shapes.value(shape, path) is not None
+                for path, _, optional in c.parameters
+                if not optional
+            )
+        ]
+
+    def _component_checks(
+        self, shape: Node, focus: str, path: Node | None, severity: URIRef, keys: str
+    ) -> list[Check]:
+        found: list[Check] = []
+        for component in self._applicable(shape):
+            if keys or self.written:
+                raise UnsupportedShape(f"{component.node} on a nested shape or written literals")
+            validator = (
+                component.property_validator if path is not None else component.node_validator
+            ) or component.validator
+            if validator is None:
+                raise UnsupportedShape(f"{component.node} has no validator for {shape}")
+            # An optional parameter without a value stays a free variable (not pre-bound).
+            choices: list[list[Node | None]] = [
+                [*sorted(self.shapes.objects(shape, p), key=str)] or [None]
+                for p, _, _ in component.parameters
+            ]
+            for combination in itertools.product(*choices):
+                bound = {
+                    name: term
+                    for (_, name, _), term in zip(component.parameters, combination, strict=True)
+                    if term is not None
+                }
+                found.append(
+                    self._validator_check(shape, component, validator, focus, path, severity, bound)
+                )
+        return found
+
+    def _validator_check(
+        self,
+        shape: Node,
+        component: _Component,
+        validator: Node,
+        focus: str,
+        path: Node | None,
+        severity: URIRef,
+        bound: dict[str, Node],
+    ) -> Check:
+        """One constraint of a SPARQL-based component, its parameters joined in as constants."""
+        g = self.shapes
+        names = sorted(bound)
+        constants = (
+            f"VALUES ({' '.join('?' + n for n in names)}) "
+            f"{{ ({' '.join(self.term(bound[n]) for n in names)}) }}"
+            if names
+            else ""
+        )
+        messages = tuple(
+            Literal(
+                re.sub(
+                    r"\{[?$](\w+)\}",
+                    lambda m: str(bound[m[1]]) if m[1] in bound else m[0],
+                    str(message),
+                ),
+                lang=message.language,
+            )
+            for message in (
+                _messages(g, validator) or _messages(g, component.node) or _messages(g, shape)
+            )
+        )
+        prefixes = self._prefixes(validator)
+        prologue = "".join(f"PREFIX {p}: <{n}>\n" for p, n in sorted(prefixes.items()))
+        select, ask = g.value(validator, SH.select), g.value(validator, SH.ask)
+        if (select is None) == (ask is None):
+            raise IllFormedShape(f"validator {validator} needs one sh:select or one sh:ask")
+        text = str(select if select is not None else ask)
+        if "$PATH" in text:
+            if path is None:
+                raise IllFormedShape(f"{validator} uses $PATH outside a property shape")
+            text = text.replace("$PATH", path_sparql(g, path))
+        if select is not None:
+            marked = mark_focus(text, names)
+            try:
+                projected = check_joinable(marked, prefixes, names)
+            except NotJoinable as exc:
+                raise UnsupportedShape(f"{validator}: {exc}") from None
+            if "this" not in projected or "failure" in projected:
+                raise UnsupportedShape(f"{validator}: the query does not return $this, or ?failure")
+            query = marked.replace(focus_mark(names), f"{focus} {constants}", 1)
+            return Check(
+                query,
+                shape,
+                component.node,
+                severity,
+                messages,
+                path=path,
+                prologue=prologue,
+                value_is_focus=path is None,
+            )
+        # An ASK validator: a value node violates when the ASK is false for it.
+        start = re.search(r"\bASK\b", text, re.I)
+        if start is None or re.search(r"\b(PREFIX|BASE)\b", text[: start.start()], re.I):
+            raise UnsupportedShape(f"{validator}: not a plain ASK query")
+        body = text[text.index("{", start.end()) + 1 : text.rindex("}")]
+        extra = [*names, "value"]
+        marked = mark_focus(f"SELECT ?this ?value WHERE {{ {body} }}", extra)
+        try:
+            check_joinable(marked, prefixes, extra)
+        except NotJoinable as exc:
+            raise UnsupportedShape(f"{validator}: {exc}") from None
+        if path is not None:
+            values = f"{focus} ?this {path_sparql(g, path)} ?value ."
+        else:
+            values = f"{focus} BIND(?this AS ?value)"
+        holds = marked.replace(focus_mark(extra), f"{values} {constants}", 1)
+        holds = holds.replace("SELECT ?this ?value", "SELECT DISTINCT ?this ?value", 1)
+        query = f"SELECT DISTINCT ?this ?value WHERE {{ {values} MINUS {{ {holds} }} }}"
+        return Check(query, shape, component.node, severity, messages, path=path, prologue=prologue)
 
     # --------------------------------------------------- violation patterns
 
@@ -709,7 +880,7 @@ class _Compiler:
         if self._deactivated(shape):
             return f"{ctx} FILTER(false)"
         self._check_supported(shape)
-        if any(True for _ in self.shapes.objects(shape, SH.sparql)):
+        if any(True for _ in self.shapes.objects(shape, SH.sparql)) or self._applicable(shape):
             raise UnsupportedShape(f"nested SPARQL constraint in {shape}")
         self.active.append(shape)
         branches = []
