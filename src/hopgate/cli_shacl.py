@@ -10,7 +10,6 @@ import click
 from rdflib.term import BNode, Literal, Node
 
 from hopgate.shacl_api import SHACL_ENGINES, ShaclReport
-from hopgate.validate import path_text
 
 
 def _text(node: Node | None) -> str | None:
@@ -22,6 +21,8 @@ def _text(node: Node | None) -> str | None:
 
 
 def _json(report: ShaclReport) -> str:
+    from hopgate.validate import path_text  # imports pySHACL: only when a report is printed
+
     payload = {
         "conforms": report.conforms,
         "engine": report.engine,
@@ -74,6 +75,7 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
     from hopgate.cli import UsageError
     from hopgate.errors import HopgateError
     from hopgate.shacl_api import validate_graph
+    from hopgate.validate import path_text
 
     try:
         report = validate_graph(data, shapes, engine=engine)
