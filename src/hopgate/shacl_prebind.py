@@ -25,10 +25,16 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
+
+if TYPE_CHECKING:
+    from rdflib.plugins.sparql.parserutils import CompValue
+else:
+    # Imported on first use: rdflib's SPARQL package costs 0.1 s to import, and
+    # every hopgate command imports this module.
+    CompValue = None
 
 from hopgate.errors import HopgateError
 
@@ -127,7 +133,9 @@ def check_joinable(
 def _checked(
     marked: str, prefixes: tuple[tuple[str, str], ...], extra: tuple[str, ...]
 ) -> tuple[str, ...]:
+    global CompValue
     from rdflib.plugins.sparql import prepareQuery
+    from rdflib.plugins.sparql.parserutils import CompValue
 
     try:
         query = prepareQuery(marked, initNs=dict(prefixes))
