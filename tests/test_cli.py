@@ -183,6 +183,7 @@ def test_public_api() -> None:
             "load",
             "open_store",
             "record",
+            "validate_graph",
         ]
     )
 

@@ -14,6 +14,7 @@ from hopgate.errors import (
 )
 from hopgate.loader import LoadResult, load
 from hopgate.pipeline import LedgerBuilder, record
+from hopgate.shacl_api import validate_graph
 from hopgate.store import IRI, OxigraphStore, Store, open_store
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "load",
     "open_store",
     "record",
+    "validate_graph",
 ]

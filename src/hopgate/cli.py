@@ -648,6 +648,10 @@ from hopgate.cli_sign import keys_command, sign_command  # noqa: E402
 cli.add_command(keys_command)
 cli.add_command(sign_command)
 
+from hopgate.cli_shacl import shacl_command  # noqa: E402
+
+cli.add_command(shacl_command)
+
 
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""

@@ -244,8 +244,7 @@ def check_values(data: Any, *, file: str, where: str) -> None:
                 problem = (
                     "expected Unicode text, got a lone surrogate (an unpaired \\ud800-\\udfff escape)"
                     if "\ud800" <= char <= "\udfff"
-                    else f"expected text without U+{ord(char):04X} "
-                    "(no RDF format carries it)"
+                    else f"expected text without U+{ord(char):04X} (no RDF format carries it)"
                 )
         elif isinstance(value, bool) or value is None or isinstance(value, int):
             pass

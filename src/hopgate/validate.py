@@ -9,8 +9,14 @@ engines run them here:
   SHACL-SPARQL constraint once per focus node and could not validate 100
   synthetic claims in two minutes.
 - ``pyshacl``: the reference engine whose report defines correctness; the
-  tests run every fixture through both. Chosen automatically when a shape
-  uses a feature the compiler does not translate.
+  tests run every fixture, and the W3C SHACL test suite, through both. Chosen
+  automatically when a shape uses a feature the compiler does not translate
+  exactly (:class:`~hopgate.shacl_sparql.UnsupportedShape`); shapes that break
+  SHACL 1.0 are refused (:class:`~hopgate.shacl_prebind.IllFormedShape`).
+
+The store is validated as it is stored: the loader writes canonical literals,
+and the ledger is where their original text lives. Arbitrary RDF is validated
+as written by :func:`hopgate.shacl_api.validate_graph`.
 
 The data is the union of the store's named graphs, one named graph
 (``graph=``), or one run's latest evaluation bundle together with the load
@@ -293,6 +299,8 @@ def _report_in_store(
 def _report_in(store: Store, shapes: rdflib.Graph, checks: list[Check]) -> tuple[rdflib.Graph, int]:
     from hopgate.validate_store import run_checks
 
+    if not isinstance(store, OxigraphStore):
+        raise ValidationError("the in-store engine runs on an embedded (Oxigraph) store")
     if store.ask(_SUBCLASS_ASK):
         checks = compile_shapes(shapes, subclasses=True)
     return run_checks(store, checks, shapes), store.count()

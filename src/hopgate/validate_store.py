@@ -10,53 +10,41 @@ engines.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
+import pyoxigraph as ox
 import rdflib
+from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH, XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from hopgate.errors import QueryError
 from hopgate.shacl_sparql import Check
-from hopgate.store import IRI, Store, Value
-from hopgate.store import BNode as StoreBNode
+from hopgate.store import OxigraphStore
+from hopgate.xsd_lexical import unwrite
 
 _TEMPLATE = re.compile(r"\{[?$](\w+)\}")
 
 
-def _with_lexical(check: Check) -> str:
-    # Query results lose a literal's datatype and language; recover them so the
-    # report names the offending value exactly.
-    return (
-        check.prologue + "SELECT * WHERE { { " + check.query + " } "
-        "BIND(STR(?value) AS ?_lex) BIND(DATATYPE(?value) AS ?_dt) BIND(LANG(?value) AS ?_lang) }"
-    )
+def _node(term: object) -> Node:
+    """A pyoxigraph term as the rdflib term the data wrote (written literals restored)."""
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        # normalize=False: rdflib would rewrite an ill-formed "2011-01-01"^^xsd:dateTime.
+        if term.language:
+            return Literal(term.value, lang=term.language, normalize=False)
+        datatype = term.datatype.value
+        # RDF 1.1: a simple literal is an xsd:string; rdflib writes it without the datatype.
+        if datatype == str(XSD.string):
+            return Literal(term.value, normalize=False)
+        return unwrite(Literal(term.value, datatype=URIRef(datatype), normalize=False))
+    raise TypeError(f"unexpected term {term!r}")
 
 
-def _node(value: Value) -> Node:
-    if isinstance(value, IRI):
-        return URIRef(value)
-    if isinstance(value, StoreBNode):
-        return BNode(value)
-    return Literal(value)
-
-
-def _value(row: dict[str, Value]) -> Node | None:
-    value = row.get("value")
-    if value is None:
-        return None
-    if isinstance(value, IRI | StoreBNode):
-        return _node(value)
-    lexical = str(row.get("_lex"))
-    if row.get("_lang"):
-        return Literal(lexical, lang=str(row["_lang"]))
-    datatype = row.get("_dt")
-    # RDF 1.1: a simple literal is an xsd:string; rdflib writes it without the datatype.
-    if not datatype or datatype == str(XSD.string):
-        return Literal(lexical)
-    return Literal(lexical, datatype=URIRef(str(datatype)))
-
-
-def _message(template: Literal, row: dict[str, Value]) -> Literal:
+def _message(template: Literal, row: dict[str, Node]) -> Literal:
     def substitute(match: re.Match[str]) -> str:
         bound = row.get(match[1])
         return match[0] if bound is None else str(bound)
@@ -65,17 +53,56 @@ def _message(template: Literal, row: dict[str, Value]) -> Literal:
 
 
 def _copy_path(shapes: rdflib.Graph, report: rdflib.Graph, path: Node) -> Node:
-    """Copy a property path's nodes from the shapes graph into the report."""
+    """Copy a property path into the report, read as the compiler reads it.
+
+    A path node that is both a list and something else (W3C path-strange-001)
+    is the list; the report copies only the triples of that reading.
+    """
     if not isinstance(path, BNode):
         return path
     copy = BNode()
-    for predicate, obj in shapes.predicate_objects(path):
-        report.add((copy, predicate, _copy_path(shapes, report, obj)))
+    if shapes.value(path, RDF.first) is not None:
+        items = [_copy_path(shapes, report, p) for p in Collection(shapes, path)]
+        Collection(report, copy, items)
+        return copy
+    for predicate in (
+        SH.inversePath,
+        SH.alternativePath,
+        SH.zeroOrMorePath,
+        SH.oneOrMorePath,
+        SH.zeroOrOnePath,
+    ):
+        inner = shapes.value(path, predicate)
+        if inner is not None:
+            report.add((copy, predicate, _copy_path(shapes, report, inner)))
+            return copy
     return copy
 
 
-def run_checks(store: Store, checks: Iterable[Check], shapes: rdflib.Graph) -> rdflib.Graph:
+def _rows(store: OxigraphStore, check: Check, *, union: bool) -> Iterator[dict[str, Node]]:
+    try:
+        solutions = store._store.query(
+            check.prologue + check.query, use_default_graph_as_union=union
+        )
+    except SyntaxError as exc:
+        raise QueryError(f"a compiled check does not parse: {exc}") from None
+    assert isinstance(solutions, ox.QuerySolutions)
+    names = [variable.value for variable in solutions.variables]
+    for solution in solutions:
+        yield {
+            name: _node(term)
+            for name, term in zip(names, solution, strict=True)
+            if term is not None
+        }
+
+
+def run_checks(
+    store: OxigraphStore, checks: Iterable[Check], shapes: rdflib.Graph, *, union: bool = True
+) -> rdflib.Graph:
     """Answer every check in ``store``; return the ``sh:ValidationReport`` graph.
+
+    With ``union`` the data is the union of the store's graphs (hopgate's
+    store); without, the default graph only (named graphs hold the shapes).
 
     ``sh:conforms`` is true when no result is reported at all; callers that
     treat Warnings differently set it themselves.
@@ -85,21 +112,29 @@ def run_checks(store: Store, checks: Iterable[Check], shapes: rdflib.Graph) -> r
     report.add((root, RDF.type, SH.ValidationReport))
     count = 0
     for check in checks:
-        for row in store.select(_with_lexical(check)):
+        for row in _rows(store, check, union=union):
+            focus = row.get("this")
+            if focus is None:
+                continue
             result = BNode()
             count += 1
             report.add((root, SH.result, result))
             report.add((result, RDF.type, SH.ValidationResult))
-            report.add((result, SH.focusNode, _node(row["this"])))
+            report.add((result, SH.focusNode, focus))
             report.add((result, SH.resultSeverity, check.severity))
             report.add((result, SH.sourceShape, check.source_shape))
             report.add((result, SH.sourceConstraintComponent, check.component))
             if check.constraint is not None:
                 report.add((result, SH.sourceConstraint, check.constraint))
-            value = _value(row)
+            value = row.get("value")
+            if value is None and check.value_is_focus:
+                value = focus
             if value is not None:
                 report.add((result, SH.value, value))
-            if check.path is not None:
+            bound_path = row.get("path")
+            if isinstance(bound_path, URIRef):
+                report.add((result, SH.resultPath, bound_path))
+            elif check.path is not None:
                 report.add((result, SH.resultPath, _copy_path(shapes, report, check.path)))
             for template in check.messages:
                 report.add((result, SH.resultMessage, _message(template, row)))
