@@ -286,6 +286,24 @@ class OxigraphStore(Store):
             if isinstance(g, ox.NamedNode) and g.value not in shown
         )
 
+    def query_terms(self, query: str, *, union: bool = True) -> object:
+        """Run ``query`` (no prologue added, nothing bound); return Oxigraph's own result.
+
+        For callers that need the terms as Oxigraph holds them (the SHACL
+        engine's report). The dataset is this store's, as for :meth:`select`:
+        a view's graphs, or the published graphs; with ``union`` False the
+        default graph is the store's unnamed one.
+
+        Raises:
+            SyntaxError: the query does not parse (Oxigraph's own error).
+        """
+        dataset = self._visible_graphs()
+        if dataset is None:
+            return self._store.query(query, use_default_graph_as_union=union)
+        if union:
+            return self._store.query(query, default_graph=list(dataset), named_graphs=list(dataset))
+        return self._store.query(query, named_graphs=list(dataset))
+
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
         dataset = self._visible_graphs()
         try:

@@ -81,9 +81,7 @@ def _copy_path(shapes: rdflib.Graph, report: rdflib.Graph, path: Node) -> Node:
 
 def _rows(store: OxigraphStore, check: Check, *, union: bool) -> Iterator[dict[str, Node]]:
     try:
-        solutions = store._store.query(
-            check.prologue + check.query, use_default_graph_as_union=union
-        )
+        solutions = store.query_terms(check.prologue + check.query, union=union)
     except SyntaxError as exc:
         raise QueryError(f"a compiled check does not parse: {exc}") from None
     assert isinstance(solutions, ox.QuerySolutions)
