@@ -302,7 +302,7 @@ def test_cli_on_the_endpoint(virtuoso: Any, remote: RemoteStore, monkeypatch: An
     assert gate.exit_code == 1
     checked = runner.invoke(cli, [*base, "validate", "--run", "sys-a", "--format", "json"])
     assert checked.exit_code in (0, 1), checked.output
-    assert "conforms" in json.loads(checked.output)
+    assert "conforms" in json.loads(checked.stdout)
 
 
 def test_validate_agrees(remote: RemoteStore) -> None:

@@ -34,7 +34,7 @@ import rdflib
 from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from hopgate import ids
+from hopgate import ids, progress
 from hopgate.errors import HopgateError
 from hopgate.library import artefact
 from hopgate.shacl_sparql import Check, UnsupportedShape, compile_shapes
@@ -234,7 +234,8 @@ def validate(
     reports = []
     triples = 0
     data: rdflib.Graph | None = rdflib.Graph() if engine == "pyshacl" else None
-    for names in _parts(store, graph=graph, run=run, all_history=all_history):
+    parts = _parts(store, graph=graph, run=run, all_history=all_history)
+    for names in progress.counted(parts, f"validate ({engine})", len(parts), unit="parts"):
         if engine == "store":
             report, size = _report_in_store(store, shapes, checks, names)
         else:

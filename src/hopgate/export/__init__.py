@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hopgate import progress
 from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, serialize
 from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
 from hopgate.export.quads import ExportQuads, export_quads
@@ -81,8 +82,12 @@ def export_bundle(
     scope = resolve_scope(
         store, run=run, evaluation=evaluation, graph=graph, card=card, reader=reader
     )
-    quads = export_quads(store, scope, with_text=with_text)
-    return Export(serialize(quads, format), format, scope, with_text, version_digests(quads))
+    with progress.phase(f"export {scope.description}: select quads for {scope.reader}"):
+        quads = export_quads(store, scope, with_text=with_text)
+    with progress.phase(f"export: write {format}", len(quads.quads), unit="quads") as step:
+        data = serialize(quads, format)
+        step(len(quads.quads))
+    return Export(data, format, scope, with_text, version_digests(quads))
 
 
 def output_path(path: Path, fmt: str) -> Path:
