@@ -35,6 +35,8 @@ class Staleness:
     stale: bool
     reason: str | None
     evaluation: Evaluation | None
+    #: The run's input graphs when deciding needed them (:func:`run_inputs`), else None.
+    inputs: tuple[str, ...] | None = None
 
 
 def runs(store: Store) -> list[str]:
@@ -111,7 +113,8 @@ def staleness(store: Store, run: str) -> Staleness:
     newer = present - set(found.used)
     if not newer:
         return Staleness(run, False, None, found)
-    relevant = sorted(newer & set(run_inputs(store, run)))
+    inputs = tuple(run_inputs(store, run))
+    relevant = sorted(newer & set(inputs))
     if relevant:
         return Staleness(
             run,
@@ -119,5 +122,6 @@ def staleness(store: Store, run: str) -> Staleness:
             f"{len(relevant)} load(s) since its latest evaluation change what it depends on "
             f"(first: {relevant[0]})",
             found,
+            inputs,
         )
-    return Staleness(run, False, None, found)
+    return Staleness(run, False, None, found, inputs)

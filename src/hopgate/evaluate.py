@@ -105,7 +105,9 @@ def evaluate(
         if found is not None and not state.stale and not force:
             records.append(_reused(store, run_id, found))
             continue
-        graphs = catalog.run_inputs(store, run_id)
+        graphs = (
+            list(state.inputs) if state.inputs is not None else catalog.run_inputs(store, run_id)
+        )
         records.append(
             _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None, by=by)
         )
