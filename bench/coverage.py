@@ -67,8 +67,7 @@ def _text(rng: random.Random, sentences: int) -> tuple[str, list[tuple[int, int]
     for i in range(sentences):
         holder = rng.choice(_HOLDERS)
         sentence = (
-            f"Entry {i} maps record R{i} to {holder}, "
-            f"filed under schedule {rng.randint(1, 99)}."
+            f"Entry {i} maps record R{i} to {holder}, filed under schedule {rng.randint(1, 99)}."
         )
         separator = "\n" if rng.random() < 0.1 else " "
         parts += [separator, sentence]
@@ -78,9 +77,7 @@ def _text(rng: random.Random, sentences: int) -> tuple[str, list[tuple[int, int]
     return "".join(parts) + "\n", places
 
 
-def _spans(
-    rng: random.Random, count: int, places: list[tuple[int, int]]
-) -> list[tuple[int, int]]:
+def _spans(rng: random.Random, count: int, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``count`` (start, end) offsets, in text order: whole sentences, nested, overlapping."""
     found = []
     for _ in range(count):
@@ -242,22 +239,25 @@ def _write_lines(ledger: dict[str, Any], path: Path) -> None:
 def _coverage_update(path: Path | None) -> Iterator[None]:
     """Evaluate with the coverage update in ``path`` (None: the library's own)."""
     import hopgate.evaluate as evaluation
-    from hopgate.library import parse_query
+    from hopgate import library
 
     if path is None:
         yield
         return
-    library_update = evaluation.library_update
-    replaced = parse_query(path.read_text("utf-8"), name=path.name)
+    replaced = library.parse_query(path.read_text("utf-8"), name=path.name)
 
-    def patched(update_id: str) -> Any:
-        return replaced if update_id == "evaluation-coverage" else library_update(update_id)
+    def patched(update_id: str) -> library.LibraryQuery:
+        if update_id == "evaluation-coverage":
+            return replaced
+        return library.library_update(update_id)
 
-    evaluation.library_update = patched  # type: ignore[assignment]
+    # hopgate.evaluate imported library_update by name: replace it there.
+    original = vars(evaluation)["library_update"]
+    vars(evaluation)["library_update"] = patched
     try:
         yield
     finally:
-        evaluation.library_update = library_update
+        vars(evaluation)["library_update"] = original
 
 
 def _timed(store: Any, update: Path | None, model: list[dict[str, Any]]) -> dict[str, Any]:
@@ -314,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,2000,4000", help="spans in the one version")
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument(
-        "--baseline", action="store_true", help="also time the update of bench/coverage-quadratic.ru"
+        "--baseline",
+        action="store_true",
+        help="also time the update of bench/coverage-quadratic.ru",
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
