@@ -12,20 +12,24 @@ version. For each size (spans in the one version), in a fresh subprocess:
    nearby spans; per case the retrieved spans (members, distractors, a wider
    inline chunk) and one output citing members, a chunk or a wider span;
 2. load it into an in-memory store (load time printed apart);
-3. time ``evaluate(store, force=True)`` with the library's coverage update
+3. time ``evaluate(store, force=True)`` (wall clock and the process's CPU
+   time, steadier on a shared machine) with the library's coverage update
    and, with ``--baseline``, with the update it replaced
    (``bench/coverage-quadratic.ru``, commit be4da24) on the same store;
 4. compare the verdict rows of each with the plain-Python model of the spec
    (``tests/spec_model.py``).
 
-It prints figures and asserts nothing::
+The growth column compares CPU times from one size to the next. It prints
+figures and asserts nothing::
 
     python bench/coverage.py --sizes 1000,2000,4000 --baseline
+    python bench/coverage.py --sizes 1000,4000 --baseline --locators
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import json
 import random
@@ -98,8 +102,15 @@ def _spans(rng: random.Random, count: int, places: list[tuple[int, int]]) -> lis
     return sorted(found)
 
 
-def coverage_ledger(spans: int, cases: int, *, seed: int = 0) -> dict[str, Any]:
-    """A one-document ledger: one version holding ``spans`` spans, cited by ``cases`` cases."""
+def coverage_ledger(
+    spans: int, cases: int, *, seed: int = 0, locators: bool = False
+) -> dict[str, Any]:
+    """A one-document ledger: one version holding ``spans`` spans, cited by ``cases`` cases.
+
+    With ``locators`` the version withholds its text and each span is addressed
+    by the line (sentence) it starts in, so spans of one line share a locator;
+    inline chunks are left out (a withheld text has no offsets).
+    """
     rng = random.Random(seed)
     text, places = _text(rng, max(2, spans * 3 // 4))
     offsets = _spans(rng, spans, places)
@@ -164,7 +175,22 @@ def coverage_ledger(spans: int, cases: int, *, seed: int = 0) -> dict[str, Any]:
                 }
             )
         ledger["cases"].append(_case(rng, i, sets[0], offsets, len(text)))
+    if locators:
+        _withhold(ledger, [start for start, _ in places])
     return ledger
+
+
+def _withhold(ledger: dict[str, Any], line_starts: list[int]) -> None:
+    """Withhold the version's text: spans by locator, no inline chunks."""
+    del ledger["versions"][0]["text"]
+    for span in ledger["spans"]:
+        line = max(0, bisect.bisect_right(line_starts, span.pop("start")) - 1)
+        del span["end"], span["quote"]
+        span["locator"] = f"line {line}"
+    for case in ledger["cases"]:
+        case["retrieved"] = [item for item in case["retrieved"] if isinstance(item, str)]
+        for output in case["outputs"]:
+            output["cites"] = [item for item in output["cites"] if isinstance(item, str)]
 
 
 def _case(
@@ -265,22 +291,22 @@ def _timed(store: Any, update: Path | None, model: list[dict[str, Any]]) -> dict
     from hopgate.results import verdicts
 
     with _coverage_update(update):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         evaluate(store, force=True)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     rows = sorted(
         ({k: row.as_dict()[k] for k in _COMPARED} for row in verdicts(store)),
         key=lambda r: (r["run"], r["question"], r["output"]),
     )
-    return {"seconds": round(seconds, 2), "agrees": rows == model}
+    return {"seconds": round(seconds, 2), "cpu": round(cpu, 2), "agrees": rows == model}
 
 
-def measure(spans: int, cases: int, *, baseline: bool) -> dict[str, Any]:
+def measure(spans: int, cases: int, *, baseline: bool, locators: bool) -> dict[str, Any]:
     """Load one ledger of ``spans`` spans and ``cases`` cases; time its evaluation(s)."""
     import hopgate
     from tests import spec_model
 
-    ledger = coverage_ledger(spans, cases)
+    ledger = coverage_ledger(spans, cases, locators=locators)
     model = [{k: row[k] for k in _COMPARED} for row in spec_model.verdict_rows(ledger)]
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:
         # JSON Lines: a one-document ledger's load scans the whole document once
@@ -300,10 +326,12 @@ def measure(spans: int, cases: int, *, baseline: bool) -> dict[str, Any]:
         "triples": loaded.triples,
         "load_s": round(load_seconds, 2),
         "evaluate_s": current["seconds"],
+        "evaluate_cpu_s": current["cpu"],
         "agrees_with_model": current["agrees"],
     }
     if before is not None:
         row["quadratic_s"] = before["seconds"]
+        row["quadratic_cpu_s"] = before["cpu"]
         row["quadratic_agrees"] = before["agrees"]
     return row
 
@@ -318,20 +346,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also time the update of bench/coverage-quadratic.ru",
     )
+    parser.add_argument(
+        "--locators", action="store_true", help="a withheld text, spans addressed by locators"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(measure(args.one, args.cases, baseline=args.baseline)))
+        figures = measure(args.one, args.cases, baseline=args.baseline, locators=args.locators)
+        print(json.dumps(figures))
         return 0
     extra = ["--cases", str(args.cases)] + (["--baseline"] if args.baseline else [])
+    extra += ["--locators"] if args.locators else []
     rows = []
     for _, row in measure_sizes(__file__, args.sizes, extra):
         assert row is not None  # no timeout given
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
-    columns = ["spans", "cases", "triples", "load_s", "evaluate_s", "agrees_with_model"]
+    columns = ["spans", "cases", "triples", "load_s", "evaluate_s", "evaluate_cpu_s"]
+    columns += ["agrees_with_model"]
     if args.baseline:
-        columns += ["quadratic_s", "quadratic_agrees"]
+        columns += ["quadratic_s", "quadratic_cpu_s", "quadratic_agrees"]
     print("| " + " | ".join(columns) + " | growth |")
     print("|" + "---|" * (len(columns) + 1))
     previous: dict[str, Any] | None = None
@@ -339,9 +373,10 @@ def main(argv: list[str] | None = None) -> int:
         growth = []
         if previous is not None:
             size = row["spans"] / previous["spans"]
-            for key in ("evaluate_s", "quadratic_s"):
+            for key in ("evaluate_cpu_s", "quadratic_cpu_s"):
                 if key in row and previous[key]:
-                    growth.append(f"{key[:-2]} {row[key] / previous[key]:.1f}x for {size:g}x")
+                    name = key.removesuffix("_cpu_s")
+                    growth.append(f"{name} {row[key] / previous[key]:.1f}x for {size:g}x")
         print("| " + " | ".join(str(row[c]) for c in columns) + f" | {'; '.join(growth)} |")
         previous = row
     return 0
