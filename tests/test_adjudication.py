@@ -1,0 +1,286 @@
+"""Human adjudication: structured judgments, their effect on scoring, the queue, changed scores.
+
+docs/spec/adjudication.md is the contract; the ledger spelling is
+docs/spec/ledger.md "Judgments". The worked example (examples/cedar.yaml) is
+changed so that the alternative route gC2 is only `proposed`: the output of
+case C cites it and is escalated until a final judgment re-annotates it.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import hopgate
+from hopgate.errors import LedgerError
+
+ROOT = Path(__file__).parents[1]
+Ledger = dict[str, Any]
+
+
+@cache
+def _cedar() -> Ledger:
+    loaded: Ledger = yaml.safe_load((ROOT / "examples" / "cedar.yaml").read_text("utf-8"))
+    return loaded
+
+
+def disputed() -> Ledger:
+    """The worked example with gC2 proposed and without its judgment."""
+    ledger = copy.deepcopy(_cedar())
+    for found in ledger["evidence_sets"]:
+        if found["id"] == "gC2":
+            found["status"] = "proposed"
+            found["annotation"]["version"] = 1
+    ledger["judgments"] = []
+    return ledger
+
+
+def judgment(
+    ident: str,
+    subject: str,
+    question: str,
+    decision: str,
+    *,
+    by: str = "reviewer-1",
+    at: str = "2026-10-06T10:00:00Z",
+    final: bool | None = None,
+    settles: list[str] | None = None,
+    reason: str = "read both spans",
+) -> Ledger:
+    found: Ledger = {
+        "id": ident,
+        "subject": subject,
+        "question": question,
+        "decision": decision,
+        "by": by,
+        "at": at,
+        "reason": reason,
+    }
+    if final is not None:
+        found["final"] = final
+    if settles is not None:
+        found["settles"] = settles
+    return found
+
+
+def write(tmp_path: Path, ledger: Ledger, name: str) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(ledger, allow_unicode=True, sort_keys=False), "utf-8")
+    return path
+
+
+def only_judgments(*records: Ledger) -> Ledger:
+    return {"ledger": 1, "judgments": list(records)}
+
+
+# ---- the ledger: structured judgments ----------------------------------------
+
+BAD = [
+    pytest.param(
+        judgment("j9", "gC2", "entailment", "material"), "decision",
+        "decision 'material' is not a term of question 'entailment'", id="decision-not-a-term",
+    ),
+    pytest.param(
+        judgment("j9", "k1", "entailment", "sufficient"), "subject",
+        "question 'entailment' judges an evidence set", id="subject-of-wrong-kind",
+    ),
+    pytest.param(
+        judgment("j9", "sys-a/qA/o1", "boundary", "not-a-claim"), "subject",
+        "asserts a reference claim", id="boundary-on-a-claimed-output",
+    ),
+    pytest.param(
+        judgment("j9", "gC2", "alternatives", "sufficient", settles=["j1"]), "settles",
+        "only a final judgment settles others", id="initial-settles",
+    ),
+    pytest.param(
+        judgment("j9", "gC2", "alternatives", "sufficient", final=True, settles=["nope"]),
+        "settles[0]", "unknown judgment id 'nope'", id="settles-unknown",
+    ),
+    pytest.param(
+        judgment("j9", "gC2", "alternatives", "sufficient", final=True, settles=["jk"]),
+        "settles[0]", "about another subject or question", id="settles-other-subject",
+    ),
+    pytest.param(
+        judgment("j9", "gC2", "entailment", "sufficient", final=True, settles=["ja"]),
+        "settles[0]", "about another subject or question", id="settles-other-question",
+    ),
+    pytest.param(
+        judgment("j9", "gC2", "alternatives", "sufficient", final=True, settles=["jf"]),
+        "settles[0]", "is final", id="settles-a-final",
+    ),
+    pytest.param(
+        {"id": "j9", "subject": "gC2", "by": "r", "decision": "ok", "final": True}, "final",
+        "needs the judgment's question", id="final-without-question",
+    ),
+    pytest.param(
+        judgment("j9", "gC2", "validity", "sufficient"), "question",
+        "entailment", id="unknown-question",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("record", "field", "phrase"), BAD)
+def test_malformed_judgment_is_rejected_and_nothing_is_kept(
+    tmp_path: Path, record: Ledger, field: str, phrase: str
+) -> None:
+    with hopgate.open_store(None) as store:
+        ledger = disputed()
+        ledger["judgments"] = [
+            judgment("ja", "gC2", "alternatives", "sufficient"),
+            judgment("jk", "k1", "contradiction", "immaterial"),
+            judgment("jf", "gC2", "alternatives", "sufficient", final=True),
+        ]
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        before = len(store.graphs())
+        with pytest.raises(LedgerError) as raised:
+            hopgate.load(store, write(tmp_path, only_judgments(record), "bad"))
+        message = str(raised.value)
+        assert "bad.yaml" in message and "judgments[0]" in message
+        assert f"field '{field}'" in message and phrase in message
+        assert len(store.graphs()) == before
+
+
+def test_structured_judgments_in_one_ledger_settle_each_other(tmp_path: Path) -> None:
+    ledger = disputed()
+    ledger["judgments"] = [
+        judgment("ja", "gC2", "alternatives", "sufficient"),
+        judgment("jb", "gC2", "alternatives", "insufficient", by="reviewer-2"),
+        judgment("jf", "gC2", "alternatives", "sufficient", final=True, settles=["ja", "jb"]),
+        judgment("jv", "press@1", "admissibility", "admissible"),
+        judgment("js", "c3", "admissibility", "admissible"),
+    ]
+    with hopgate.open_store(None) as store:
+        result = hopgate.load(store, write(tmp_path, ledger, "ledger"))
+        assert result.records["judgment"] == 5
+
+
+def test_old_spelling_still_loads(tmp_path: Path) -> None:
+    with hopgate.open_store(None) as store:
+        result = hopgate.load(store, ROOT / "examples" / "cedar.yaml")
+        assert result.records["judgment"] == 1
+
+
+# ---- the effect of final judgments --------------------------------------------
+
+
+def _verdicts(store: hopgate.Store) -> dict[str, str]:
+    from evaluated import verdicts
+
+    return {row.output: row.verdict for row in verdicts(store, run="sys-a")}
+
+
+def test_final_alternatives_judgment_reannotates_and_accepts(tmp_path: Path) -> None:
+    from hopgate import ids
+    from hopgate.store import IRI
+    from hopgate.vocab import HG
+
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, disputed(), "base"))
+        assert _verdicts(store)["sys-a/qC/o1"] == "escalate"
+        initial = only_judgments(
+            judgment("ja", "gC2", "alternatives", "sufficient", by="reviewer-1"),
+            judgment("jb", "gC2", "alternatives", "insufficient", by="reviewer-2"),
+        )
+        hopgate.load(store, write(tmp_path, initial, "initial"))
+        assert _verdicts(store)["sys-a/qC/o1"] == "escalate"  # initial judgments score nothing
+        final = only_judgments(
+            judgment(
+                "jf", "gC2", "alternatives", "sufficient", by="adjudicator",
+                at="2026-10-07T09:00:00Z", final=True, settles=["ja", "jb"],
+            )
+        )  # fmt: skip
+        hopgate.load(store, write(tmp_path, final, "final"))
+        assert _verdicts(store)["sys-a/qC/o1"] == "accept"
+        gc2 = ids.mint("set", "gC2")
+        # The original annotation version stays readable in its load graph.
+        loaded = store.select(
+            "SELECT ?status ?v WHERE { ?s hg:setStatus ?status ; hg:annotationVersion ?v }",
+            params={"s": IRI(gc2)},
+        )
+        assert [(str(r["status"]), r["v"]) for r in loaded] == [(HG + "Proposed", 1)]
+        # The new version is in the bundle: revision of the original, from the judgment.
+        version = store.select(
+            "SELECT ?v ?n ?status ?j ?who WHERE { ?v prov:wasRevisionOf ?s ; "
+            "hg:annotationVersion ?n ; hg:setStatus ?status ; prov:wasDerivedFrom ?j ; "
+            "prov:wasAttributedTo ?who }",
+            params={"s": IRI(gc2)},
+        )
+        assert len(version) == 1
+        assert version[0]["n"] == 2 and str(version[0]["status"]) == HG + "Adjudicated"
+        assert str(version[0]["j"]) == ids.mint("judgment", "jf")
+        assert str(version[0]["who"]) == ids.mint("agent", "adjudicator")
+        # The card names the route's annotation version in force.
+        routes = store.select(
+            "SELECT ?v WHERE { ?card hg:forOutput ?o ; hg:routeVersion ?v ; "
+            "hg:verdict hg:Accept }",
+            params={"o": IRI(ids.mint("output", "sys-a/qC/o1"))},
+        )
+        assert str(version[0]["v"]) in {str(r["v"]) for r in routes}
+
+
+def test_final_insufficient_rejects_an_adjudicated_set(tmp_path: Path) -> None:
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, ROOT / "examples" / "cedar.yaml")
+        assert _verdicts(store)["sys-a/qC/o1"] == "accept"
+        final = only_judgments(
+            judgment("jr", "gC2", "entailment", "insufficient", by="adjudicator", final=True)
+        )
+        hopgate.load(store, write(tmp_path, final, "final"))
+        # gC2 rejected: the citations c3, c4 hold no eligible set any more.
+        assert _verdicts(store)["sys-a/qC/o1"] == "revise-citations"
+
+
+def test_final_contradiction_judgment_resolves_it(tmp_path: Path) -> None:
+    ledger = disputed()
+    ledger["contradictions"][0]["status"] = "unresolved"
+    del ledger["contradictions"][0]["decision"]
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        assert _verdicts(store)["sys-a/qA/o1"] == "escalate"
+        hopgate.load(
+            store,
+            write(
+                tmp_path,
+                only_judgments(
+                    judgment("jk", "k1", "contradiction", "material", final=True,
+                             reason="superseded by registry@3")
+                ),
+                "final",
+            ),
+        )  # fmt: skip
+        assert _verdicts(store)["sys-a/qA/o1"] == "revise-citations"
+
+
+@pytest.mark.parametrize(
+    ("decision", "verdict"),
+    [("new-claim", "escalate"), ("not-a-claim", "accept"), ("unsupported", "reject")],
+)
+def test_final_boundary_judgment_decides_an_extra_assertion(
+    tmp_path: Path, decision: str, verdict: str
+) -> None:
+    from evaluated import metrics
+
+    ledger = disputed()
+    ledger["cases"][1]["outputs"].append(
+        {"id": "sys-a/qB/extra", "text": "Birch is old.", "claim": None, "correct": True}
+    )
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        assert _verdicts(store)["sys-a/qB/extra"] == "escalate"
+        before = metrics(store, run="sys-a")["sys-a"].counts["unsupported"]
+        hopgate.load(
+            store,
+            write(
+                tmp_path,
+                only_judgments(judgment("jx", "sys-a/qB/extra", "boundary", decision, final=True)),
+                "final",
+            ),
+        )
+        assert _verdicts(store)["sys-a/qB/extra"] == verdict
+        after = metrics(store, run="sys-a")["sys-a"].counts["unsupported"]
+        assert after == before - (decision == "not-a-claim")
