@@ -216,8 +216,7 @@ def test_final_alternatives_judgment_reannotates_and_accepts(tmp_path: Path) -> 
         assert str(version[0]["who"]) == ids.mint("agent", "adjudicator")
         # The card names the route's annotation version in force.
         routes = store.select(
-            "SELECT ?v WHERE { ?card hg:forOutput ?o ; hg:routeVersion ?v ; "
-            "hg:verdict hg:Accept }",
+            "SELECT ?v WHERE { ?card hg:forOutput ?o ; hg:routeVersion ?v ; hg:verdict hg:Accept }",
             params={"o": IRI(ids.mint("output", "sys-a/qC/o1"))},
         )
         assert str(version[0]["v"]) in {str(r["v"]) for r in routes}
