@@ -220,6 +220,12 @@ def test_final_alternatives_judgment_reannotates_and_accepts(tmp_path: Path) -> 
             params={"o": IRI(ids.mint("output", "sys-a/qC/o1"))},
         )
         assert str(version[0]["v"]) in {str(r["v"]) for r in routes}
+        # The consequential claim cC is accepted on the re-annotated version: conforming.
+        from hopgate.validate import validate
+
+        for engine in ("store", "pyshacl"):
+            found = validate(store, run="sys-a", engine=engine)
+            assert [r.message for r in found.violations] == [], engine
 
 
 def test_final_insufficient_rejects_an_adjudicated_set(tmp_path: Path) -> None:
