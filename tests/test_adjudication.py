@@ -9,6 +9,7 @@ case C cites it and is escalated until a final judgment re-annotates it.
 from __future__ import annotations
 
 import copy
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -289,3 +290,144 @@ def test_final_boundary_judgment_decides_an_extra_assertion(
         assert _verdicts(store)["sys-a/qB/extra"] == verdict
         after = metrics(store, run="sys-a")["sys-a"].counts["unsupported"]
         assert after == before - (decision == "not-a-claim")
+
+
+# ---- the queue, judge and changed scores ---------------------------------------
+
+
+def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
+    from evaluated import evaluated, metrics
+
+    from hopgate import adjudication, review
+
+    keep = tmp_path / "judgments"
+    ledger = disputed()
+    ledger["contradictions"].append(
+        {"id": "k2", "claim": "cB", "span": "k1-span", "status": "unresolved"}
+    )
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        evaluated(store, "sys-a")
+        queue = review.queue(store, "sys-a")
+        assert [(i.subject, i.question, i.disagreement) for i in queue] == [
+            ("gC2", "alternatives", False),
+            ("k2", "contradiction", False),
+        ]
+        assert queue[0].outputs == ["sys-a/qC/o1"] and queue[0].consequential
+        for reviewer, decision in (("reviewer-1", "sufficient"), ("reviewer-2", "insufficient")):
+            adjudication.judge(
+                store, "gC2", question="alternatives", decision=decision, by=reviewer,
+                reason=f"{reviewer} read c3 and c4", judgment_id=f"j-{reviewer}", folder=keep,
+            )  # fmt: skip
+        # Disagreements first, with the initial judgments and their reasons.
+        queue = review.queue(store, "sys-a")
+        assert (queue[0].subject, queue[0].disagreement) == ("gC2", True)
+        assert {(j.by, j.decision) for j in queue[0].judgments} == {
+            ("reviewer-1", "sufficient"),
+            ("reviewer-2", "insufficient"),
+        }
+        assert all(j.reason and j.at for j in queue[0].judgments)
+        assert metrics(store, run="sys-a")["sys-a"].awaiting_adjudication == 2
+        assert _verdicts(store)["sys-a/qC/o1"] == "escalate"
+        recorded = adjudication.judge(
+            store, "gC2", question="alternatives", decision="sufficient", by="adjudicator",
+            reason="both hops are stated", final=True, settles=["j-reviewer-1", "j-reviewer-2"],
+            judgment_id="j-final", folder=keep,
+        )  # fmt: skip
+        assert Path(recorded.file).is_file() and Path(recorded.file).parent == keep
+        assert [i.subject for i in review.queue(store, "sys-a")] == ["k2"]
+        # The run is stale until evaluated; the re-evaluation changes one verdict.
+        assert hopgate.catalog.staleness(store, "sys-a").stale
+        assert _verdicts(store)["sys-a/qC/o1"] == "accept"
+        found = adjudication.changes(store, "sys-a")
+        assert [(c.output, c.before, c.after, c.judgments) for c in found.verdicts] == [
+            ("sys-a/qC/o1", "escalate", "accept", ("j-final",))
+        ]
+        assert found.verdicts[0].annotation_versions == ("gC2 version 2",)
+        completeness = found.metrics["citation_set_completeness"]
+        assert completeness["changed"]
+        before, after = completeness["before"], completeness["after"]
+        assert (before["numerator"], after["numerator"]) == (0, 1)
+        assert (before["denominator"], after["denominator"]) == (3, 3)
+        assert found.metrics["escalated"]["before"] == 2
+        assert found.metrics["escalated"]["after"] == 1
+        assert metrics(store, run="sys-a")["sys-a"].awaiting_adjudication == 1
+
+
+BAD_JUDGE = [
+    pytest.param({"subject": "nope"}, LedgerError, "unknown subject 'nope'", id="unknown-subject"),
+    pytest.param({"decision": "maybe"}, LedgerError, "not a term of question", id="bad-term"),
+    pytest.param({"question": "guess"}, Exception, "unknown question 'guess'", id="bad-question"),
+    pytest.param({"subject": "k1"}, LedgerError, "judges an evidence set", id="wrong-kind"),
+    pytest.param({"by": " "}, Exception, "needs its reviewer", id="no-reviewer"),
+    pytest.param({"reason": ""}, Exception, "needs its reason", id="no-reason"),
+    pytest.param({"settles": ["j1"]}, Exception, "only a final judgment", id="initial-settles"),
+    pytest.param(
+        {"final": True, "settles": ["ghost"]}, LedgerError, "unknown judgment id 'ghost'",
+        id="settles-unknown",
+    ),
+    pytest.param(
+        {"final": True, "settles": ["jk"]}, LedgerError, "another subject or question",
+        id="settles-other-subject",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("change", "error", "phrase"), BAD_JUDGE)
+def test_malformed_judge_call_is_an_error_and_keeps_nothing(
+    tmp_path: Path, change: dict[str, Any], error: type[Exception], phrase: str
+) -> None:
+    from hopgate import adjudication
+    from hopgate.errors import HopgateError
+
+    ledger = disputed()
+    ledger["judgments"] = [judgment("jk", "k1", "contradiction", "immaterial")]
+    keep = tmp_path / "judgments"
+    call: dict[str, Any] = {
+        "subject": "gC2",
+        "question": "alternatives",
+        "decision": "sufficient",
+        "by": "ana",
+        "reason": "because",
+        **change,
+    }
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        graphs = len(store.graphs())
+        with pytest.raises(HopgateError) as raised:
+            adjudication.judge(store, call.pop("subject"), folder=keep, **call)
+        assert isinstance(raised.value, error) and phrase in str(raised.value)
+        assert len(store.graphs()) == graphs
+        assert not keep.exists() or list(keep.iterdir()) == []
+
+
+def test_cli_review_and_judge(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hopgate.cli import cli
+
+    base = write(tmp_path, disputed(), "base")
+    store = tmp_path / "store"
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        return runner.invoke(cli, ["--store", str(store), *args], obj={})
+
+    assert run("load", str(base)).exit_code == 0
+    assert run("evaluate").exit_code == 0
+    shown = run("review", "queue", "--run", "sys-a")
+    assert shown.exit_code == 0 and "evidence set" not in shown.output
+    assert "1 awaiting adjudication" in shown.output and "'gC2'" in shown.output
+    bad = run("judge", "gC2", "--question", "alternatives", "--decision", "material",
+              "--by", "ana", "--reason", "x")  # fmt: skip
+    assert bad.exit_code == 2 and "Error:" in bad.output and "not a term" in bad.output
+    good = run("judge", "gC2", "--question", "alternatives", "--decision", "sufficient",
+               "--by", "ana", "--reason", "both hops", "--final")  # fmt: skip
+    assert good.exit_code == 0, good.output
+    assert "recorded final judgment" in good.output
+    assert json.loads(run("review", "queue", "--format", "json").output) == []
+    assert run("evaluate").exit_code == 0
+    changed = json.loads(run("review", "changes", "--run", "sys-a", "--format", "json").output)
+    assert [v["output"] for v in changed["verdicts"]] == ["sys-a/qC/o1"]
+    text = run("review", "changes", "--run", "sys-a").output
+    assert "sys-a/qC/o1: escalate -> accept" in text

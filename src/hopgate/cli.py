@@ -607,6 +607,7 @@ from hopgate.export_cli import export_command, verify_command  # noqa: E402
 
 cli.add_command(export_command)
 cli.add_command(verify_command)
+__import__("hopgate.cli_review").cli_review.register(cli)  # review, judge (issue 19)
 
 
 def main() -> None:

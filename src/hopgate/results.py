@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from hopgate import catalog, ids, snapshots
+from hopgate import catalog, ids, review, snapshots
 from hopgate.catalog import Staleness
 from hopgate.errors import HopgateError, MetricError
 from hopgate.library import library_query
@@ -90,6 +90,8 @@ class RunMetrics:
     whole_answer: Proportion
     counts: dict[str, int]
     strata: dict[str, dict[str, dict[str, Proportion]]] = field(default_factory=dict)
+    #: Subjects awaiting adjudication now (docs/spec/adjudication.md), read from the record.
+    awaiting_adjudication: int = 0
     stale: bool = False
     stale_reason: str | None = None
 
@@ -215,8 +217,15 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
         with _reading_copy(store, state.evaluation) as copy:
             figures = _run_metrics(copy, state.run, state.evaluation.bundle)
         figures.stale, figures.stale_reason = state.stale, state.reason
+        figures.awaiting_adjudication = review.awaiting(store, state.run)
         result[state.run] = figures
     return result
+
+
+def bundle_metrics(store: Store, run: str, evaluation: catalog.Evaluation) -> RunMetrics:
+    """The metrics of one recorded evaluation of ``run``, the latest or an earlier one."""
+    with _reading_copy(store, evaluation) as copy:
+        return _run_metrics(copy, run, evaluation.bundle)
 
 
 def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
