@@ -42,7 +42,10 @@ def _open(ctx: click.Context) -> Store:
 
 @click.group("review")
 def review_group() -> None:
-    """What awaits adjudication, and the scores judgments changed (reads only)."""
+    """What awaits adjudication, and the scores judgments changed (reads only).
+
+    Example: hopgate review queue --run sys-a
+    """
 
 
 @review_group.command("queue")
