@@ -31,12 +31,12 @@ from hopgate.errors import HopgateError
 from hopgate.judgments import QUESTIONS
 from hopgate.loader import LoadResult
 from hopgate.loader import load as load_ledger
-from hopgate.snapshots import FOLDER
 from hopgate.store import IRI, OxigraphStore, Store
 from hopgate.vocab import VERDICTS
 
-#: Where recorded judgments are kept, beside the on-disk store's snapshots.
-JUDGMENTS_FOLDER = "judgments"
+#: Where recorded judgments are kept in an on-disk store's folder (not among the
+#: snapshots, which are a cache that may be deleted).
+JUDGMENTS_FOLDER = "hopgate-judgments"
 
 
 class AdjudicationError(HopgateError):
@@ -57,7 +57,7 @@ def judgments_folder(store: Store, folder: Path | None = None) -> Path:
     if folder is not None:
         return folder
     if isinstance(store, OxigraphStore) and store.path is not None:
-        return store.path / FOLDER / JUDGMENTS_FOLDER
+        return store.path / JUDGMENTS_FOLDER
     raise AdjudicationError(
         "this store has no folder of its own (in memory or remote): "
         "name one for the judgment's ledger file with --keep-in DIR"
