@@ -344,6 +344,10 @@ def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
             ("sys-a/qC/o1", "escalate", "accept", ("j-final",))
         ]
         assert found.verdicts[0].annotation_versions == ("gC2 version 2",)
+        assert found.verdicts[0].causes == (
+            "judgment j-final now in force",
+            "set gC2: proposed version 1 -> adjudicated version 2",
+        )
         completeness = found.metrics["citation_set_completeness"]
         assert completeness["changed"]
         before, after = completeness["before"], completeness["after"]
@@ -431,3 +435,4 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     assert [v["output"] for v in changed["verdicts"]] == ["sys-a/qC/o1"]
     text = run("review", "changes", "--run", "sys-a").output
     assert "sys-a/qC/o1: escalate -> accept" in text
+    assert "set gC2: proposed version 1 -> adjudicated version 2" in text

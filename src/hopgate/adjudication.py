@@ -29,6 +29,7 @@ import yaml
 from hopgate import catalog, ids, results
 from hopgate.errors import HopgateError
 from hopgate.judgments import QUESTIONS
+from hopgate.library import library_query
 from hopgate.loader import LoadResult
 from hopgate.loader import load as load_ledger
 from hopgate.store import IRI, OxigraphStore, Store
@@ -138,7 +139,12 @@ def judge(
 
 @dataclass(frozen=True)
 class VerdictChange:
-    """One output whose verdict changed between two evaluations, and what bears on it now."""
+    """One output whose verdict changed between two evaluations, and what changed under it.
+
+    ``judgments``: final judgments in force on its card now and not before;
+    ``annotation_versions``: its routes re-annotated since (``gC2 version 2``);
+    ``causes``: each set, contradiction or judgment that changed, from what to what.
+    """
 
     output: str
     question: str
@@ -146,11 +152,13 @@ class VerdictChange:
     after: str
     judgments: tuple[str, ...]
     annotation_versions: tuple[str, ...]
+    causes: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
+        """The JSON form of one changed verdict."""
         found = asdict(self)
-        found["judgments"] = list(self.judgments)
-        found["annotation_versions"] = list(self.annotation_versions)
+        for name in ("judgments", "annotation_versions", "causes"):
+            found[name] = list(getattr(self, name))
         return found
 
 
@@ -192,18 +200,54 @@ def _bundle_cards(store: Store, bundle: str) -> dict[str, tuple[str, str, str]]:
     return {str(r["output"]): (str(r["card"]), str(r["question"]), str(r["verdict"])) for r in rows}
 
 
-def _bearing(store: Store, bundle: str, card: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    rows = store.select(
-        "SELECT ?j ?set ?n WHERE { GRAPH ?bundle { "
-        "{ ?card hg:judgmentInForce ?j } UNION "
-        "{ ?card hg:routeVersion ?v . ?v prov:wasRevisionOf ?set ; hg:annotationVersion ?n } } }",
-        params={"bundle": IRI(bundle), "card": IRI(card)},
-    )
-    judged = sorted({ids.ledger_id(str(r["j"])) for r in rows if r["j"] is not None})
-    versions = sorted(
-        {f"{ids.ledger_id(str(r['set']))} version {r['n']}" for r in rows if r["set"] is not None}
-    )
-    return tuple(judged), tuple(versions)
+#: (relation, target IRI) -> (status IRI or None, annotation version or None)
+_State = dict[tuple[str, str], tuple[str | None, int | None]]
+
+
+def _card_states(store: Store, bundle: str) -> dict[str, _State]:
+    """What bears on each card of ``bundle`` (queries/card-state.rq), by output IRI."""
+    states: dict[str, _State] = {}
+    for row in store.select(library_query("card-state").text, params={"bundle": IRI(bundle)}):
+        status = None if row["status"] is None else str(row["status"])
+        version = row["version"]
+        states.setdefault(str(row["output"]), {})[(str(row["relation"]), str(row["target"]))] = (
+            status,
+            int(version) if isinstance(version, int) else None,
+        )
+    return states
+
+
+def _word(status: str | None) -> str:
+    return "(none)" if status is None else status.rsplit("#", 1)[-1].lower()
+
+
+def _causes(old: _State, new: _State) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    judged, versions, causes = [], [], []
+    for relation, target in sorted(set(old) | set(new)):
+        was, now = old.get((relation, target)), new.get((relation, target))
+        if was == now:
+            continue
+        name = ids.ledger_id(target)
+        if relation == "judgment":
+            if now is not None:
+                judged.append(name)
+                causes.append(f"judgment {name} now in force")
+            else:
+                causes.append(f"judgment {name} no longer in force")
+            continue
+        before = "(absent)" if was is None else _word(was[0])
+        after = "(absent)" if now is None else _word(now[0])
+        if relation == "route":
+            if was is not None:
+                before += f" version {was[1]}"
+            if now is not None:
+                after += f" version {now[1]}"
+                if was is None or was[1] != now[1]:
+                    versions.append(f"{name} version {now[1]}")
+            causes.append(f"set {name}: {before} -> {after}")
+        else:
+            causes.append(f"contradiction {name}: {before} -> {after}")
+    return tuple(judged), tuple(versions), tuple(causes)
 
 
 def changes(store: Store, run: str) -> ScoreChanges:
@@ -229,21 +273,29 @@ def changes(store: Store, run: str) -> ScoreChanges:
     )
     new_cards = _bundle_cards(store, after.bundle)
     old_cards = {} if before is None else _bundle_cards(store, before.bundle)
-    for output, (card, question, verdict) in sorted(new_cards.items()):
-        old = old_cards.get(output)
-        if old is None or old[2] == verdict:
-            continue
-        judged, versions = _bearing(store, after.bundle, card)
-        result.verdicts.append(
-            VerdictChange(
-                output=ids.ledger_id(output),
-                question=ids.ledger_id(question),
-                before=VERDICTS[old[2]],
-                after=VERDICTS[verdict],
-                judgments=judged,
-                annotation_versions=versions,
+    changed = [
+        (output, question, old_cards[output][2], verdict)
+        for output, (_card, question, verdict) in sorted(new_cards.items())
+        if output in old_cards and old_cards[output][2] != verdict
+    ]
+    if changed and before is not None:
+        new_states = _card_states(store, after.bundle)
+        old_states = _card_states(store, before.bundle)
+        for output, question, was, verdict in changed:
+            judged, versions, causes = _causes(
+                old_states.get(output, {}), new_states.get(output, {})
             )
-        )
+            result.verdicts.append(
+                VerdictChange(
+                    output=ids.ledger_id(output),
+                    question=ids.ledger_id(question),
+                    before=VERDICTS[was],
+                    after=VERDICTS[verdict],
+                    judgments=judged,
+                    annotation_versions=versions,
+                    causes=causes,
+                )
+            )
     now = results.bundle_metrics(store, run, after)
     then = None if before is None else results.bundle_metrics(store, run, before)
     for name in _FIGURES:

@@ -97,8 +97,9 @@ def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
     click.echo(f"run {found.run}: {found.before or '(no earlier evaluation)'} -> {found.after}")
     click.echo(f"{len(found.verdicts)} verdict(s) changed")
     for change in found.verdicts:
-        cause = ", ".join([*change.judgments, *change.annotation_versions]) or "(no judgment)"
-        click.echo(f"- {change.output}: {change.before} -> {change.after} (by {cause})")
+        click.echo(f"- {change.output}: {change.before} -> {change.after}")
+        for cause in change.causes or ("(nothing recorded on its card changed)",):
+            click.echo(f"  {cause}")
     for name, figure in found.metrics.items():
         click.echo(f"{name}: {_figure(figure['before'])} -> {_figure(figure['after'])}"
                    + (" (changed)" if figure["changed"] else ""))  # fmt: skip
