@@ -260,6 +260,19 @@ def test_final_contradiction_judgment_resolves_it(tmp_path: Path) -> None:
             ),
         )  # fmt: skip
         assert _verdicts(store)["sys-a/qA/o1"] == "revise-citations"
+        # The card names the judgment (the reviewed treatment); the bundle the resolution.
+        from hopgate import ids
+        from hopgate.store import IRI
+
+        assert store.ask(
+            "ASK { ?card hg:forOutput ?o ; hg:contradictionConsidered ?k ; "
+            "hg:judgmentInForce ?j . ?k hg:resolvedBy ?j . ?j hg:reason ?why }",
+            params={
+                "o": IRI(ids.mint("output", "sys-a/qA/o1")),
+                "k": IRI(ids.mint("contradiction", "k1")),
+                "j": IRI(ids.mint("judgment", "jk")),
+            },
+        )
 
 
 @pytest.mark.parametrize(
