@@ -260,6 +260,17 @@ def test_final_contradiction_judgment_resolves_it(tmp_path: Path) -> None:
             ),
         )  # fmt: skip
         assert _verdicts(store)["sys-a/qA/o1"] == "revise-citations"
+        from evaluated import verdicts
+
+        shown = {r.output: r for r in verdicts(store, run="sys-a")}["sys-a/qA/o1"].judgments
+        assert shown == [
+            {
+                "id": "jk",
+                "question": "contradiction",
+                "decision": "material",
+                "reason": "superseded by registry@3",
+            }
+        ]
         # The card names the judgment (the reviewed treatment); the bundle the resolution.
         from hopgate import ids
         from hopgate.store import IRI

@@ -58,6 +58,9 @@ class VerdictRow:
     retrieved_route: str | None
     verdict: str
     card: str
+    #: Final judgments in force on the card: id, question, decision, reason
+    #: (docs/spec/adjudication.md "Effect on scoring").
+    judgments: list[dict[str, str | None]] = field(default_factory=list)
     stale: bool = False
     stale_reason: str | None = None
 
@@ -159,6 +162,16 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in _bundle_select(store, "card-spans", bundle):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
+    judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+    for row in _bundle_select(store, "card-judgments", bundle):
+        judged[str(row["card"])].append(
+            {
+                "id": str(row["judgmentId"]),
+                "question": str(row["question"]),
+                "decision": str(row["decision"]),
+                "reason": None if row["reason"] is None else str(row["reason"]),
+            }
+        )
     result = []
     for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
@@ -181,6 +194,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 retrieved_route=_id(row["retrievedRoute"]),
                 verdict=VERDICTS[str(row["verdict"])],
                 card=ids.ledger_id(card),
+                judgments=judged[card],
             )
         )
     return result

@@ -32,7 +32,14 @@ RESULT_QUERIES = (
     "evaluation-annotations",
 )
 #: The queries that read an evaluation's bundle (hopgate.results).
-BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")
+BUNDLE_QUERIES = (
+    "cards",
+    "card-spans",
+    "metrics",
+    "metrics-by-question",
+    "metrics-strata",
+    "card-judgments",
+)
 
 
 @functools.cache
