@@ -460,3 +460,37 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     text = run("review", "changes", "--run", "sys-a").output
     assert "sys-a/qC/o1: escalate -> accept" in text
     assert "set gC2: proposed version 1 -> adjudicated version 2" in text
+
+
+def test_a_final_judgment_makes_only_the_dependent_runs_stale(tmp_path: Path) -> None:
+    from evaluated import evaluated
+
+    from hopgate.catalog import staleness
+
+    ledger = disputed()
+    ledger["claims"].append({"id": "cZ", "text": "Unrelated."})
+    ledger["evidence_sets"].append(
+        {
+            "id": "gZ",
+            "claim": "cZ",
+            "members": ["a1"],
+            "inference": "none",
+            "status": "proposed",
+            "annotation": {"version": 1, "by": "annotator-1", "at": "2026-10-02"},
+        }
+    )
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        evaluated(store, "sys-a")
+        unrelated = only_judgments(judgment("jz", "gZ", "entailment", "sufficient", final=True))
+        hopgate.load(store, write(tmp_path, unrelated, "unrelated"))
+        assert not staleness(store, "sys-a").stale  # no claim of sys-a
+        initial = only_judgments(judgment("ji", "gC2", "alternatives", "sufficient"))
+        hopgate.load(store, write(tmp_path, initial, "initial"))
+        # An initial judgment is an input too (it changes the queue, not a verdict).
+        assert staleness(store, "sys-a").stale
+        evaluated(store, "sys-a")
+        final = only_judgments(judgment("jf", "gC2", "alternatives", "sufficient", final=True))
+        hopgate.load(store, write(tmp_path, final, "final"))
+        state = staleness(store, "sys-a")
+        assert state.stale and state.reason is not None and "load(s)" in state.reason
