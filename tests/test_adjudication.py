@@ -338,6 +338,12 @@ def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
             ("k2", "contradiction", False),
         ]
         assert queue[0].outputs == ["sys-a/qC/o1"] and queue[0].consequential
+        # A final judgment of another question does not settle what gC2 needs.
+        adjudication.judge(
+            store, "gC2", question="minimality", decision="minimal", by="adjudicator",
+            reason="both hops needed", final=True, folder=keep,
+        )  # fmt: skip
+        assert [i.subject for i in review.queue(store, "sys-a")] == ["gC2", "k2"]
         for reviewer, decision in (("reviewer-1", "sufficient"), ("reviewer-2", "insufficient")):
             adjudication.judge(
                 store, "gC2", question="alternatives", decision=decision, by=reviewer,
