@@ -455,6 +455,19 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     bad = run("judge", "gC2", "--question", "alternatives", "--decision", "material",
               "--by", "ana", "--reason", "x")  # fmt: skip
     assert bad.exit_code == 2 and "Error:" in bad.output and "not a term" in bad.output
+    for args, phrase in (
+        (["nope", "--question", "entailment", "--decision", "sufficient"], "unknown subject"),
+        (["k1", "--question", "entailment", "--decision", "sufficient"], "judges an evidence set"),
+        (["gC2", "--question", "alternatives", "--decision", "sufficient", "--settles", "j1"],
+         "only a final judgment"),
+        (["gC2", "--question", "alternatives", "--decision", "sufficient", "--final",
+          "--settles", "ghost"], "unknown judgment id 'ghost'"),
+        (["gC2", "--question", "guess", "--decision", "sufficient"], "guess"),
+    ):  # fmt: skip
+        refused = run("judge", *args, "--by", "ana", "--reason", "x")
+        assert refused.exit_code == 2 and "Error:" in refused.output, args
+        assert phrase in refused.output, (args, refused.output)
+    assert not list((store / "hopgate-judgments").glob("*.yaml"))
     good = run("judge", "gC2", "--question", "alternatives", "--decision", "sufficient",
                "--by", "ana", "--reason", "both hops", "--final")  # fmt: skip
     assert good.exit_code == 0, good.output
