@@ -3,7 +3,7 @@
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
 # returns: nothing; inserts into GRAPH ?scratch: ?deliverer hg:covers ?member
 #
-# Coverage (spec/acceptance.md): a delivered span covers a member when it is
+# Coverage (docs/spec/acceptance.md "Coverage"): a delivered span covers a member when it is
 # the member, or is of the same version with start <= member start and member
 # end <= end, or is of the same version with the same locator. One insert per
 # way, each a plain join, so no OPTIONAL depends on outer bindings. An

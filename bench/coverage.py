@@ -251,7 +251,7 @@ def _case(
 
 
 def _write_lines(ledger: dict[str, Any], path: Path) -> None:
-    """Write a one-document ledger as JSON Lines (``spec/ledger.md``)."""
+    """Write a one-document ledger as JSON Lines (``docs/spec/ledger.md``)."""
     from hopgate.ledger import KINDS
 
     with path.open("w", encoding="utf-8") as out:

@@ -2,7 +2,7 @@
 # description: Which adjudicated evidence sets of the claims a run touches are eligible for the run's evaluation, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
 # returns: nothing; inserts into GRAPH ?scratch: ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation
-# spec: docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability"
+# spec: docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability", docs/spec/adjudication.md "Effect on scoring"
 #
 # Set-at-a-time form of the eligibility test of complete-sets.rq (same rules,
 # docs/spec/acceptance.md "Eligibility"): the failing members are found with plain
@@ -10,7 +10,9 @@
 # An update's WHERE reads no union default graph (Oxigraph, Virtuoso), so
 # every pattern names its graph: GRAPH ?gN over the load graphs.
 # The claims a run touches are those its cases' questions require and those
-# its outputs assert.
+# its outputs assert. A set's status is the one in force (hg:statusInForce,
+# written by evaluation-adjudication: a final judgment's re-annotation, else
+# the loaded status; docs/spec/adjudication.md "Effect on scoring").
 INSERT { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation ; hg:excludedBy ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
@@ -26,7 +28,8 @@ WHERE {
       }
     }
   }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:setStatus hg:Adjudicated ; prov:hadMember ?x }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
   GRAPH ?gVersion { ?xv prov:wasGeneratedBy ?fetch }
   GRAPH ?gFetch { ?fetch prov:endedAtTime ?observed }
@@ -55,7 +58,8 @@ WHERE {
       }
     }
   }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:setStatus hg:Adjudicated ; prov:hadMember ?x }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   GRAPH ?gReaders { ?x hg:readableBy ?anyone }
   MINUS { GRAPH ?gAllowed { ?x hg:readableBy ?reader } }
 } ;
@@ -75,7 +79,8 @@ WHERE {
       }
     }
   }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:setStatus hg:Adjudicated ; prov:hadMember ?x }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
   GRAPH ?gReaders { ?xv hg:readableBy ?anyone }
   MINUS { GRAPH ?gSpanReaders { ?x hg:readableBy ?someone } }
@@ -96,7 +101,8 @@ WHERE {
       }
     }
   }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:setStatus hg:Adjudicated }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:excludedBy ?evaluation } } }
 } ;
 INSERT { GRAPH ?scratch { ?set hg:timelyFor ?evaluation } }
@@ -113,6 +119,7 @@ WHERE {
       }
     }
   }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:setStatus hg:Adjudicated }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation } } }
 }

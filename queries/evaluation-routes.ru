@@ -82,7 +82,8 @@ WHERE {
     WHERE {
       GRAPH ?gOutput { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?case }
       GRAPH ?gCase { ?case hg:ofRun ?run }
-      GRAPH ?gSet { ?set hg:supportsClaim ?claim ; hg:setStatus hg:Proposed ; prov:hadMember ?m }
+      GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+      GRAPH ?scratch { ?set hg:statusInForce hg:Proposed }
       OPTIONAL { SELECT ?output ?m (?m AS ?c) WHERE { GRAPH ?scratch { ?output hg:covers ?m } } }
     }
     GROUP BY ?output ?set

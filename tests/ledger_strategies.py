@@ -9,7 +9,9 @@ texts of distinct words, some withheld and addressed by locators), readers,
 cutoffs, invalidations, effective intervals, ``applies_at``, sets of every
 status, contradictions, retrieved / cited spans including inline
 ``{version, start, end}`` and ``{version, quote}`` chunks, abstentions, extra
-assertions and incorrect outputs, questions with 0-3 claims.
+assertions and incorrect outputs, questions with 0-3 claims; and structured
+judgments (docs/spec/adjudication.md), initial and final, on sets,
+contradictions and extra assertions.
 
 Times are ISO strings drawn from a small pool in which several spellings name the
 same instant, so boundary cases (observed at the cutoff, ``applies_at`` equal to
@@ -120,6 +122,16 @@ def _delivered(
             if chunk is not None:
                 items.append(chunk)
     return items
+
+
+#: The decision terms of each question (docs/spec/adjudication.md "Judgments").
+JUDGMENT_TERMS = {
+    "entailment": ["sufficient", "insufficient"],
+    "alternatives": ["sufficient", "insufficient"],
+    "minimality": ["minimal", "not-minimal"],
+    "contradiction": ["material", "immaterial"],
+    "boundary": ["new-claim", "not-a-claim", "unsupported"],
+}
 
 
 @st.composite
@@ -320,6 +332,33 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
                 case["outputs"] = outputs
             cases.append(case)
 
+    # Structured judgments (docs/spec/adjudication.md): initial and final, on
+    # sets, contradictions and extra assertions; times tie so ids decide.
+    subjects = [("set", g["id"]) for g in evidence_sets]
+    subjects += [("contradiction", k["id"]) for k in contradictions]
+    subjects += [
+        ("extra", o["id"]) for c in cases for o in c.get("outputs") or [] if o["claim"] is None
+    ]
+    judgments = []
+    for number in range(draw(st.integers(0, 4)) if subjects else 0):
+        kind, subject = draw(st.sampled_from(subjects))
+        if kind == "set":
+            question = draw(st.sampled_from(["entailment", "alternatives", "minimality"]))
+        else:
+            question = "contradiction" if kind == "contradiction" else "boundary"
+        judged: dict[str, Any] = {
+            "id": f"j{number}",
+            "subject": subject,
+            "question": question,
+            "decision": draw(st.sampled_from(JUDGMENT_TERMS[question])),
+            "by": f"reviewer-{draw(st.integers(0, 2))}",
+            "final": draw(st.booleans()),
+            "reason": "generated",
+        }
+        if draw(st.booleans()):
+            judged["at"] = draw(st.sampled_from(["2026-06-02", "2026-06-03T10:00:00Z"]))
+        judgments.append(judged)
+
     ledger: dict[str, Any] = {
         "ledger": 1,
         "evaluations": evaluations,
@@ -333,6 +372,7 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
         "contradictions": contradictions,
         "runs": runs,
         "cases": cases,
+        "judgments": judgments,
     }
     check_valid(ledger)
     return ledger

@@ -56,6 +56,20 @@ it; docs/spec/acceptance.md now states each as a rule):
   An escalated claim (an unresolved contradiction) does not pass.
 * Every run of the ledger has a metrics entry, even one with no cases; a run
   with no answerable claim-case has value ``None`` (never 1) for the ratios.
+
+Final judgments (docs/spec/adjudication.md "Effect on scoring"), applied before
+anything above reads a set's status, a contradiction or an extra assertion:
+
+* Only final judgments with a ``question`` and a decision that is a term of it
+  count; the latest wins: the greatest time (no time is the earliest), then
+  the greatest id.
+* A final ``entailment`` or ``alternatives`` judgment of a set gives it the
+  status ``adjudicated`` (``sufficient``) or ``rejected`` (``insufficient``).
+* Any final ``contradiction`` judgment (``material`` or ``immaterial``)
+  resolves the contradiction.
+* A final ``boundary`` judgment of an extra assertion: ``new-claim`` keeps it
+  escalated, ``not-a-claim`` accepts it (and it leaves the unsupported count),
+  ``unsupported`` rejects it.
 """
 
 from __future__ import annotations
@@ -65,6 +79,28 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 VERDICTS = ("accept", "revise-citations", "abstain", "reject", "escalate")
+#: The terms of each question that a final judgment acts on (docs/spec/adjudication.md).
+SET_TERMS = {"sufficient": "adjudicated", "insufficient": "rejected"}
+CONTRADICTION_TERMS = ("material", "immaterial")
+BOUNDARY_TERMS = ("new-claim", "not-a-claim", "unsupported")
+_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def _latest_final(
+    judgments: list[dict[str, Any]], subject: str, questions: tuple[str, ...], terms: Any
+) -> dict[str, Any] | None:
+    """The final judgment in force of ``subject``: latest time, then greatest id."""
+    found = [
+        j
+        for j in judgments
+        if j.get("final")
+        and j["subject"] == subject
+        and j.get("question") in questions
+        and j["decision"] in terms
+    ]
+    if not found:
+        return None
+    return max(found, key=lambda j: (parse_time(j["at"]) if j.get("at") else _EARLIEST, j["id"]))
 
 
 def parse_time(value: str) -> datetime:
@@ -170,8 +206,12 @@ class Ledger:
             self.spans[s["id"]] = self._reference_span(s)
         self.claims = {c["id"]: c for c in ledger.get("claims") or []}
         self.questions = {q["id"]: q for q in ledger.get("questions") or []}
+        judgments = ledger.get("judgments") or []
         self.sets_by_claim: dict[str, list[dict[str, Any]]] = {}
         for g in ledger.get("evidence_sets") or []:
+            final = _latest_final(judgments, g["id"], ("entailment", "alternatives"), SET_TERMS)
+            if final is not None:
+                g = {**g, "status": SET_TERMS[final["decision"]]}
             self.sets_by_claim.setdefault(g["claim"], []).append(g)
         for family in self.sets_by_claim.values():
             family.sort(key=lambda g: g["id"])
@@ -179,7 +219,14 @@ class Ledger:
             k["claim"]
             for k in ledger.get("contradictions") or []
             if k.get("status") == "unresolved"
+            and _latest_final(judgments, k["id"], ("contradiction",), CONTRADICTION_TERMS) is None
         }
+        self.boundary: dict[str, str] = {}
+        for case in ledger.get("cases") or []:
+            for o in case.get("outputs") or []:
+                final = _latest_final(judgments, o["id"], ("boundary",), BOUNDARY_TERMS)
+                if o.get("claim") is None and final is not None:
+                    self.boundary[o["id"]] = final["decision"]
         self.runs = {r["id"]: r for r in ledger.get("runs") or []}
         self.cases = sorted(ledger.get("cases") or [], key=lambda c: (c["run"], c["question"]))
 
@@ -331,12 +378,15 @@ def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[st
         g["status"] == "proposed" and model.contained(g["members"], cited)
         for g in model.sets_by_claim.get(claim_id, [])
     )
+    boundary = model.boundary.get(output["id"], "new-claim")
     if (
-        claim_id is None
-        or claim_id in model.unresolved
+        (claim_id is None and boundary == "new-claim")
+        or (claim_id is not None and claim_id in model.unresolved)
         or (proposed_cited and not citation_complete)
     ):
         verdict = "escalate"
+    elif claim_id is None:
+        verdict = "accept" if boundary == "not-a-claim" else "reject"
     elif status in ("blocked", "not found"):
         verdict = "abstain"
     elif not correct:
@@ -450,7 +500,9 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
             ),
             "answer_correctness": _ratio(correct, answerable),
             "counts": {
-                "unsupported": sum(1 for r in run_rows if not r["supported"]),
+                "unsupported": sum(
+                    1 for r in run_rows if not r["supported"] and r["verdict"] != "accept"
+                ),
                 "omitted": omitted,
                 "blocked": blocked,
                 "not_found": not_found,

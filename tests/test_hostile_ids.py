@@ -79,7 +79,10 @@ class Renaming:
 
 
 def renamed(ledger: Ledger, name: Callable[[str, str], str]) -> Ledger:
-    """``ledger`` with its version, span, question, claim, set, run and output ids renamed."""
+    """``ledger`` with its version, span, question, claim, set, run and output ids renamed.
+
+    Judgments follow their subjects (docs/spec/adjudication.md "Judgments").
+    """
     out = copy.deepcopy(ledger)
 
     def delivered(item: Any) -> Any:
@@ -118,6 +121,12 @@ def renamed(ledger: Ledger, name: Callable[[str, str], str]) -> Ledger:
                 output["claim"] = name("claim", output["claim"])
             if "cites" in output:
                 output["cites"] = [delivered(item) for item in output["cites"]]
+    subject_kinds = {"entailment": "set", "alternatives": "set", "minimality": "set"}
+    subject_kinds["boundary"] = "output"
+    for judged in out.get("judgments") or []:
+        kind = subject_kinds.get(judged.get("question", ""))
+        if kind is not None:  # contradiction and judgment ids are not renamed
+            judged["subject"] = name(kind, judged["subject"])
     return out
 
 

@@ -94,14 +94,26 @@ def run_inputs(store: Store, run: str) -> list[str]:
     return sorted({str(row["g"]) for row in rows} & published)
 
 
+def new_inputs(store: Store, run: str, graphs: list[str]) -> list[str]:
+    """Which of ``graphs`` (published after ``run``'s latest evaluation) it depends on.
+
+    queries/run-new-inputs.rq, one graph at a time: its cost follows the new
+    graphs, not the store.
+    """
+    text = library_query("run-new-inputs").text
+    run_iri = IRI(ids.mint("run", run))
+    return [g for g in graphs if store.select(text, params={"run": run_iri, "g": IRI(g)})]
+
+
 def staleness(store: Store, run: str) -> Staleness:
     """Whether ``run``'s latest evaluation is current (docs/spec/records.md "Staleness").
 
     It is stale when there is none, when a load graph it used is gone, or
     when a load graph published after it holds something the run depends on
-    (its cases, the evidence, contradictions and judgments of its claims, the
-    spans and versions those reach). Loads that touch only other runs leave
-    it current.
+    (new cases of the run, new evidence sets or contradictions about its
+    claims, new judgments of those or of its outputs). Loads that touch only
+    other runs leave it current. ``inputs`` is then what an evaluation now
+    would use: the graphs the latest one used and the new relevant ones.
     """
     found = latest(store, run)
     if found is None:
@@ -110,11 +122,9 @@ def staleness(store: Store, run: str) -> Staleness:
     gone = [g for g in found.used if g not in present]
     if gone:
         return Staleness(run, True, f"a load it used is gone ({gone[0]})", found)
-    newer = present - set(found.used)
-    if not newer:
-        return Staleness(run, False, None, found)
-    inputs = tuple(run_inputs(store, run))
-    relevant = sorted(newer & set(inputs))
+    newer = sorted(present - set(found.used))
+    relevant = new_inputs(store, run, newer) if newer else []
+    inputs = tuple(sorted({*found.used, *relevant}))
     if relevant:
         return Staleness(
             run,

@@ -652,6 +652,10 @@ from hopgate.cli_shacl import shacl_command  # noqa: E402
 
 cli.add_command(shacl_command)
 
+from hopgate.cli_review import register as register_review  # noqa: E402
+
+register_review(cli)  # review, judge
+
 
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""

@@ -23,6 +23,7 @@ from hopgate import catalog, faults, ids, snapshots
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
+from hopgate.annotations import AnnotationState
 from hopgate.errors import HopgateError
 from hopgate.library import library_query, library_update
 from hopgate.steps import (
@@ -167,7 +168,7 @@ def _remove_stale_scratch(store: Store) -> None:
 
 def _compute(
     store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row]]:
+) -> tuple[dict[str, _Card], list[Row], AnnotationState]:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
@@ -187,9 +188,10 @@ def _compute(
         for row in _select(store, "inadmissible-citations", run):
             cards[str(row["output"])].inadmissible.append(str(row["span"]))
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
+        state = AnnotationState.from_rows(_select(store, "evaluation-annotations", run, scratch))
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases
+    return cards, claim_cases, state
 
 
 def _evaluate_run(
@@ -208,7 +210,7 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases = _compute(work, run, scratch, params)
+        cards, claim_cases, state = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -220,7 +222,7 @@ def _evaluate_run(
             bundle_file.open("w", encoding="utf-8") as out,
             catalog_file.open("w", encoding="utf-8") as catalog,
         ):
-            writer = _BundleWriter(out, bundle, activity, stamp, catalog)
+            writer = _BundleWriter(out, bundle, activity, stamp, catalog, state)
             case_nodes = {}
             for row in claim_cases:
                 case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
@@ -267,8 +269,17 @@ def _days(later: Value, earlier: Value) -> int:
 
 
 class _BundleWriter:
-    def __init__(self, out: Any, bundle: str, activity: str, stamp: str, catalog: Any) -> None:
+    def __init__(
+        self,
+        out: Any,
+        bundle: str,
+        activity: str,
+        stamp: str,
+        catalog: Any,
+        state: AnnotationState | None = None,
+    ) -> None:
         self.out = out
+        self.state = state or AnnotationState()
         self.catalog = catalog
         self.graph = f" <{bundle}> .\n"
         self.bundle = bundle
@@ -349,6 +360,7 @@ class _BundleWriter:
             ("inadmissibleCitation", card.inadmissible),
         ):
             lines.extend(f"{s} <{HG}{predicate}> {nt.iri(t)}" for t in sorted(set(targets)))
+        lines += self.state.card_lines(s, output, sorted(set(card.routes)), card.contradictions)
         self._write(lines)
 
     def provenance(
@@ -387,6 +399,8 @@ class _BundleWriter:
         self._write(lines + person, CATALOG_GRAPH)
         # The activity is described inside its bundle too, so the bundle stands alone.
         self._write(lines[4:11] + person)
+        # The annotation state it used (docs/spec/adjudication.md "Changed scores").
+        self._write(self.state.bundle_lines())
 
 
 def responsible_person(activity: str, software: str, name: str) -> list[str]:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from hopgate import faults, ids, snapshots
+from hopgate import faults, ids, judgments, snapshots
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
@@ -111,6 +111,9 @@ class _Index:
     ids: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in _ID_KINDS})
     versions: dict[str, _Version] = field(default_factory=dict)
     cases: dict[tuple[str, str], str] = field(default_factory=dict)
+    # Judgments: id -> (subject, question, final); outputs that assert no claim.
+    judgments: dict[str, tuple[str, str | None, bool]] = field(default_factory=dict)
+    extra_outputs: set[str] = field(default_factory=set)
 
 
 def graph_for_digest(digest: str) -> str:
@@ -254,11 +257,16 @@ class _Loader:
                 for number, output in enumerate(record.data.get("outputs") or []):
                     where = f"{record.where}.outputs[{number}]"
                     self._register(index, "output", output["id"], where, record, "outputs")
+                    if output.get("claim") is None:
+                        index.extra_outputs.add(output["id"])
                 continue
             assert record.id is not None
             self._register(index, record.kind, record.id, record.where, record, "id")
             if record.kind == "version":
                 index.versions[record.id] = self._version_facts(record)
+            elif record.kind == "judgment":
+                d = record.data
+                index.judgments[record.id] = (d["subject"], d.get("question"), bool(d.get("final")))
         return index
 
     def _register(
@@ -810,8 +818,17 @@ class _Loader:
     def _emit_judgment(self, index: _Index, record: Record) -> Iterator[str]:
         d = record.data
         s = nt.iri(ids.mint("judgment", d["id"]))
+        question: str | None = d.get("question")
+        if question is None:
+            for name in ("final", "settles"):
+                if name in d:
+                    self._fail(f"field {name!r} needs the judgment's question", record, name)
+        else:
+            problem = judgments.decision_error(question, d["decision"])
+            if problem is not None:
+                self._fail(problem, record, "decision")
         yield from self._common(s, record, (PROV + "Entity", HG + "Judgment"), d["id"])
-        subject = self._judged(index, record, d["subject"])
+        subject = self._judged(index, record, d["subject"], question)
         yield f"{s} <{HG}judges> {nt.iri(subject)}"
         yield f"{s} <{PROV}wasAttributedTo> {nt.iri(ids.mint('agent', d['by']))}"
         if d.get("at"):
@@ -819,28 +836,103 @@ class _Loader:
         yield f"{s} <{HG}decision> {nt.string(d['decision'])}"
         if d.get("reason"):
             yield f"{s} <{HG}reason> {nt.string(d['reason'])}"
+        if question is not None:
+            # docs/spec/ledger.md "Judgments": the structured spelling.
+            final = bool(d.get("final", False))
+            yield f"{s} <{HG}question> {nt.string(question)}"
+            yield f"{s} <{HG}final> {nt.boolean(final)}"
+            settles = d.get("settles") or []
+            if settles and not final:
+                self._fail("only a final judgment settles others", record, "settles")
+            for number, other in enumerate(settles):
+                settled = self._settled(index, record, other, subject, question, number)
+                yield f"{s} <{HG}settles> {nt.iri(settled)}"
         yield from self._agent(d["by"])
 
-    def _judged(self, index: _Index, record: Record, subject: str) -> str:
+    def _judged(
+        self, index: _Index, record: Record, subject: str, question: str | None = None
+    ) -> str:
+        kinds = (
+            judgments.UNSTRUCTURED_SUBJECTS
+            if question is None
+            else judgments.QUESTIONS[question].subjects
+        )
         found = []
-        for kind in ("evidence_set", "output", "contradiction"):
+        for kind in kinds:
             iri_kind, cls = _ID_KINDS[kind]
             node = ids.mint(iri_kind, subject)
             if subject in index.ids[kind] or self._in_store(node, cls):
                 found.append(node)
         if not found:
+            if question is None:
+                expected = "an evidence set, output or contradiction id"
+            else:
+                expected = (
+                    f"question {question!r} judges {judgments.QUESTIONS[question].subject_words}"
+                )
+            self._fail(f"unknown subject {subject!r}: expected {expected}", record, "subject")
+        if len(found) > 1:
             self._fail(
-                f"unknown subject {subject!r}: expected an evidence set, output or contradiction id",
+                f"subject {subject!r} names more than one of "
+                + ", ".join(k.replace("_", " ") for k in kinds),
                 record,
                 "subject",
             )
-        if len(found) > 1:
+        if question == "boundary" and not self._is_extra(index, subject, found[0]):
             self._fail(
-                f"subject {subject!r} names more than one of evidence set, output, contradiction",
+                f"output {subject!r} asserts a reference claim: question 'boundary' judges "
+                "an output claim that asserts none",
                 record,
                 "subject",
             )
         return found[0]
+
+    def _is_extra(self, index: _Index, output: str, node: str) -> bool:
+        if output in index.ids["output"]:
+            return output in index.extra_outputs
+        return not self.store.ask("ASK { ?o hg:asserts ?claim }", params={"o": IRI(node)})
+
+    def _settled(
+        self, index: _Index, record: Record, other: str, subject: str, question: str, number: int
+    ) -> str:
+        """The IRI of a judgment a final one settles: an initial judgment, same subject and question."""
+        name = f"settles[{number}]"
+        node = ids.mint("judgment", other)
+        if other == record.id:
+            self._fail("a judgment cannot settle itself", record, name)
+        if other in index.judgments:
+            other_subject, other_question, other_final = index.judgments[other]
+            facts = (other_question, other_final)
+            # Both resolve among the kinds of one question: the same id is the same subject.
+            matches_subject = other_subject == record.data["subject"]
+        else:
+            rows = (
+                self.store.select(
+                    "SELECT ?subject ?question ?final WHERE { ?j a hg:Judgment ; hg:judges ?subject . "
+                    "OPTIONAL { ?j hg:question ?question } OPTIONAL { ?j hg:final ?final } }",
+                    params={"j": IRI(node)},
+                )
+                if self._store_has_records
+                else []
+            )
+            if not rows:
+                self._fail(f"unknown judgment id {other!r}", record, name)
+            row = rows[0]
+            found_question = None if row["question"] is None else str(row["question"])
+            facts = (found_question, bool(row["final"]))
+            matches_subject = str(row["subject"]) == subject
+        if not matches_subject or facts[0] != question:
+            self._fail(
+                f"judgment {other!r} is about another subject or question: a final judgment "
+                "settles judgments of its own subject and question",
+                record,
+                name,
+            )
+        if facts[1]:
+            self._fail(
+                f"judgment {other!r} is final: only initial judgments are settled", record, name
+            )
+        return node
 
     # ---- the load's own provenance -----------------------------------------
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from hopgate import catalog, ids, snapshots
+from hopgate import catalog, ids, review, snapshots
 from hopgate.catalog import Staleness
 from hopgate.errors import HopgateError, MetricError
 from hopgate.library import library_query
@@ -58,6 +58,9 @@ class VerdictRow:
     retrieved_route: str | None
     verdict: str
     card: str
+    #: Final judgments in force on the card: id, question, decision, reason
+    #: (docs/spec/adjudication.md "Effect on scoring").
+    judgments: list[dict[str, str | None]] = field(default_factory=list)
     stale: bool = False
     stale_reason: str | None = None
 
@@ -90,6 +93,8 @@ class RunMetrics:
     whole_answer: Proportion
     counts: dict[str, int]
     strata: dict[str, dict[str, dict[str, Proportion]]] = field(default_factory=dict)
+    #: Subjects awaiting adjudication now (docs/spec/adjudication.md), read from the record.
+    awaiting_adjudication: int = 0
     stale: bool = False
     stale_reason: str | None = None
 
@@ -157,6 +162,16 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in _bundle_select(store, "card-spans", bundle):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
+    judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+    for row in _bundle_select(store, "card-judgments", bundle):
+        judged[str(row["card"])].append(
+            {
+                "id": str(row["judgmentId"]),
+                "question": str(row["question"]),
+                "decision": str(row["decision"]),
+                "reason": None if row["reason"] is None else str(row["reason"]),
+            }
+        )
     result = []
     for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
@@ -179,6 +194,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 retrieved_route=_id(row["retrievedRoute"]),
                 verdict=VERDICTS[str(row["verdict"])],
                 card=ids.ledger_id(card),
+                judgments=judged[card],
             )
         )
     return result
@@ -215,8 +231,15 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
         with _reading_copy(store, state.evaluation) as copy:
             figures = _run_metrics(copy, state.run, state.evaluation.bundle)
         figures.stale, figures.stale_reason = state.stale, state.reason
+        figures.awaiting_adjudication = review.awaiting(store, state.run)
         result[state.run] = figures
     return result
+
+
+def bundle_metrics(store: Store, run: str, evaluation: catalog.Evaluation) -> RunMetrics:
+    """The metrics of one recorded evaluation of ``run``, the latest or an earlier one."""
+    with _reading_copy(store, evaluation) as copy:
+        return _run_metrics(copy, run, evaluation.bundle)
 
 
 def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:

@@ -16,7 +16,12 @@ from hopgate.library import library_query, library_update
 from hopgate.projection import Projection, projection_of
 
 #: The updates that fill an evaluation's scratch graph, in order.
-SCRATCH_UPDATES = ("evaluation-eligibility", "evaluation-coverage", "evaluation-routes")
+SCRATCH_UPDATES = (
+    "evaluation-adjudication",
+    "evaluation-eligibility",
+    "evaluation-coverage",
+    "evaluation-routes",
+)
 #: The queries that read an evaluation's results, after the scratch updates.
 RESULT_QUERIES = (
     "evaluation-verdicts",
@@ -24,9 +29,17 @@ RESULT_QUERIES = (
     "evaluation-missing-hops",
     "inadmissible-citations",
     "evaluation-claim-cases",
+    "evaluation-annotations",
 )
 #: The queries that read an evaluation's bundle (hopgate.results).
-BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")
+BUNDLE_QUERIES = (
+    "cards",
+    "card-spans",
+    "metrics",
+    "metrics-by-question",
+    "metrics-strata",
+    "card-judgments",
+)
 
 
 @functools.cache

@@ -1,0 +1,178 @@
+"""``hopgate review`` (the queue, changed scores) and ``hopgate judge`` (record a judgment).
+
+docs/spec/adjudication.md. ``review queue`` and ``review changes`` only read;
+``judge`` writes, as ``load`` does: one judgment appended as a small ledger
+loaded all or nothing. ``hopgate.cli`` registers these with :func:`register`;
+this module imports ``hopgate.cli`` only inside the commands, so either
+module may be imported first.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hopgate import adjudication, review
+from hopgate.judgments import QUESTIONS
+from hopgate.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _handle_errors(func: F) -> F:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from hopgate.cli import _handle_errors as handle
+
+        return handle(func)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _open(ctx: click.Context) -> Store:
+    from hopgate.cli import _open as open_store
+
+    return open_store(ctx)
+
+
+@click.group("review")
+def review_group() -> None:
+    """What awaits adjudication, and the scores judgments changed (reads only).
+
+    Example: hopgate review queue --run sys-a
+    """
+
+
+@review_group.command("queue")
+@click.option("--run", "run", help="Only the subjects holding back outputs of this run.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+@_handle_errors
+def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
+    """List the subjects awaiting adjudication: disagreements first.
+
+    Each with the question to decide, the outputs it holds back (and whether
+    one is consequential) and its initial judgments with reviewer, time,
+    decision and reason.
+
+    Example: hopgate review queue --run sys-a
+    """
+    items = review.queue(_open(ctx), run)
+    if fmt == "json":
+        click.echo(json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{len(items)} awaiting adjudication")
+    for item in items:
+        flags = [f for f, on in (("disagreement", item.disagreement),
+                                 ("consequential", item.consequential)) if on]  # fmt: skip
+        shown = f" [{', '.join(flags)}]" if flags else ""
+        click.echo(f"- {item.run}: {item.kind} {item.subject!r}: decide {item.question}{shown}")
+        click.echo(f"  holds back: {', '.join(item.outputs)}")
+        for j in item.judgments:
+            reason = f": {j.reason}" if j.reason else ""
+            click.echo(f"  {j.id} by {j.by} at {j.at or '(no time)'}: {j.decision}{reason}")
+
+
+@review_group.command("changes")
+@click.option(
+    "--run", "run", required=True, help="The run whose two latest evaluations to compare."
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+@_handle_errors
+def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
+    """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
+
+    Example: hopgate evaluate && hopgate review changes --run sys-a
+    """
+    found = adjudication.changes(_open(ctx), run)
+    if fmt == "json":
+        click.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+        return
+    click.echo(f"run {found.run}: {found.before or '(no earlier evaluation)'} -> {found.after}")
+    click.echo(f"{len(found.verdicts)} verdict(s) changed")
+    for change in found.verdicts:
+        click.echo(f"- {change.output}: {change.before} -> {change.after}")
+        for cause in change.causes or ("(nothing recorded on its card changed)",):
+            click.echo(f"  {cause}")
+    for name, figure in found.metrics.items():
+        click.echo(f"{name}: {_figure(figure['before'])} -> {_figure(figure['after'])}"
+                   + (" (changed)" if figure["changed"] else ""))  # fmt: skip
+
+
+def _figure(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return f"{value['numerator']}/{value['denominator']}"
+    return str(value)
+
+
+@click.command("judge")
+@click.argument("subject")
+@click.option("--question", required=True, type=click.Choice(list(QUESTIONS)))
+@click.option(
+    "--decision", required=True, help="A term of the question (docs/spec/adjudication.md)."
+)
+@click.option("--by", "by", required=True, help="The reviewer.")
+@click.option("--reason", required=True, help="Why: kept with the judgment.")
+@click.option("--final", is_flag=True, help="The adjudicator's final decision (default: initial).")
+@click.option("--settles", default="", help="Final only: the initial judgments it settles (J1,J2).")
+@click.option("--id", "judgment_id", help="The judgment's id (default: question:subject:by@time).")
+@click.option(
+    "--keep-in",
+    "keep_in",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to keep the judgment's ledger file (default: beside an on-disk store).",
+)
+@click.pass_context
+@_handle_errors
+def judge_command(
+    ctx: click.Context,
+    subject: str,
+    question: str,
+    decision: str,
+    by: str,
+    reason: str,
+    final: bool,
+    settles: str,
+    judgment_id: str | None,
+    keep_in: Path | None,
+) -> None:
+    """Record one judgment of SUBJECT (an evidence set, contradiction, output, span or version).
+
+    Appended as a one-judgment ledger, loaded all or nothing; nothing earlier
+    is edited. A final judgment re-annotates a set, resolves a contradiction
+    or decides an extra assertion at the next `hopgate evaluate`.
+
+    Example: hopgate judge gC2 --question alternatives --decision sufficient --by ana --reason "both hops stated" --final --settles j1,j2
+    """
+    settled = [s for s in (part.strip() for part in settles.split(",")) if s]
+    recorded = adjudication.judge(
+        _open(ctx),
+        subject,
+        question=question,
+        decision=decision,
+        by=by,
+        reason=reason,
+        final=final,
+        settles=settled,
+        judgment_id=judgment_id,
+        folder=keep_in,
+    )
+    kind = "final" if final else "initial"
+    click.echo(f"recorded {kind} judgment {recorded.id!r} ({recorded.file})")
+
+
+def register(group: click.Group) -> None:
+    """Add ``review`` and ``judge`` to the ``hopgate`` command group."""
+    group.add_command(review_group)
+    group.add_command(judge_command)
+
+
+__all__ = ["judge_command", "register", "review_group"]
