@@ -607,6 +607,7 @@ from hopgate.export_cli import export_command, verify_command  # noqa: E402
 
 cli.add_command(export_command)
 cli.add_command(verify_command)
+cli.add_command(__import__("hopgate.cli_interventions").cli_interventions.interventions_command)
 
 
 def main() -> None:
