@@ -24,6 +24,7 @@ from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.errors import HopgateError
+from hopgate.interventions import score as interventions
 from hopgate.library import library_query, library_update
 from hopgate.steps import (
     RESULT_QUERIES,
@@ -162,7 +163,7 @@ def _remove_stale_scratch(store: Store) -> None:
 
 def _compute(
     store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row]]:
+) -> tuple[dict[str, _Card], list[Row], list[interventions.Outcome]]:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
@@ -182,9 +183,11 @@ def _compute(
         for row in _select(store, "inadmissible-citations", run):
             cards[str(row["output"])].inadmissible.append(str(row["span"]))
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
+        # Intervention cases, classified apart (docs/spec/interventions.md).
+        intervention_rows = _select(store, "evaluation-interventions", run, scratch)
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases
+    return cards, claim_cases, interventions.classify(intervention_rows)
 
 
 def _evaluate_run(
@@ -203,7 +206,7 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases = _compute(work, run, scratch, params)
+        cards, claim_cases, outcomes = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -222,6 +225,13 @@ def _evaluate_run(
             name = f"evaluate {run}: write cards"
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
+            for number, outcome in enumerate(outcomes, 1):
+                node = f"{activity}/intervention-outcome/{number}"
+                writer._write(interventions.outcome_lines(outcome, node, activity))
+                key = (ids.mint_case(run, outcome.question), ids.mint("claim", outcome.claim))
+                if key in case_nodes:
+                    item = f"{nt.iri(case_nodes[key])} <{HG}interventionOutcome> {nt.iri(node)}"
+                    writer._write([item])
             writer.provenance(run, graphs, started, ended, previous)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's

@@ -749,7 +749,8 @@ class _Loader:
         else:  # kept apart from the plain cases (docs/spec/interventions.md "Recording answers")
             yield from self._intervention(index, record, case, run)
         question = self._ref(index, "question", d["question"], record, "question")
-        yield f"{case} <{HG}forQuestion> {nt.iri(question)}"
+        asked = "forQuestion" if d.get("intervention") is None else "interventionQuestion"
+        yield f"{case} <{HG}{asked}> {nt.iri(question)}"
         yield f"{case} <{HG}abstained> {nt.boolean(bool(d.get('abstained', False)))}"
         yield from _extension(case, d)
         for number, item in enumerate(d.get("retrieved") or []):

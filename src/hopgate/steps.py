@@ -24,6 +24,7 @@ RESULT_QUERIES = (
     "evaluation-missing-hops",
     "inadmissible-citations",
     "evaluation-claim-cases",
+    "evaluation-interventions",
 )
 #: The queries that read an evaluation's bundle (hopgate.results).
 BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")

@@ -328,8 +328,8 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
         lines += [
             f"{v} <{A}> <{HG}PlannedVariant>",
             f"{v} <{HG}partOfPlan> {p}",
-            f"{v} <{HG}forQuestion> {nt.iri(ids.mint('question', item['question']))}",
-            f"{v} <{HG}forClaim> {nt.iri(ids.mint('claim', item['claim']))}",
+            f"{v} <{HG}interventionQuestion> {nt.iri(ids.mint('question', item['question']))}",
+            f"{v} <{HG}interventionClaim> {nt.iri(ids.mint('claim', item['claim']))}",
             f"{v} <{HG}selectedSet> {nt.iri(ids.mint('set', item['set']))}",
             f"{v} <{HG}variant> {nt.string(item['variant'])}",
             f"{v} <{HG}expectedOutcome> {nt.string(item['expected'])}",
