@@ -161,7 +161,7 @@ def outcome_lines(outcome: Outcome, node: str, activity: str) -> list[str]:
         route = ids.mint("set", outcome.surviving_route)
         lines.append(f"{s} <{HG}survivingRoute> {nt.iri(route)}")
     if outcome.correct is not None:
-        lines.append(f"{s} <{HG}answeredCorrectly> {nt.boolean(outcome.correct)}")
+        lines.append(f"{s} <{HG}outcomeCorrect> {nt.boolean(outcome.correct)}")
     return lines
 
 
@@ -215,7 +215,7 @@ def recorded(store: Store, bundle: str) -> list[Outcome]:
         " hg:expectedOutcome ?expected ; hg:observedClass ?observed ;"
         " hg:citedOutsideContext ?outside ."
         " OPTIONAL { ?o hg:interventionMember ?member } OPTIONAL { ?o hg:survivingRoute ?route }"
-        " OPTIONAL { ?o hg:answeredCorrectly ?correct } } } ORDER BY ?case",
+        " OPTIONAL { ?o hg:outcomeCorrect ?correct } } } ORDER BY ?case",
         params={"bundle": IRI(bundle)},
     )
     out = []
