@@ -225,13 +225,7 @@ def _evaluate_run(
             name = f"evaluate {run}: write cards"
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
-            for number, outcome in enumerate(outcomes, 1):
-                node = f"{activity}/intervention-outcome/{number}"
-                writer._write(interventions.outcome_lines(outcome, node, activity))
-                key = (ids.mint_case(run, outcome.question), ids.mint("claim", outcome.claim))
-                if key in case_nodes:
-                    item = f"{nt.iri(case_nodes[key])} <{HG}interventionOutcome> {nt.iri(node)}"
-                    writer._write([item])
+            _write_interventions(writer, store, run, cards, case_nodes, outcomes)
             writer.provenance(run, graphs, started, ended, previous)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
@@ -258,6 +252,38 @@ def _evaluate_run(
         _stamp(ended),
         seconds=time.perf_counter() - clock,
     )
+
+
+def _write_interventions(
+    writer: _BundleWriter,
+    store: Store,
+    run: str,
+    cards: dict[str, _Card],
+    case_nodes: dict[tuple[str, str], str],
+    outcomes: list[interventions.Outcome],
+) -> None:
+    """Outcomes of the answered variants, linked from claim-cases and cards (interventions.md)."""
+    plans = interventions.planned(store, run)
+    answered: dict[tuple[str, str], list[str]] = {}
+    for number, outcome in enumerate(outcomes, 1):
+        outcome.planned_as = plans.get(interventions.outcome_key(outcome, outcome.replacement))
+        node = f"{writer.activity}/intervention-outcome/{number}"
+        writer._write(interventions.outcome_lines(outcome, node, writer.activity))
+        asked = (ids.mint("question", outcome.question), ids.mint("claim", outcome.claim))
+        answered.setdefault(asked, []).append(node)
+        case_node = case_nodes.get((ids.mint_case(run, outcome.question), asked[1]))
+        if case_node is not None:
+            writer._write([f"{nt.iri(case_node)} <{HG}interventionOutcome> {nt.iri(node)}"])
+    planned = {(key[0], key[1]) for key in plans}
+    for card in cards.values():
+        row = card.row
+        claim = str(row["claim"]) if row["claim"] is not None else None
+        asked = (str(row["question"]), claim or "")
+        item = interventions.card_item(asked[0], claim, set(answered), planned)
+        node = nt.iri(ids.mint("card", f"{ids.ledger_id(str(row['output']))}@{writer.stamp}"))
+        lines = [f"{node} <{HG}interventionsItem> {nt.string(item)}"]
+        lines += [f"{node} <{HG}interventionOutcome> {nt.iri(o)}" for o in answered.get(asked, [])]
+        writer._write(lines)
 
 
 def _stamp(moment: datetime) -> str:

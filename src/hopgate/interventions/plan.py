@@ -336,8 +336,11 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
         ]
         if "member" in item:
             lines.append(f"{v} <{HG}interventionMember> {nt.iri(ids.mint('span', item['member']))}")
-        if isinstance(item.get("replacement"), str):
-            lines.append(f"{v} <{HG}replacement> {nt.iri(ids.mint('span', item['replacement']))}")
+        replacement = item.get("replacement")
+        if isinstance(replacement, dict):  # an inline span's id (docs/spec/ledger.md)
+            replacement = f"{replacement['version']}[{replacement['start']}:{replacement['end']}]"
+        if replacement is not None:
+            lines.append(f"{v} <{HG}replacement> {nt.iri(ids.mint('span', replacement))}")
         if item["surviving_route"] is not None:
             lines.append(
                 f"{v} <{HG}survivingRoute> {nt.iri(ids.mint('set', item['surviving_route']))}"

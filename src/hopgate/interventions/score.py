@@ -51,6 +51,8 @@ class Outcome:
     correct: bool | None
     cited_outside_context: bool
     output: str | None = None
+    replacement: str | None = None
+    planned_as: str | None = None
 
 
 @dataclass
@@ -137,6 +139,7 @@ def _outcome(iri: str, case: _Case) -> Outcome:
         correct,
         outside,
         output,
+        str(row["replacement"]) if row["replacement"] is not None else None,
     )
 
 
@@ -162,7 +165,69 @@ def outcome_lines(outcome: Outcome, node: str, activity: str) -> list[str]:
         lines.append(f"{s} <{HG}survivingRoute> {nt.iri(route)}")
     if outcome.correct is not None:
         lines.append(f"{s} <{HG}outcomeCorrect> {nt.boolean(outcome.correct)}")
+    if outcome.replacement is not None:
+        lines.append(f"{s} <{HG}replacement> {nt.iri(outcome.replacement)}")
+    if outcome.planned_as is not None:
+        lines.append(f"{s} <{HG}plannedAs> {nt.iri(outcome.planned_as)}")
+    else:
+        lines.append(f"{s} <{HG}unplanned> true")
     return lines
+
+
+#: The card's interventions item (interventions.md "Cards and figures", rule card item).
+ANSWERED = "answered"
+PLANNED_NOT_RUN = "planned, not run"
+NONE = "none"
+
+_PLANNED = (
+    "SELECT ?v ?question ?claim ?set ?variant ?member ?replacement WHERE {"
+    " ?plan a hg:InterventionPlan ; hg:planOf ?run ."
+    " ?v hg:partOfPlan ?plan ; hg:interventionQuestion ?question ; hg:interventionClaim ?claim ;"
+    " hg:selectedSet ?set ; hg:variant ?variant ."
+    " OPTIONAL { ?v hg:interventionMember ?member } OPTIONAL { ?v hg:replacement ?replacement } }"
+)
+
+
+def planned(store: Store, run: str) -> dict[tuple[str, ...], str]:
+    """The variants every recorded plan of ``run`` planned: key -> planned variant IRI.
+
+    The key is (question, claim, set, variant, member, replacement) as IRIs
+    ("" when absent); the latest plan's node wins when several plan the same.
+    """
+    from hopgate.store import IRI
+
+    found: dict[tuple[str, ...], str] = {}
+    rows = store.select(_PLANNED, params={"run": IRI(ids.mint("run", run))})
+    for row in sorted(rows, key=lambda r: str(r["v"])):
+        key = tuple(
+            str(row[name]) if row[name] is not None else ""
+            for name in ("question", "claim", "set", "variant", "member", "replacement")
+        )
+        found[key] = str(row["v"])
+    return found
+
+
+def outcome_key(outcome: Outcome, replacement: str | None = None) -> tuple[str, ...]:
+    """The key of :func:`planned` for an outcome."""
+    return (
+        ids.mint("question", outcome.question),
+        ids.mint("claim", outcome.claim),
+        ids.mint("set", outcome.set),
+        outcome.variant,
+        ids.mint("span", outcome.member) if outcome.member else "",
+        replacement or "",
+    )
+
+
+def card_item(
+    question: str, claim: str | None, answered: set[tuple[str, str]], plans: set[tuple[str, str]]
+) -> str:
+    """The interventions item of a card for ``claim`` asked by ``question`` (IRIs)."""
+    if claim is None:
+        return NONE
+    if (question, claim) in answered:
+        return ANSWERED
+    return PLANNED_NOT_RUN if (question, claim) in plans else NONE
 
 
 @dataclass(frozen=True)
@@ -239,7 +304,13 @@ def recorded(store: Store, bundle: str) -> list[Outcome]:
 
 
 __all__ = [
+    "ANSWERED",
     "APPROPRIATE_ABSTENTION",
+    "NONE",
+    "PLANNED_NOT_RUN",
+    "card_item",
+    "outcome_key",
+    "planned",
     "Figure",
     "Outcome",
     "classify",
