@@ -170,7 +170,7 @@ def outcome_lines(outcome: Outcome, node: str, activity: str) -> list[str]:
     if outcome.planned_as is not None:
         lines.append(f"{s} <{HG}plannedAs> {nt.iri(outcome.planned_as)}")
     else:
-        lines.append(f"{s} <{HG}unplanned> true")
+        lines.append(f"{s} <{HG}unplanned> {nt.boolean(True)}")
     return lines
 
 
