@@ -26,7 +26,7 @@ from hopgate.interventions import variants as v
 from hopgate.interventions.plan import PlanError, plan, read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_plan
 from hopgate.interventions.score import figures, recorded
-from hopgate.results import metrics
+from hopgate.results import metrics, verdicts
 from hopgate.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,7 +228,7 @@ def _answered(tmp_path: Path, system: str, **options: Any) -> tuple[Store, Any, 
     [record] = evaluate(store, run="sys-a")
     assert not record.reused, "loading intervention answers makes the run's evaluation stale"
     after = metrics(store, run="sys-a")["sys-a"]
-    assert replace(after, evaluation="") == replace(before, evaluation=""), (
+    assert replace(after, evaluation="", interventions={}) == replace(before, evaluation=""), (
         "intervention cases never change the plain metrics"
     )
     return store, result, ran
@@ -384,3 +384,74 @@ def test_cited_outside_context_is_flagged(tmp_path: Path) -> None:
     [outcome] = recorded(store, latest.bundle)
     assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
     assert outcome.cited_outside_context is True
+
+
+def test_verdicts_and_metrics_carry_the_interventions(tmp_path: Path) -> None:
+    store, result, _ = _answered(tmp_path, _script(tmp_path, "abstains", ALWAYS_ABSTAINS))
+    rows = {r.question: r for r in verdicts(store, run="sys-a")}
+    item = rows["qA"].as_dict()["interventions"]
+    assert item["item"] == "answered"
+    hop = [e for e in item["variants"] if e["variant"] == "hop-removal" and e["member"] == "a1"]
+    assert hop == [
+        {
+            "variant": "hop-removal",
+            "set": "gA1",
+            "member": "a1",
+            "replacement": None,
+            "expected": v.ABSTENTION,
+            "surviving_route": None,
+            "observed": v.APPROPRIATE_ABSTENTION,
+            "correct": None,
+            "cited_outside_context": False,
+        }
+    ]
+    figures_ = metrics(store, run="sys-a")["sys-a"].interventions
+    agreement = figures_["hop-removal"]["outcome_agreement"]
+    planned_hops = _find(result.variants, variant="hop-removal")
+    abstain = sum(1 for i in planned_hops if i["expected"] == v.ABSTENTION)
+    assert (agreement.numerator, agreement.denominator) == (abstain, len(planned_hops))
+    missed = figures_["hop-removal"]["missed_answer_rate"]
+    assert (missed.numerator, missed.denominator) == (len(planned_hops) - abstain,) * 2
+    empty = figures_["gold-only"]["unsupported_synthesis_rate"]
+    assert (empty.numerator, empty.denominator, empty.value) == (0, 0, None)
+
+
+def test_cli_plan_run_metrics(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hopgate.cli import cli
+
+    runner = CliRunner()
+    base = ["--store", str(tmp_path / "store"), "-q"]
+
+    def invoke(*args: str) -> str:
+        done = runner.invoke(cli, [*base, *args], obj={}, catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    invoke("load", str(CEDAR))
+    invoke("evaluate")
+    plan_file, answers = tmp_path / "plan.jsonl", tmp_path / "answers.jsonl"
+    out = invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
+    assert "planned 37 variant(s)" in out and "not applicable: 10 x identity" in out
+    out = invoke(
+        "interventions",
+        "run",
+        "--plan",
+        str(plan_file),
+        "--system",
+        BUILTIN_BM25,
+        "-o",
+        str(answers),
+        "--load",
+    )
+    assert "37 variant(s) answered" in out and "0 failed" in out
+    invoke("evaluate")
+    out = invoke("interventions", "metrics", "--run", "sys-a")
+    assert "hop-removal" in out and "outcome agreement" in out
+    payload = json.loads(invoke("metrics", "--format", "json"))
+    assert payload["sys-a"]["interventions"]["all"]["outcome_agreement"]["denominator"] == 37
+    rows = json.loads(invoke("verdicts", "--format", "json"))
+    assert {r["interventions"]["item"] for r in rows} == {"answered"}
+    done = runner.invoke(cli, [*base, "interventions", "plan", "--run", "nope", "-o", "x"], obj={})
+    assert done.exit_code == 2 and "unknown run" in done.output

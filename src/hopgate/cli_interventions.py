@@ -158,3 +158,41 @@ def run_command(
 
 
 __all__ = ["interventions_command"]
+
+
+@interventions_command.command("metrics")
+@click.option("--run", "run", help="Only this run (its ledger id).")
+@click.pass_context
+@_handle_errors
+def metrics_command(ctx: click.Context, run: str | None) -> None:
+    """Show per variant outcome agreement, unsupported-synthesis and missed-answer rates.
+
+    Reads the latest evaluation of each run (as `hopgate metrics`, whose JSON
+    carries the same figures under "interventions"); reads only.
+
+    Example: hopgate interventions metrics --run sys-a
+    """
+    from hopgate.formatting import render
+    from hopgate.results import metrics as read_metrics
+
+    for run_id, m in read_metrics(_open(ctx), run=run).items():
+        stale = f"; stale: {m.stale_reason}" if m.stale else ""
+        click.echo(f"run {run_id} (evaluation {m.evaluation}{stale})")
+        if not m.interventions:
+            click.echo("no answered intervention\n")
+            continue
+        rows = []
+        for variant, named in m.interventions.items():
+            for name, p in named.items():
+                value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
+                rows.append(
+                    {
+                        "variant": variant,
+                        "figure": name.replace("_", " "),
+                        "numerator": p.numerator,
+                        "denominator": p.denominator,
+                        "value": value,
+                    }
+                )
+        columns = ["variant", "figure", "numerator", "denominator", "value"]
+        click.echo(render(rows, columns=columns, format="table"))

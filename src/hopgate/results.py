@@ -19,6 +19,7 @@ from typing import Any
 from hopgate import catalog, ids, snapshots
 from hopgate.catalog import Staleness
 from hopgate.errors import HopgateError, MetricError
+from hopgate.interventions import score
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
 from hopgate.steps import BUNDLE_QUERIES, reading_projection
@@ -60,6 +61,8 @@ class VerdictRow:
     card: str
     stale: bool = False
     stale_reason: str | None = None
+    #: The card item Interventions (docs/spec/interventions.md "Cards and figures").
+    interventions: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -92,6 +95,8 @@ class RunMetrics:
     strata: dict[str, dict[str, dict[str, Proportion]]] = field(default_factory=dict)
     stale: bool = False
     stale_reason: str | None = None
+    #: Per variant (and "all"): docs/spec/interventions.md "Cards and figures".
+    interventions: dict[str, dict[str, Proportion]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate metrics`` (one run's entry)."""
@@ -157,6 +162,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in _bundle_select(store, "card-spans", bundle):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
+    items, _ = score.read_bundle(_bundle_select(store, "interventions", bundle))
     result = []
     for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
@@ -179,6 +185,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 retrieved_route=_id(row["retrievedRoute"]),
                 verdict=VERDICTS[str(row["verdict"])],
                 card=ids.ledger_id(card),
+                interventions=items.get(card),
             )
         )
     return result
@@ -267,6 +274,12 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
             "answer_correctness": _proportion(
                 _int(stratum["answeredCorrectly"]), _int(stratum["answerable"])
             ),
+        }
+    _, outcomes = score.read_bundle(_bundle_select(store, "interventions", bundle))
+    for variant, named in score.figures(outcomes).items():
+        metrics_.interventions[variant] = {
+            name.replace("-", "_").replace(" ", "_"): _proportion(f.numerator, f.denominator)
+            for name, f in named.items()
         }
     return metrics_
 

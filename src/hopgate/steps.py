@@ -27,7 +27,14 @@ RESULT_QUERIES = (
     "evaluation-interventions",
 )
 #: The queries that read an evaluation's bundle (hopgate.results).
-BUNDLE_QUERIES = ("cards", "card-spans", "metrics", "metrics-by-question", "metrics-strata")
+BUNDLE_QUERIES = (
+    "cards",
+    "card-spans",
+    "metrics",
+    "metrics-by-question",
+    "metrics-strata",
+    "interventions",
+)
 
 
 @functools.cache

@@ -269,6 +269,69 @@ def figures(outcomes: list[Outcome]) -> dict[str, dict[str, Figure]]:
     return result
 
 
+def _from_row(row: Row) -> Outcome:
+    def opt(name: str) -> str | None:
+        return ids.ledger_id(str(row[name])) if row[name] is not None else None
+
+    return Outcome(
+        str(row["case"]),
+        ids.ledger_id(str(row["question"])),
+        "",
+        ids.ledger_id(str(row["set"])),
+        str(row["variant"]),
+        opt("member"),
+        str(row["expected"]),
+        opt("route"),
+        str(row["observed"]),
+        bool(row["correct"]) if row["correct"] is not None else None,
+        bool(row["outside"]),
+        replacement=opt("replacement"),
+    )
+
+
+def entry(outcome: Outcome) -> dict[str, object]:
+    """One variant of a card's interventions item, as ``verdicts --format json`` shows it."""
+    return {
+        "variant": outcome.variant,
+        "set": outcome.set,
+        "member": outcome.member,
+        "replacement": outcome.replacement,
+        "expected": outcome.expected,
+        "surviving_route": outcome.surviving_route,
+        "observed": outcome.observed,
+        "correct": outcome.correct,
+        "cited_outside_context": outcome.cited_outside_context,
+    }
+
+
+def read_bundle(rows: list[Row]) -> tuple[dict[str, dict[str, object]], list[Outcome]]:
+    """From the rows of queries/interventions.rq: each card's item, and every outcome."""
+    cards: dict[str, dict[str, object]] = {}
+    outcomes: list[Outcome] = []
+    for row in rows:
+        if row["kind"] == "outcome":
+            if row["case"] is not None:
+                outcomes.append(_from_row(row))
+            continue
+        card = cards.setdefault(str(row["card"]), {"item": str(row["item"]), "variants": []})
+        if row["case"] is not None:
+            variants = card["variants"]
+            assert isinstance(variants, list)
+            variants.append(entry(_from_row(row)))
+    for card in cards.values():
+        variants = card["variants"]
+        assert isinstance(variants, list)
+        variants.sort(key=lambda e: json_key(e))
+    return cards, outcomes
+
+
+def json_key(value: object) -> str:
+    """A total order on JSON-like values (for stable output)."""
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 def recorded(store: Store, bundle: str) -> list[Outcome]:
     """The outcomes an evaluation bundle records (a read: it never evaluates)."""
     from hopgate.store import IRI
@@ -309,6 +372,8 @@ __all__ = [
     "NONE",
     "PLANNED_NOT_RUN",
     "card_item",
+    "entry",
+    "read_bundle",
     "outcome_key",
     "planned",
     "Figure",
