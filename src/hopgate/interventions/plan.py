@@ -24,8 +24,9 @@ from hopgate import catalog, ids, snapshots
 from hopgate import ntriples as nt
 from hopgate.errors import HopgateError
 from hopgate.interventions.variants import VARIANTS, Place, covers, expected, surviving_route
-from hopgate.library import library_query
-from hopgate.store import IRI, Row, Store
+from hopgate.library import library_query, library_update
+from hopgate.projection import projection_of
+from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
@@ -115,9 +116,7 @@ def plan(
     if run not in catalog.runs(store):
         raise PlanError(f"unknown run {run!r}")
     found = _evaluation(store, run, evaluation)
-    rows = store.select(
-        library_query("interventions-plan").text, params={"run": IRI(ids.mint("run", run))}
-    )
+    rows = _rows(store, run)
     claims = _claims(rows)
     places = {p.id: p for p in (_place(r) for r in rows if r["kind"] != "version")}
     texts = {str(r["spanId"]): r["text"] for r in rows if r["kind"] != "version"}
@@ -188,6 +187,22 @@ def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
             raise PlanError(f"run {run!r} has no evaluation {evaluation!r} (evaluations: {known})")
         chosen = matches[-1]
     return _Found(chosen.activity, ids.ledger_id(chosen.activity), chosen.bundle)
+
+
+def _rows(store: Store, run: str) -> list[Row]:
+    """queries/interventions-plan.rq on a working copy, after the evaluation's eligibility rule."""
+    eligibility = library_update("evaluation-eligibility").text
+    query = library_query("interventions-plan").text
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
+    params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
+    graphs = catalog.run_inputs(store, run)
+    with snapshots.working_copy(store, projection_of([eligibility, query]), graphs) as work:
+        try:
+            work.update(eligibility, params=params)
+            return work.select(query, params=params)
+        finally:
+            work.remove_graph(scratch)
 
 
 def _claims(rows: list[Row]) -> dict[tuple[str, str], _Claim]:

@@ -86,10 +86,18 @@ def _place(row: Row) -> Place | None:
 def classify(rows: list[Row]) -> list[Outcome]:
     """Classify every intervention case in the rows of ``evaluation-interventions``."""
     cases: dict[str, _Case] = {}
+    eligible: dict[str, dict[str, list[Place]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        case = cases.setdefault(str(row["case"]), _Case(row))
         kind = str(row["kind"])
         place = _place(row)
+        if kind == "eligible":  # once per claim
+            members = eligible[str(row["claim"])][str(row["outputId"])]
+            if place is not None and place not in members:
+                members.append(place)
+            continue
+        case = cases.setdefault(str(row["case"]), _Case(row))
+        if kind == "case":
+            case.row = row
         if kind == "cited":
             output = str(row["outputId"])
             case.correct[output] = bool(row["correct"])
@@ -98,14 +106,12 @@ def classify(rows: list[Row]) -> list[Outcome]:
                 case.cited[output].append(place)
         elif place is None:
             continue
-        elif kind == "eligible":
-            members = case.eligible[str(row["outputId"])]
-            if place not in members:
-                members.append(place)
         elif kind == "context" and place not in case.context:
             case.context.append(place)
         elif kind == "citable" and place not in case.citable:
             case.citable.append(place)
+    for case in cases.values():
+        case.eligible = eligible[str(case.row["claim"])]
     return [_outcome(iri, case) for iri, case in sorted(cases.items())]
 
 
