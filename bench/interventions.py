@@ -29,6 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def _phase(text: str) -> None:
+    print(f"# {text}", file=sys.stderr, flush=True)
+
+
 def measure(claims: int) -> dict[str, Any]:
     """Plan, answer and score the interventions of one synthetic store of ``claims`` claims."""
     import hopgate
@@ -48,20 +52,24 @@ def measure(claims: int) -> dict[str, Any]:
         [plain] = evaluate(store)
         setup = time.perf_counter() - clock
         run = plain.run
+        _phase(f"{claims} claims: loaded and evaluated in {setup:.1f} s")
 
         clock = time.perf_counter()
         planned = plan(store, run)
         plan_seconds = time.perf_counter() - clock
         variants = len(planned.variants)
+        _phase(f"planned {variants} variants in {plan_seconds:.1f} s")
 
         answers = Path(scratch) / "answers.jsonl"
         clock = time.perf_counter()
         ran = run_plan(planned.variants, BUILTIN_BM25, answers)
         run_seconds = time.perf_counter() - clock
+        _phase(f"answered in {run_seconds:.1f} s")
 
         clock = time.perf_counter()
         hopgate.load(store, answers)
         load_seconds = time.perf_counter() - clock
+        _phase(f"answers loaded in {load_seconds:.1f} s")
         clock = time.perf_counter()
         [scored] = evaluate(store, run=run)
         score_seconds = time.perf_counter() - clock
