@@ -44,7 +44,14 @@ def _open(ctx: click.Context) -> Store:
 
 @click.group("interventions")
 def interventions_command() -> None:
-    """Plan controlled contexts for a run, run a system on them (docs/spec/interventions.md)."""
+    """Plan controlled contexts for a run, run a system on them (docs/spec/interventions.md).
+
+    `plan` records the variants and what the evidence expects of each; `run`
+    answers them with a system and writes ledger cases; `evaluate` scores
+    them; `metrics` prints the figures per variant.
+
+    Example: hopgate interventions plan --run sys-a -o plan.jsonl
+    """
 
 
 @interventions_command.command("plan")
