@@ -161,7 +161,10 @@ def run_command(
         click.echo(f"  failed: {count} x {reason}")
     if load_it and result.answered:
         loaded = load_ledger(_open(ctx), output)
-        click.echo(f"{output}: loaded into {loaded.graph}")
+        runs = ", ".join(sorted({item["run"] for item in items}))
+        click.echo(
+            f"{output}: loaded into {loaded.graph}; `hopgate evaluate` scores them (run {runs})"
+        )
 
 
 __all__ = ["interventions_command"]
