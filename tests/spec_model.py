@@ -228,7 +228,13 @@ class Ledger:
                 if o.get("claim") is None and final is not None:
                     self.boundary[o["id"]] = final["decision"]
         self.runs = {r["id"]: r for r in ledger.get("runs") or []}
-        self.cases = sorted(ledger.get("cases") or [], key=lambda c: (c["run"], c["question"]))
+        # interventions.md "Cards and figures", rule kept apart: only plain cases
+        # enter the figures of acceptance.md.
+        everything = ledger.get("cases") or []
+        plain = [c for c in everything if c.get("intervention") is None]
+        self.cases = sorted(plain, key=lambda c: (c["run"], c["question"]))
+        self.intervention_cases = [c for c in everything if c.get("intervention") is not None]
+        self.sets = {g["id"]: g for g in ledger.get("evidence_sets") or []}
 
     # ---- spans ------------------------------------------------------------
 
@@ -512,3 +518,65 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "whole_answer": _whole_answer(model, cases),
         }
     return result
+
+
+# ---- interventions (docs/spec/interventions.md) ----------------------------
+
+
+def _surviving_route(
+    model: Ledger, eligible: list[dict[str, Any]], citable: list[Span], unreadable: str | None
+) -> str | None:
+    """interventions.md "Expected outcome": fewest members, ties by id; a member made
+    unreadable fails rule 4, so no set holding it is eligible for the variant."""
+    found = [
+        (len(set(g["members"])), g["id"])
+        for g in eligible
+        if unreadable not in g["members"] and model.contained(g["members"], citable)
+    ]
+    return min(found)[1] if found else None
+
+
+def intervention_outcomes(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """interventions.md "Observed class": one outcome per intervention case, by case key."""
+    model = Ledger(ledger)
+    outcomes = []
+    for case in model.intervention_cases:
+        spec = case["intervention"]
+        claim_id = model.sets[spec["set"]]["claim"]
+        evaluation = model.evaluation_of(case["run"])
+        eligible = model.eligible_sets(claim_id, evaluation)
+        context = model.delivered_all(case.get("retrieved"))
+        citable = model.delivered_all(spec["citable"]) if spec.get("citable") else context
+        unreadable = spec.get("member") if spec["variant"] == "permission" else None
+        route = _surviving_route(model, eligible, citable, unreadable)
+        expected = "supported answer" if route is not None else "abstention"
+        asserting = sorted(
+            (o for o in case.get("outputs") or [] if o.get("claim") == claim_id),
+            key=lambda o: o["id"],
+        )
+        correct = None
+        outside = False
+        if asserting:
+            output = asserting[0]
+            cited = model.delivered_all(output.get("cites"))
+            allowed = [d for d in cited if any(model.covers(c, d) for c in citable)]
+            supported = _surviving_route(model, eligible, allowed, unreadable) is not None
+            observed = "supported answer" if supported else "unsupported synthesis"
+            correct = bool(output["correct"])
+            outside = any(not any(model.covers(c, d) for c in context) for d in cited)
+        else:
+            observed = "appropriate abstention" if route is None else "missed answer"
+        outcomes.append(
+            {
+                "question": case["question"],
+                "set": spec["set"],
+                "variant": spec["variant"],
+                "member": spec.get("member"),
+                "expected": expected,
+                "surviving_route": route,
+                "observed": observed,
+                "correct": correct,
+                "cited_outside_context": outside,
+            }
+        )
+    return outcomes

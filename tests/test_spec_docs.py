@@ -27,7 +27,7 @@ PAGES = (
     "interventions.md",
     "adjudication.md",
 )
-NOT_YET_BUILT = ("interventions.md",)
+NOT_YET_BUILT: tuple[str, ...] = ()
 STATUS = "Status: specified, not yet implemented (issue 18 / issue 19)"
 
 # Where citations are looked for, and the text files there.

@@ -656,6 +656,10 @@ from hopgate.cli_review import register as register_review  # noqa: E402
 
 register_review(cli)  # review, judge
 
+from hopgate.cli_interventions import interventions_command  # noqa: E402
+
+cli.add_command(interventions_command)
+
 
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""

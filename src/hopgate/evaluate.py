@@ -25,6 +25,7 @@ from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.annotations import AnnotationState
 from hopgate.errors import HopgateError
+from hopgate.interventions import score as interventions
 from hopgate.library import library_query, library_update
 from hopgate.steps import (
     RESULT_QUERIES,
@@ -168,7 +169,7 @@ def _remove_stale_scratch(store: Store) -> None:
 
 def _compute(
     store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row], AnnotationState]:
+) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome]]:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
@@ -189,9 +190,11 @@ def _compute(
             cards[str(row["output"])].inadmissible.append(str(row["span"]))
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
         state = AnnotationState.from_rows(_select(store, "evaluation-annotations", run, scratch))
+        # Intervention cases, classified apart (docs/spec/interventions.md).
+        intervention_rows = _select(store, "evaluation-interventions", run, scratch)
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases, state
+    return cards, claim_cases, state, interventions.classify(intervention_rows)
 
 
 def _evaluate_run(
@@ -210,7 +213,7 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases, state = _compute(work, run, scratch, params)
+        cards, claim_cases, state, outcomes = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -229,6 +232,7 @@ def _evaluate_run(
             name = f"evaluate {run}: write cards"
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
+            _write_interventions(writer, store, run, cards, case_nodes, outcomes)
             writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
@@ -255,6 +259,38 @@ def _evaluate_run(
         _stamp(ended),
         seconds=time.perf_counter() - clock,
     )
+
+
+def _write_interventions(
+    writer: _BundleWriter,
+    store: Store,
+    run: str,
+    cards: dict[str, _Card],
+    case_nodes: dict[tuple[str, str], str],
+    outcomes: list[interventions.Outcome],
+) -> None:
+    """Outcomes of the answered variants, linked from claim-cases and cards (interventions.md)."""
+    plans = interventions.planned(store, run)
+    answered: dict[tuple[str, str], list[str]] = {}
+    for number, outcome in enumerate(outcomes, 1):
+        outcome.planned_as = plans.get(interventions.outcome_key(outcome, outcome.replacement))
+        node = f"{writer.activity}/intervention-outcome/{number}"
+        writer._write(interventions.outcome_lines(outcome, node, writer.activity))
+        asked = (ids.mint("question", outcome.question), ids.mint("claim", outcome.claim))
+        answered.setdefault(asked, []).append(node)
+        case_node = case_nodes.get((ids.mint_case(run, outcome.question), asked[1]))
+        if case_node is not None:
+            writer._write([f"{nt.iri(case_node)} <{HG}interventionOutcome> {nt.iri(node)}"])
+    planned = {(key[0], key[1]) for key in plans}
+    for card in cards.values():
+        row = card.row
+        claim = str(row["claim"]) if row["claim"] is not None else None
+        asked = (str(row["question"]), claim or "")
+        item = interventions.card_item(asked[0], claim, set(answered), planned)
+        node = nt.iri(ids.mint("card", f"{ids.ledger_id(str(row['output']))}@{writer.stamp}"))
+        lines = [f"{node} <{HG}interventionsItem> {nt.string(item)}"]
+        lines += [f"{node} <{HG}interventionOutcome> {nt.iri(o)}" for o in answered.get(asked, [])]
+        writer._write(lines)
 
 
 def _stamp(moment: datetime) -> str:

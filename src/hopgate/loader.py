@@ -27,6 +27,7 @@ from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
 from hopgate.errors import ConflictError, LedgerError
+from hopgate.interventions.variants import case_iri, case_key
 from hopgate.ledger import (
     MAX_LITERAL_BYTES,
     FileRefused,
@@ -110,7 +111,7 @@ class _Index:
 
     ids: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in _ID_KINDS})
     versions: dict[str, _Version] = field(default_factory=dict)
-    cases: dict[tuple[str, str], str] = field(default_factory=dict)
+    cases: dict[tuple[str, ...], str] = field(default_factory=dict)
     # Judgments: id -> (subject, question, final); outputs that assert no claim.
     judgments: dict[str, tuple[str, str | None, bool]] = field(default_factory=dict)
     extra_outputs: set[str] = field(default_factory=set)
@@ -245,10 +246,11 @@ class _Loader:
         name = f"load {self.path.name}: check"
         for record in _progress.counted(read_records(self.path), name, unit="records"):
             if record.kind == "case":
-                key = (record.data["run"], record.data["question"])
+                key = case_key(record.data)
                 if key in index.cases:
                     self._fail(
-                        f"duplicate case for run {key[0]!r} and question {key[1]!r} "
+                        f"duplicate case for run {key[0]!r} and question {key[1]!r}"
+                        f"{' and this intervention' if len(key) > 2 else ''} "
                         f"(first at {index.cases[key]})",
                         record,
                         "question",
@@ -321,7 +323,7 @@ class _Loader:
         candidates = [
             ids.mint(_ID_KINDS[kind][0], i) for kind, table in index.ids.items() for i in table
         ]
-        candidates += [ids.mint_case(run, question) for run, question in index.cases]
+        candidates += [case_iri(key) for key in index.cases]
         for start in range(0, len(candidates), 500):
             chunk = candidates[start : start + 500]
             values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
@@ -345,7 +347,7 @@ class _Loader:
             except _TooLarge as exc:
                 self._fail(str(exc), record, exc.field)
             main = (
-                ids.mint_case(record.data["run"], record.data["question"])
+                case_iri(case_key(record.data))
                 if record.kind == "case"
                 else ids.mint(_ID_KINDS[record.kind][0], record.id or "")
             )
@@ -776,21 +778,26 @@ class _Loader:
 
     def _emit_case(self, index: _Index, record: Record) -> Iterator[str]:
         d = record.data
-        case = nt.iri(ids.mint_case(d["run"], d["question"]))
+        case_node = case_iri(case_key(d))
+        case = nt.iri(case_node)
         yield f"{case} <{A}> <{PROV}Activity>"
-        yield f"{case} <{A}> <{HG}Retrieval>"
-        yield f"{case} <{HG}ofRun> {nt.iri(self._ref(index, 'run', d['run'], record, 'run'))}"
+        run = nt.iri(self._ref(index, "run", d["run"], record, "run"))
+        if d.get("intervention") is None:
+            yield f"{case} <{A}> <{HG}Retrieval>"
+            yield f"{case} <{HG}ofRun> {run}"
+        else:  # kept apart from the plain cases (docs/spec/interventions.md "Recording answers")
+            yield from self._intervention(index, record, case, run)
         question = self._ref(index, "question", d["question"], record, "question")
-        yield f"{case} <{HG}forQuestion> {nt.iri(question)}"
+        asked = "forQuestion" if d.get("intervention") is None else "interventionQuestion"
+        yield f"{case} <{HG}{asked}> {nt.iri(question)}"
         yield f"{case} <{HG}abstained> {nt.boolean(bool(d.get('abstained', False)))}"
         yield from _extension(case, d)
-        case_iri = ids.mint_case(d["run"], d["question"])
         for number, item in enumerate(d.get("retrieved") or []):
             span, lines = self._delivered(index, record, item, f"retrieved[{number}]")
             yield from lines
             yield f"{case} <{HG}retrieved> {nt.iri(span)}"
             # The list order is the retrieval rank (rank-based peer metrics read it).
-            usage = nt.iri(f"{case_iri}/rank/{number + 1}")
+            usage = nt.iri(f"{case_node}/rank/{number + 1}")
             yield f"{case} <{PROV}qualifiedUsage> {usage}"
             yield f"{usage} <{A}> <{PROV}Usage>"
             yield f"{usage} <{PROV}entity> {nt.iri(span)}"
@@ -814,6 +821,28 @@ class _Loader:
                 yield from lines
                 yield f"{o} <{HG}cites> {nt.iri(span)}"
             self.counts["output"] += 1
+
+    def _intervention(self, index: _Index, record: Record, case: str, run: str) -> Iterator[str]:
+        """The triples of a case's ``intervention`` mapping (docs/spec/ledger.md "Cases")."""
+        spec = record.data["intervention"]
+        yield f"{case} <{A}> <{HG}InterventionCase>"
+        yield f"{case} <{HG}interventionOfRun> {run}"
+        the_set = self._ref(index, "evidence_set", spec["set"], record, "intervention.set")
+        yield f"{case} <{HG}selectedSet> {nt.iri(the_set)}"
+        yield f"{case} <{HG}variant> {nt.string(spec['variant'])}"
+        if spec.get("member") is not None:
+            member = self._ref(index, "span", spec["member"], record, "intervention.member")
+            yield f"{case} <{HG}interventionMember> {nt.iri(member)}"
+        if spec.get("replacement") is not None:
+            span, lines = self._delivered(
+                index, record, spec["replacement"], "intervention.replacement"
+            )
+            yield from lines
+            yield f"{case} <{HG}replacement> {nt.iri(span)}"
+        for number, item in enumerate(spec.get("citable") or []):
+            span, lines = self._delivered(index, record, item, f"intervention.citable[{number}]")
+            yield from lines
+            yield f"{case} <{HG}citable> {nt.iri(span)}"
 
     def _emit_judgment(self, index: _Index, record: Record) -> Iterator[str]:
         d = record.data

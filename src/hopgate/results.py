@@ -19,6 +19,7 @@ from typing import Any
 from hopgate import catalog, ids, review, snapshots
 from hopgate.catalog import Staleness
 from hopgate.errors import HopgateError, MetricError
+from hopgate.interventions import score
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
 from hopgate.steps import BUNDLE_QUERIES, reading_projection
@@ -63,6 +64,8 @@ class VerdictRow:
     judgments: list[dict[str, str | None]] = field(default_factory=list)
     stale: bool = False
     stale_reason: str | None = None
+    #: The card item Interventions (docs/spec/interventions.md "Cards and figures").
+    interventions: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -97,6 +100,8 @@ class RunMetrics:
     awaiting_adjudication: int = 0
     stale: bool = False
     stale_reason: str | None = None
+    #: Per variant (and "all"): docs/spec/interventions.md "Cards and figures".
+    interventions: dict[str, dict[str, Proportion]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate metrics`` (one run's entry)."""
@@ -172,6 +177,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 "reason": None if row["reason"] is None else str(row["reason"]),
             }
         )
+    items, _ = score.read_bundle(_bundle_select(store, "interventions", bundle))
     result = []
     for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
@@ -195,6 +201,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 verdict=VERDICTS[str(row["verdict"])],
                 card=ids.ledger_id(card),
                 judgments=judged[card],
+                interventions=items.get(card),
             )
         )
     return result
@@ -290,6 +297,12 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
             "answer_correctness": _proportion(
                 _int(stratum["answeredCorrectly"]), _int(stratum["answerable"])
             ),
+        }
+    _, outcomes = score.read_bundle(_bundle_select(store, "interventions", bundle))
+    for variant, named in score.figures(outcomes).items():
+        metrics_.interventions[variant] = {
+            name.replace("-", "_").replace(" ", "_"): _proportion(f.numerator, f.denominator)
+            for name, f in named.items()
         }
     return metrics_
 

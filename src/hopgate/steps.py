@@ -30,6 +30,7 @@ RESULT_QUERIES = (
     "inadmissible-citations",
     "evaluation-claim-cases",
     "evaluation-annotations",
+    "evaluation-interventions",
 )
 #: The queries that read an evaluation's bundle (hopgate.results).
 BUNDLE_QUERIES = (
@@ -39,6 +40,7 @@ BUNDLE_QUERIES = (
     "metrics-by-question",
     "metrics-strata",
     "card-judgments",
+    "interventions",
 )
 
 

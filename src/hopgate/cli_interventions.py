@@ -1,0 +1,208 @@
+"""``hopgate interventions plan|run``: controlled contexts out, a system's answers in.
+
+docs/spec/interventions.md is the contract. ``hopgate.cli`` registers the
+group with one ``add_command``; this module imports ``hopgate.cli`` only
+inside the commands, so either may be imported first.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hopgate.interventions.plan import plan as make_plan
+from hopgate.interventions.plan import read_plan, write_plan
+from hopgate.interventions.run import BUILTIN_BM25, run_plan
+from hopgate.interventions.variants import VARIANTS
+from hopgate.loader import load as load_ledger
+from hopgate.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _handle_errors(func: F) -> F:
+    """hopgate.cli's error handling (HopgateError -> exit 2), looked up when the command runs."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from hopgate.cli import _handle_errors as handle
+
+        return handle(func)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _open(ctx: click.Context) -> Store:
+    from hopgate.cli import _open as open_store
+
+    return open_store(ctx)
+
+
+@click.group("interventions")
+def interventions_command() -> None:
+    """Plan controlled contexts for a run, run a system on them (docs/spec/interventions.md).
+
+    `plan` records the variants and what the evidence expects of each; `run`
+    answers them with a system and writes ledger cases; `evaluate` scores
+    them; `metrics` prints the figures per variant.
+
+    Example: hopgate interventions plan --run sys-a -o plan.jsonl
+    """
+
+
+@interventions_command.command("plan")
+@click.option("--run", "run", required=True, help="The run whose claim-cases are varied.")
+@click.option(
+    "--evaluation",
+    help="The evaluation to plan from (its id, run@time, as `hopgate history` shows it); "
+    "default: the run's latest, which must be current.",
+)
+@click.option(
+    "--variants",
+    "variants",
+    multiple=True,
+    type=click.Choice(VARIANTS),
+    help="Plan only these variants (repeatable; default: all).",
+)
+@click.option(
+    "--max-sets", type=click.IntRange(min=1), help="Selected sets per claim (default: all)."
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The plan to write, one JSON line per planned variant.",
+)
+@click.pass_context
+@_handle_errors
+def plan_command(
+    ctx: click.Context,
+    run: str,
+    evaluation: str | None,
+    variants: tuple[str, ...],
+    max_sets: int | None,
+    output: Path,
+) -> None:
+    """Plan the interventions of a run and record the plan in the store.
+
+    Example: hopgate interventions plan --run sys-a -o plan.jsonl
+    """
+    store = _open(ctx)
+    result = make_plan(
+        store, run, evaluation=evaluation, variants=variants or VARIANTS, max_sets=max_sets
+    )
+    write_plan(result, output)
+    expected = sum(1 for v in result.variants if v["expected"] == "supported answer")
+    click.echo(
+        f"{output}: planned {len(result.variants)} variant(s) of run {run!r} from evaluation "
+        f"{result.evaluation} ({expected} expecting a supported answer, "
+        f"{len(result.variants) - expected} expecting abstention); plan {result.plan}"
+    )
+    for reason, count in sorted(result.inapplicable.items()):
+        click.echo(f"  not applicable: {count} x {reason}")
+
+
+@interventions_command.command("run")
+@click.option(
+    "--plan",
+    "plan_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A plan from `plan`.",
+)
+@click.option(
+    "--system",
+    required=True,
+    help=f"Shell command answering one variant (JSON on stdin and stdout), or {BUILTIN_BM25}.",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per variant.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The answers, a JSON Lines ledger of intervention cases.",
+)
+@click.option("--load", "load_it", is_flag=True, help="Load the answers into the store too.")
+@click.pass_context
+@_handle_errors
+def run_command(
+    ctx: click.Context,
+    plan_path: Path,
+    system: str,
+    jobs: int,
+    timeout: float,
+    output: Path,
+    load_it: bool,
+) -> None:
+    """Run a system on every planned variant and write its answers as ledger cases.
+
+    A timeout, a non-zero exit or malformed output is a failed variant, listed
+    with its reason in OUTPUT.failed.jsonl, never an abstention.
+
+    Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
+    """
+    items = read_plan(plan_path)
+    result = run_plan(items, system, output, jobs=jobs, timeout=timeout)
+    click.echo(
+        f"{output}: {result.answered} variant(s) answered ({result.abstained} abstained), "
+        f"{len(result.failed)} failed"
+    )
+    reasons: dict[str, int] = {}
+    for failure in result.failed:
+        reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
+    for reason, count in sorted(reasons.items()):
+        click.echo(f"  failed: {count} x {reason}")
+    if load_it and result.answered:
+        loaded = load_ledger(_open(ctx), output)
+        runs = ", ".join(sorted({item["run"] for item in items}))
+        click.echo(
+            f"{output}: loaded into {loaded.graph}; `hopgate evaluate` scores them (run {runs})"
+        )
+
+
+__all__ = ["interventions_command"]
+
+
+@interventions_command.command("metrics")
+@click.option("--run", "run", help="Only this run (its ledger id).")
+@click.pass_context
+@_handle_errors
+def metrics_command(ctx: click.Context, run: str | None) -> None:
+    """Show per variant outcome agreement, unsupported-synthesis and missed-answer rates.
+
+    Reads the latest evaluation of each run (as `hopgate metrics`, whose JSON
+    carries the same figures under "interventions"); reads only.
+
+    Example: hopgate interventions metrics --run sys-a
+    """
+    from hopgate.formatting import render
+    from hopgate.results import metrics as read_metrics
+
+    for run_id, m in read_metrics(_open(ctx), run=run).items():
+        stale = f"; stale: {m.stale_reason}" if m.stale else ""
+        click.echo(f"run {run_id} (evaluation {m.evaluation}{stale})")
+        if not m.interventions:
+            click.echo("no answered intervention\n")
+            continue
+        rows = []
+        for variant, named in m.interventions.items():
+            for name, p in named.items():
+                value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
+                rows.append(
+                    {
+                        "variant": variant,
+                        "figure": name.replace("_", " "),
+                        "numerator": p.numerator,
+                        "denominator": p.denominator,
+                        "value": value,
+                    }
+                )
+        columns = ["variant", "figure", "numerator", "denominator", "value"]
+        click.echo(render(rows, columns=columns, format="table"))

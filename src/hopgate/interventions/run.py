@@ -1,0 +1,219 @@
+"""Run a system on a plan's variants (docs/spec/interventions.md "Running a system").
+
+For each planned variant the system's command gets one JSON object on stdin,
+``{"question": ..., "context": [{"id": ..., "text": ...}], "citable": [...]}``,
+and writes one JSON object to stdout, ``{"answer": ..., "cites": [...],
+"abstained": ..., "correct": ...}`` (``correct`` optional). A timeout, a
+non-zero exit or malformed output makes a **failed** variant, recorded with
+its reason, never an abstention. Answers become ledger cases with an
+``intervention`` mapping (docs/spec/ledger.md "Cases").
+``builtin:bm25`` is hopgate's BM25 citer (:func:`hopgate.baseline.rank`) as a
+system, so the loop runs with nothing else installed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hopgate.adapters.common import write_ledger
+from hopgate.baseline import rank
+from hopgate.errors import HopgateError
+
+BUILTIN_BM25 = "builtin:bm25"
+
+
+class SystemError_(HopgateError):
+    """A system's answer to one variant cannot be used (kept as the variant's failure)."""
+
+
+class RunError(HopgateError):
+    """A plan cannot be run (no variants, an unusable system command)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What running a system on a plan gave: answers written and variants failed."""
+
+    answered: int
+    abstained: int
+    failed: list[dict[str, Any]]
+    ledger: Path
+
+
+def request(item: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object a system gets for one planned variant."""
+    return {
+        "question": item.get("question_text") or item["question"],
+        "context": [{"id": c["id"], "text": c["text"]} for c in item["context"]],
+        "citable": list(item["citable"]),
+    }
+
+
+def _parse(text: str) -> dict[str, Any]:
+    try:
+        answer = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SystemError_(f"malformed output: not JSON ({exc})") from exc
+    if not isinstance(answer, dict):
+        raise SystemError_("malformed output: not a JSON object")
+    if not isinstance(answer.get("abstained", False), bool):
+        raise SystemError_("malformed output: 'abstained' is not a boolean")
+    cites = answer.get("cites", [])
+    if not isinstance(cites, list) or not all(isinstance(c, str) for c in cites):
+        raise SystemError_("malformed output: 'cites' is not a list of span ids")
+    if answer.get("answer") is not None and not isinstance(answer["answer"], str):
+        raise SystemError_("malformed output: 'answer' is not a string")
+    if answer.get("correct") is not None and not isinstance(answer["correct"], bool):
+        raise SystemError_("malformed output: 'correct' is not a boolean")
+    return answer
+
+
+def command_system(command: str, *, timeout: float) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A system that runs ``command`` in a shell once per variant."""
+
+    def answer(payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            done = subprocess.run(
+                command,
+                shell=True,
+                input=json.dumps(payload, ensure_ascii=False),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise SystemError_(f"timeout after {timeout:g} s") from exc
+        if done.returncode != 0:
+            tail = done.stderr.strip().splitlines()[-1:] or [""]
+            raise SystemError_(f"exit status {done.returncode}: {tail[0]}".rstrip(": "))
+        return _parse(done.stdout)
+
+    return answer
+
+
+def bm25_system(payload: dict[str, Any]) -> dict[str, Any]:
+    """hopgate's BM25 citer as a system: cites the two citable passages that rank first."""
+    citable = set(payload["citable"])
+    passages = [c for c in payload["context"] if c["id"] in citable and c["text"]]
+    if not passages:
+        return {"answer": None, "cites": [], "abstained": True}
+    order = rank([p["text"] for p in passages], [payload["question"]], k=min(2, len(passages)))
+    chosen = [passages[i] for i in order[0]]
+    return {
+        "answer": " ".join(p["text"] for p in chosen),
+        "cites": [p["id"] for p in chosen],
+        "abstained": False,
+    }
+
+
+def _delivered(span_id: str, item: dict[str, Any]) -> Any:
+    replacement = item.get("replacement")
+    if isinstance(replacement, dict):
+        version, start, end = replacement["version"], replacement["start"], replacement["end"]
+        if span_id == f"{version}[{start}:{end}]":
+            return {"version": version, "start": start, "end": end}
+    return span_id
+
+
+def case_of(item: dict[str, Any], number: int, answer: dict[str, Any]) -> dict[str, Any]:
+    """The ledger case recording ``answer`` to the planned variant ``item`` (number ``number``)."""
+    intervention: dict[str, Any] = {"set": item["set"], "variant": item["variant"]}
+    for name in ("member", "replacement"):
+        if item.get(name) is not None:
+            intervention[name] = item[name]
+    intervention["citable"] = [_delivered(s, item) for s in item["citable"]]
+    context_ids = {c["id"] for c in item["context"]}
+    case: dict[str, Any] = {
+        "type": "case",
+        "run": item["run"],
+        "question": item["question"],
+        "intervention": intervention,
+        "retrieved": [_delivered(c["id"], item) for c in item["context"]],
+        "abstained": bool(answer.get("abstained", False)),
+        "x-plan": item.get("plan"),
+    }
+    text = answer.get("answer")
+    if not case["abstained"] or text:
+        correct = answer.get("correct")
+        output: dict[str, Any] = {
+            "id": f"{item.get('plan', item['run'])}/variant-{number}/o1",
+            "claim": item["claim"],
+            "cites": [_delivered(s, item) for s in answer.get("cites", [])],
+        }
+        if text is not None:
+            output["text"] = text
+        if correct is None:
+            # interventions.md "Running a system": with no judgment from the
+            # system, the answer is correct when it holds the reference answer.
+            reference = item.get("reference_answer")
+            correct = bool(reference and text and reference.lower() in text.lower())
+            output["x-correctness"] = "reference answer found in the text"
+        output["correct"] = correct
+        unknown = [s for s in answer.get("cites", []) if s not in context_ids]
+        if unknown:
+            output["x-cited-outside-context"] = unknown
+        case["outputs"] = [output]
+    return case
+
+
+def run_plan(
+    items: list[dict[str, Any]],
+    system: str,
+    output: Path,
+    *,
+    jobs: int = 1,
+    timeout: float = 60.0,
+) -> RunResult:
+    """Run ``system`` on every planned variant; write the answers as a ledger at ``output``.
+
+    Failed variants (timeout, non-zero exit, malformed output) are written,
+    one JSON line each with their reason, to ``<output>.failed.jsonl``.
+
+    Raises:
+        RunError: the plan holds no variant.
+    """
+    if not items:
+        raise RunError("the plan holds no variant to run")
+    answer: Callable[[dict[str, Any]], dict[str, Any]]
+    answer = bm25_system if system == BUILTIN_BM25 else command_system(system, timeout=timeout)
+
+    def one(number: int) -> tuple[dict[str, Any] | None, str | None]:
+        try:
+            return answer(request(items[number])), None
+        except SystemError_ as exc:
+            return None, str(exc)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        outcomes = list(pool.map(one, range(len(items))))
+    cases, failed = [], []
+    for number, (item, (got, reason)) in enumerate(zip(items, outcomes, strict=True)):
+        if got is None:
+            failed.append({"variant_number": number + 1, **_identity(item), "reason": reason})
+            continue
+        cases.append(case_of(item, number + 1, got))
+    write_ledger(cases, output)
+    failed_path = output.with_name(output.name + ".failed.jsonl")
+    if failed:
+        failed_path.write_text(
+            "".join(json.dumps(f, ensure_ascii=False, sort_keys=True) + "\n" for f in failed),
+            encoding="utf-8",
+        )
+    else:
+        failed_path.unlink(missing_ok=True)
+    abstained = sum(1 for c in cases if c["abstained"] and not c.get("outputs"))
+    return RunResult(len(cases), abstained, failed, output)
+
+
+def _identity(item: dict[str, Any]) -> dict[str, Any]:
+    keys = ("plan", "run", "question", "claim", "set", "variant", "member", "replacement")
+    return {k: item[k] for k in keys if item.get(k) is not None}
+
+
+__all__ = ["BUILTIN_BM25", "RunError", "RunResult", "bm25_system", "case_of", "request", "run_plan"]
