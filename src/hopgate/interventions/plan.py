@@ -190,15 +190,22 @@ def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
 
 
 def _rows(store: Store, run: str) -> list[Row]:
-    """queries/interventions-plan.rq on a working copy, after the evaluation's eligibility rule."""
+    """queries/interventions-plan.rq on a working copy, after the evaluation's eligibility rule.
+
+    The adjudication step runs first, as in the evaluation: eligibility reads
+    each set's status in force from it (docs/spec/adjudication.md).
+    """
+    adjudication = library_update("evaluation-adjudication").text
     eligibility = library_update("evaluation-eligibility").text
     query = library_query("interventions-plan").text
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     graphs = catalog.run_inputs(store, run)
-    with snapshots.working_copy(store, projection_of([eligibility, query]), graphs) as work:
+    projection = projection_of([adjudication, eligibility, query])
+    with snapshots.working_copy(store, projection, graphs) as work:
         try:
+            work.update(adjudication, params=params)
             work.update(eligibility, params=params)
             return work.select(query, params=params)
         finally:
