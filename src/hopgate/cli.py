@@ -452,9 +452,11 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     click.echo(
         f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
     )
+    from hopgate.explain import reasons
+
+    because = reasons(store, run, result.failing)
     for row in result.failing:
-        missing = ", ".join(row.missing) or "-"
-        click.echo(f"  {row.output} (claim {row.claim}): {row.verdict}; missing hops: {missing}")
+        click.echo(f"  {row.output} (claim {row.claim}): {because.get(row.output, row.verdict)}")
     ctx.exit(1)
 
 
@@ -597,6 +599,13 @@ from hopgate.export_cli import export_command, verify_command  # noqa: E402
 
 cli.add_command(export_command)
 cli.add_command(verify_command)
+
+# The audit report and the answers to "why" and "what changed" (report, explain, diff).
+from hopgate.cli_report import diff_command, explain_command, report_command  # noqa: E402
+
+cli.add_command(report_command)
+cli.add_command(explain_command)
+cli.add_command(diff_command)
 
 
 def main() -> None:
