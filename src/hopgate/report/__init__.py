@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hopgate import catalog, ids
-from hopgate.diff import Diff, compare
 from hopgate.export.scope import Scope
 from hopgate.library import library_query
 from hopgate.report.data import (
@@ -31,6 +30,9 @@ from hopgate.report.data import (
 )
 from hopgate.results import RunMetrics, evaluation_metrics
 from hopgate.store import IRI, Store
+
+if TYPE_CHECKING:
+    from hopgate.diff import Diff
 
 FORMATS = ("html", "md", "json")
 
@@ -207,6 +209,8 @@ def _verdict(iri: str) -> str:
 
 
 def _changes(store: Store, chosen: ChosenEvaluation) -> Diff | None:
+    from hopgate.diff import compare
+
     recorded = catalog.evaluations(store, chosen.evaluation.run)
     position = [e.activity for e in recorded].index(chosen.evaluation.activity)
     if position == 0:

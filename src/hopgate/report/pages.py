@@ -33,6 +33,7 @@ def _environment(markdown: bool) -> Environment:
     env.filters["pct"] = _pct
     env.filters["interval"] = _interval
     env.filters["md"] = _md_cell
+    env.filters["show"] = _show
     return env
 
 
@@ -44,6 +45,15 @@ def _interval(p: Any) -> str:
     if p.ci_low is None:
         return "-"
     return f"{100 * p.ci_low:.1f}-{100 * p.ci_high:.1f}% ({p.interval})"
+
+
+def _show(value: Any) -> str:
+    """A compared card field: a list joined, nothing as a dash."""
+    if value is None or value == []:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
 
 
 def _md_cell(value: Any) -> str:
