@@ -389,7 +389,8 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     assert "MISSING HOP\\nspan a1" in dot
     assert f'-> {a1} [label="missing hop", style=dashed' in dot
     assert "verdict: revise-citations" in dot
-    assert "span a2\\nRecord R17: the rights are held by Entity R" in dot
+    # Quotes are wrapped to keep the picture within a page's width.
+    assert "span a2\\nRecord R17: the\\nrights are held by\\nEntity R" in dot
     public = runner.invoke(
         cli, [*store, "export", "--card", "sys-a/qA/o1", "--format", "dot", "--reader", "public"]
     ).output
