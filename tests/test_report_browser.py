@@ -61,7 +61,7 @@ def _visible(browser: Browser, selector: str, text: str) -> bool:
         "  .filter(e => e.textContent.includes(%s));"
         " if (!found.length) return false; const e = found[0]; e.scrollIntoView();"
         " const r = e.getBoundingClientRect(); const s = getComputedStyle(e);"
-        " return r.width > 0 && r.height > 0 && r.top >= 0 && r.top < innerHeight"
+        " return r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight"
         "  && s.visibility === 'visible' && s.display !== 'none'"
         "  && e.innerText.includes(%s); })()"
     )
