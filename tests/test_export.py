@@ -18,12 +18,14 @@ from evaluated import export_bundle
 import hopgate
 from hopgate.cli import cli
 from hopgate.evaluate import evaluate
+from hopgate.explain import explain
 from hopgate.export import FORMATS, ExportError, write_export
 from hopgate.export.formats import parse_rdf, serialize
 from hopgate.export.provdoc import build_document, parse_document
 from hopgate.export.quads import export_quads
 from hopgate.export.scope import resolve_scope
 from hopgate.export.verify import verify
+from hopgate.report import build_report, render
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -282,10 +284,33 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
                     for token in forbidden:
                         assert token.encode() not in data, (reader, with_text, token)
                         checked += 1
+                if not with_text:
+                    # The audit report (every format, pictures included) and explain show
+                    # span quotes, never version texts: the same filter holds for them.
+                    views = _report_views(store, reader)
+                    for view in views:
+                        for token in forbidden:
+                            assert token not in view, (reader, "report", token)
+                            checked += 1
+                    assert any(token in view for token in allowed for view in views)
                 # Not vacuous: what the reader may see is there (in the whole-store TriG).
                 for token in allowed:
                     assert token.encode() in exports[0], (reader, with_text, token)
         assert checked > 500  # forbidden strings searched, all readers and formats
+
+
+def _report_views(store: Any, reader: str) -> list[str]:
+    """Every run's report for ``reader`` (HTML, Markdown, JSON) and a few explanations."""
+    views = []
+    for run in (f"run-{r}" for r in READERS):
+        report = build_report(
+            store, run=run, reader=reader, pictures=0 if DOT_MISSING else 2, peers=False
+        )
+        views += [render(report, fmt) for fmt in ("html", "md", "json")]
+        for card in report.cards[:3]:
+            found = explain(store, card.row.output, reader=reader)
+            views.append(json.dumps(found.as_dict(), ensure_ascii=False))
+    return views
 
 
 # --- manifest and verify ------------------------------------------------------------
