@@ -41,7 +41,14 @@ def _module(path: Path, name: str) -> Any:
 def _hopgate(store: Path, *args: str) -> float:
     clock = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "hopgate.cli", "--store", str(store), *args],
+        [
+            sys.executable,
+            "-c",
+            "from hopgate.cli import main; main()",
+            "--store",
+            str(store),
+            *args,
+        ],
         check=True,
         capture_output=True,
     )
