@@ -98,8 +98,14 @@ def report_command(
     from hopgate.report import build_report, render
 
     store = _store(ctx)
+    # Only the HTML page shows pictures; the other formats need none drawn.
     result = build_report(
-        store, run=run, reader=reader, evaluation=evaluation, pictures=pictures, peers=not no_peers
+        store,
+        run=run,
+        reader=reader,
+        evaluation=evaluation,
+        pictures=pictures if fmt == "html" else 0,
+        peers=not no_peers,
     )
     if result.header.stale:
         click.echo(
