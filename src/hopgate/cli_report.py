@@ -69,7 +69,12 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     help="Draw the pictures of at most this many cards (graphviz's dot; cards needing "
     "attention first).",
 )
-@click.option("--no-peers", is_flag=True, help="Leave out the peer figures of the same run.")
+@click.option(
+    "--peers",
+    is_flag=True,
+    help="Also chart the peer figures of the same claim-cases (as metrics --peers; they read "
+    "every evidence triple, some seconds at 10k claims).",
+)
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
 )
@@ -82,7 +87,7 @@ def report_command(
     evaluation: str | None,
     fmt: str,
     pictures: int,
-    no_peers: bool,
+    peers: bool,
     output: Path | None,
 ) -> None:
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
@@ -91,7 +96,7 @@ def report_command(
     the reader exactly as an export is: no quote the reader may not inspect
     appears. A stale evaluation is reported as recorded and marked stale.
 
-    Example: hopgate report --run sys-a -o report.html
+    Example: hopgate report --run sys-a --peers -o report.html
 
     Example: hopgate report --run sys-a --reader public --format md -o report.md
     """
@@ -105,7 +110,7 @@ def report_command(
         reader=reader,
         evaluation=evaluation,
         pictures=pictures if fmt == "html" else 0,
-        peers=not no_peers,
+        peers=peers,
     )
     if result.header.stale:
         click.echo(

@@ -138,7 +138,7 @@ def build_report(
     reader: str | None = None,
     evaluation: str | None = None,
     pictures: int = 50,
-    peers: bool = True,
+    peers: bool = False,
 ) -> Report:
     """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
 
