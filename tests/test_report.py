@@ -345,3 +345,35 @@ def test_wide_card_pictures_fit_an_a4_page_width(tmp_path: Path, sets: int, memb
     capped = _invoke(store, "export", "--card", "wide/q1/o1", "--format", "svg").output
     capped_width = float(re.search(r'<svg width="([\d.]+)pt"', capped).group(1))  # type: ignore[union-attr]
     assert capped_width <= A4_WIDTH_PT
+
+
+def test_queries_run_on_the_facts_copy_read_only_what_it_holds() -> None:
+    """The copy holds the loads' quads the evaluation's projection keeps and the whole
+    bundle: a query run there may name no other load predicate (or it would silently
+    miss triples)."""
+    from hopgate.evaluate import evaluation_projection
+    from hopgate.library import library_query
+    from hopgate.projection import projection_of
+    from hopgate.report.data import COPY_QUERIES
+
+    bundle_only = {
+        f"https://w3id.org/hopgate/ns#{name}"
+        for name in ("AcceptanceCard", "deliveredCitation", "forOutput", "referenceRoute")
+    }
+    kept = evaluation_projection()
+    for query_id in COPY_QUERIES:
+        named = projection_of([library_query(query_id).text])
+        assert named.predicates - kept.predicates <= bundle_only, query_id
+        assert named.classes - kept.classes <= bundle_only, query_id
+
+
+def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None:
+    import hopgate.report.data as data
+
+    with hopgate.open_store(cedar_dir) as store:
+        chosen = data.resolve_evaluation(store, run="sys-a")
+        with data.facts_copy(store, chosen.evaluation) as facts:
+            assert facts is not store  # the snapshots are there and verified
+        through_copy = [c.as_dict() for c in data.collect_cards(store, chosen)]
+        direct = [c.as_dict() for c in data._collect(store, store, chosen, None)]
+    assert through_copy == direct

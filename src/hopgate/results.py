@@ -143,15 +143,23 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
 
 
-def evaluation_cards(store: Store, evaluation: catalog.Evaluation) -> list[VerdictRow]:
-    """The acceptance cards of one recorded evaluation (any, not only a run's latest)."""
+def evaluation_cards(
+    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
+) -> list[VerdictRow]:
+    """The acceptance cards of one recorded evaluation (any, not only a run's latest).
+
+    ``facts`` is where to ask which citations were never retrieved (a copy of
+    the evaluation's loads and bundle, :func:`hopgate.report.data.facts_copy`);
+    default the store.
+    """
     with _reading_copy(store, evaluation) as copy:
         rows = _cards(copy, evaluation.bundle)
     # The case's retrieved spans are not in the reading copy: asked of the store,
     # whose records of a span or case never change once loaded (docs/spec/records.md).
     unretrieved: dict[str, list[str]] = defaultdict(list)
     query = library_query("unretrieved-citations").text
-    for found in store.select(query, params={"bundle": IRI(evaluation.bundle)}):
+    asked = store if facts is None else facts
+    for found in asked.select(query, params={"bundle": IRI(evaluation.bundle)}):
         unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
     return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
 

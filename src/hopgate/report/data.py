@@ -10,6 +10,8 @@ unbound), so nothing the reader may not inspect reaches Python.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -272,6 +274,41 @@ def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
     return store.select(library_query(query_id).text, params=params)
 
 
+#: The report queries that read only what an evaluation reads of the loads (the
+#: evaluation's projection) and the bundle: run on an in-memory copy of those
+#: (tests/test_report.py checks each names no other load predicate).
+COPY_QUERIES = ("report-coverage", "unretrieved-citations")
+
+
+@contextmanager
+def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
+    """An in-memory copy of the evaluation's loads (its projection) and its whole bundle.
+
+    Made from verified snapshots only (docs/spec/records.md "Caches"): the
+    coverage queries run there in a fraction of their time on the disk store.
+    Without every snapshot, the store itself.
+    """
+    from hopgate import snapshots
+    from hopgate.evaluate import evaluation_projection, reading_projection
+    from hopgate.store import OxigraphStore
+
+    bundle = evaluation.bundle
+    recorded = snapshots.recorded(store, [*evaluation.used, bundle])
+    loads = [
+        snapshots.verified(store, g, evaluation_projection(), recorded) for g in evaluation.used
+    ]
+    whole = snapshots.verified(store, bundle, reading_projection(), recorded)
+    if whole is None or any(path is None for path in loads) or not isinstance(store, OxigraphStore):
+        yield store
+        return
+    with store.working_copy(evaluation_projection(), []) as copy:
+        assert isinstance(copy, OxigraphStore)
+        for path in [*loads, whole]:
+            assert path is not None
+            copy.load_nquads_lenient(path)
+        yield copy
+
+
 def collect_cards(
     store: Store, chosen: ChosenEvaluation, *, only_output: str | None = None
 ) -> list[CardDetail]:
@@ -279,9 +316,16 @@ def collect_cards(
 
     With ``only_output``, the card of that output claim alone.
     """
+    with facts_copy(store, chosen.evaluation) as facts:
+        return _collect(store, facts, chosen, only_output)
+
+
+def _collect(
+    store: Store, facts: Store, chosen: ChosenEvaluation, only_output: str | None
+) -> list[CardDetail]:
     bundle = chosen.evaluation.bundle
     params: dict[str, Value] = {"bundle": IRI(bundle)}
-    rows = evaluation_cards(store, chosen.evaluation)
+    rows = evaluation_cards(store, chosen.evaluation, facts=facts)
     if only_output is not None:
         rows = [row for row in rows if row.output == only_output]
         if not rows:
@@ -296,7 +340,7 @@ def collect_cards(
     for r in _select(store, "report-spans", {**params, "reader": IRI(chosen.reader_iri)}):
         spans[ids.ledger_id(str(r["card"]))].append(r)
     coverage: dict[str, list[Row]] = defaultdict(list)
-    for r in _select(store, "report-coverage", params):
+    for r in _select(facts, "report-coverage", params):
         coverage[ids.ledger_id(str(r["card"]))].append(r)
     contradictions: dict[str, list[ContradictionInfo]] = defaultdict(list)
     for r in _select(store, "report-contradictions", params):
