@@ -18,6 +18,7 @@ from evaluated import export_bundle
 import hopgate
 from hopgate.cli import cli
 from hopgate.evaluate import evaluate
+from hopgate.explain import explain
 from hopgate.export import FORMATS, ExportError, write_export
 from hopgate.export.formats import parse_rdf, serialize
 from hopgate.export.picture import card_dot
@@ -25,6 +26,7 @@ from hopgate.export.provdoc import build_document, parse_document
 from hopgate.export.quads import export_quads
 from hopgate.export.scope import resolve_scope
 from hopgate.export.verify import verify
+from hopgate.report import build_report, render
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -291,6 +293,15 @@ def test_no_format_leaks_a_string_its_reader_may_not_see(
                     for token in forbidden:
                         assert token.encode() not in data, (reader, with_text, token)
                         checked += 1
+                if not with_text:
+                    # The audit report (every format, pictures included) and explain show
+                    # span quotes, never version texts: the same filter holds for them.
+                    views = _report_views(store, reader)
+                    for view in views:
+                        for token in forbidden:
+                            assert token not in view, (reader, "report", token)
+                            checked += 1
+                    assert any(token in view for token in allowed for view in views)
                 # Not vacuous: what the reader may see is there (in the whole-store TriG).
                 for token in allowed:
                     assert token.encode() in exports[0], (reader, with_text, token)
@@ -383,6 +394,20 @@ def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
         # The version's text leaves for neither reader's bundle when one of them is excluded.
         public = export_bundle(store, format="trig", reader=other, with_text=True).data
         assert b"Public opening." in public  # the readable span's quote still goes
+
+
+def _report_views(store: Any, reader: str) -> list[str]:
+    """Every run's report for ``reader`` (HTML, Markdown, JSON) and a few explanations."""
+    views = []
+    for run in (f"run-{r}" for r in READERS):
+        report = build_report(
+            store, run=run, reader=reader, pictures=0 if DOT_MISSING else 2, peers=False
+        )
+        views += [render(report, fmt) for fmt in ("html", "md", "json")]
+        for card in report.cards[:3]:
+            found = explain(store, card.row.output, reader=reader)
+            views.append(json.dumps(found.as_dict(), ensure_ascii=False))
+    return views
 
 
 # --- manifest and verify ------------------------------------------------------------
@@ -487,7 +512,8 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     assert "MISSING HOP\\nspan a1" in dot
     assert f'-> {a1} [label="missing hop", style=dashed' in dot
     assert "verdict: revise-citations" in dot
-    assert "span a2\\nRecord R17: the rights are held by Entity R" in dot
+    # Quotes are wrapped to keep the picture within a page's width.
+    assert "span a2\\nRecord R17: the\\nrights are held by\\nEntity R" in dot
     public = runner.invoke(
         cli, [*store, "export", "--card", "sys-a/qA/o1", "--format", "dot", "--reader", "public"]
     ).output

@@ -18,6 +18,7 @@ from hopgate.evaluate import evaluate
 from hopgate.formatting import show_value
 from hopgate.library import library_queries, library_update
 from hopgate.steps import SCRATCH_UPDATES
+from hopgate.vocab import CATALOG_GRAPH
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = Path(__file__).resolve().parent / "expected" / "queries"
@@ -26,6 +27,10 @@ QUERIES = sorted(library_queries())
 
 SCRATCH = "https://w3id.org/hopgate/id/evaluation-activity/test/scratch"
 RUN = "https://w3id.org/hopgate/id/run/sys-a"
+#: The report queries' reader: public, from whom the rights schedule's quotes are withheld.
+READER = "https://w3id.org/hopgate/id/reader/public"
+#: The load graph of examples/cedar.yaml (its IRI derives from the file's sha256).
+LOAD = "https://w3id.org/hopgate/id/load/06f03c8cfb3fe0dd7f810fd17becfbbcbfe9a5be05ded3a6b7d641873a03e411"
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +55,15 @@ def _params(parameters: str, bundle: str) -> dict[str, Any]:
     if "?scratch" in parameters:
         params["scratch"] = hopgate.IRI(SCRATCH)
     if "?run" in parameters:
+        params["run"] = hopgate.IRI(RUN)
+    if "?reader" in parameters:
+        params["reader"] = hopgate.IRI(READER)
+    if "?activity" in parameters:
+        params["activity"] = hopgate.IRI(bundle.removesuffix("/bundle"))
+    if "?catalog" in parameters:
+        params["catalog"] = hopgate.IRI(CATALOG_GRAPH)
+    if "?g " in parameters:
+        params["g"] = hopgate.IRI(LOAD)
         params["run"] = hopgate.IRI(RUN)
     return params
 

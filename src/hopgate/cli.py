@@ -497,10 +497,11 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     click.echo(
         f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
     )
-    from hopgate.testing import reason
+    from hopgate.explain import reasons
 
+    because = reasons(store, run, result.failing)
     for row in result.failing:
-        click.echo(f"  {reason(row)}")
+        click.echo(f"  {row.output} (claim {row.claim}): {because.get(row.output, row.verdict)}")
     ctx.exit(1)
 
 
@@ -659,6 +660,13 @@ register_review(cli)  # review, judge
 from hopgate.cli_interventions import interventions_command  # noqa: E402
 
 cli.add_command(interventions_command)
+
+# The audit report and the answers to "why" and "what changed" (report, explain, diff).
+from hopgate.cli_report import diff_command, explain_command, report_command  # noqa: E402
+
+cli.add_command(report_command)
+cli.add_command(explain_command)
+cli.add_command(diff_command)
 
 
 def main() -> None:

@@ -66,6 +66,8 @@ class VerdictRow:
     stale_reason: str | None = None
     #: The card item Interventions (docs/spec/interventions.md "Cards and figures").
     interventions: dict[str, Any] | None = None
+    #: Cited spans no retrieved span of the case covers (beside the verdict, never changing it).
+    unretrieved_citations: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -142,12 +144,38 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
     rows: list[VerdictRow] = []
     for state in read_states(store, run=run):
         assert state.evaluation is not None
-        with _reading_copy(store, state.evaluation) as copy:
-            rows.extend(
-                replace(row, stale=state.stale, stale_reason=state.reason)
-                for row in _cards(copy, state.evaluation.bundle)
-            )
+        rows.extend(
+            replace(row, stale=state.stale, stale_reason=state.reason)
+            for row in evaluation_cards(store, state.evaluation)
+        )
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
+
+
+def evaluation_cards(
+    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
+) -> list[VerdictRow]:
+    """The acceptance cards of one recorded evaluation (any, not only a run's latest).
+
+    ``facts`` is where to ask which citations were never retrieved (a copy of
+    the evaluation's loads and bundle, :func:`hopgate.report.data.facts_copy`);
+    default the store.
+    """
+    with _reading_copy(store, evaluation) as copy:
+        rows = _cards(copy, evaluation.bundle)
+    # The case's retrieved spans are not in the reading copy: asked of the store,
+    # whose records of a span or case never change once loaded (docs/spec/records.md).
+    unretrieved: dict[str, list[str]] = defaultdict(list)
+    query = library_query("unretrieved-citations").text
+    asked = store if facts is None else facts
+    for found in asked.select(query, params={"bundle": IRI(evaluation.bundle)}):
+        unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
+    return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
+
+
+def evaluation_metrics(store: Store, evaluation: catalog.Evaluation) -> RunMetrics:
+    """The metrics of one recorded evaluation (any, not only a run's latest)."""
+    with _reading_copy(store, evaluation) as copy:
+        return _run_metrics(copy, evaluation.run, evaluation.bundle)
 
 
 def _reading_copy(store: Store, evaluation: catalog.Evaluation) -> AbstractContextManager[Store]:

@@ -1,0 +1,255 @@
+"""``hopgate report``, ``hopgate explain`` and ``hopgate diff``: results for people who sign.
+
+Each reads recorded evaluations only (docs/spec/records.md "Reads"); a run
+never evaluated is an error that says to run ``hopgate evaluate``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _store(ctx: click.Context) -> Any:
+    from hopgate.cli import _open
+
+    return _open(ctx)
+
+
+def _failing(func: F) -> F:
+    from hopgate.cli import _handle_errors
+
+    return _handle_errors(func)
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+
+
+def _run_of(ctx: click.Context, run: str | None) -> str:
+    from hopgate import catalog
+    from hopgate.cli import UsageError
+
+    if run is not None:
+        return run
+    known = catalog.runs(_store(ctx))
+    if len(known) != 1:
+        raise UsageError(f"choose a run with --run (runs in the store: {', '.join(known)})")
+    return known[0]
+
+
+@click.command("report")
+@click.option("--run", "run", required=True, help="The run (its ledger id).")
+@click.option("--reader", help="The reader class the report is for (default: the evaluation's).")
+@click.option("--evaluation", help="A recorded evaluation of the run (RUN@TIME); default: latest.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "md", "json"]),
+    default="html",
+    show_default=True,
+    help="html: one self-contained page; md: for a pull-request comment; json: the data.",
+)
+@click.option(
+    "--pictures",
+    type=int,
+    default=50,
+    show_default=True,
+    help="Draw the pictures of at most this many cards (graphviz's dot; cards needing "
+    "attention first).",
+)
+@click.option(
+    "--peers",
+    is_flag=True,
+    help="Also chart the peer figures of the same claim-cases (as metrics --peers; they read "
+    "every evidence triple, some seconds at 10k claims).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+)
+@click.pass_context
+@_failing
+def report_command(
+    ctx: click.Context,
+    run: str,
+    reader: str | None,
+    evaluation: str | None,
+    fmt: str,
+    pictures: int,
+    peers: bool,
+    output: Path | None,
+) -> None:
+    """Write the audit report of a run: header to sign, metrics, charts, every card and why.
+
+    Reads the run's latest recorded evaluation (or --evaluation), filtered for
+    the reader exactly as an export is: no quote the reader may not inspect
+    appears. A stale evaluation is reported as recorded and marked stale.
+
+    Example: hopgate report --run sys-a --peers -o report.html
+
+    Example: hopgate report --run sys-a --reader public --format md -o report.md
+    """
+    from hopgate.report import build_report, render
+
+    store = _store(ctx)
+    # Only the HTML page shows pictures; the other formats need none drawn.
+    result = build_report(
+        store,
+        run=run,
+        reader=reader,
+        evaluation=evaluation,
+        pictures=pictures if fmt == "html" else 0,
+        peers=peers,
+    )
+    if result.header.stale:
+        click.echo(
+            f"hopgate: note: run {run}'s latest evaluation is stale ({result.header.stale_reason});"
+            " the report says so in its header",
+            err=True,
+        )
+    _write(render(result, fmt), output)
+    if output is not None:
+        click.echo(
+            f"{output}: {fmt} report of run {run}, evaluation {result.header.evaluation}, "
+            f"for reader {result.header.reader} ({len(result.cards)} cards)",
+            err=True,
+        )
+
+
+@click.command("explain")
+@click.argument("output_id", metavar="OUTPUT")
+@click.option("--run", "run", help="The run (default: the output's).")
+@click.option("--evaluation", help="A recorded evaluation of the run (RUN@TIME); default: latest.")
+@click.option("--reader", help="The reader whose view to show (default: the evaluation's).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.pass_context
+@_failing
+def explain_command(
+    ctx: click.Context,
+    output_id: str,
+    run: str | None,
+    evaluation: str | None,
+    reader: str | None,
+    fmt: str,
+) -> None:
+    """Say why an output claim received its verdict, a sentence per step, with the spec rule.
+
+    Example: hopgate explain sys-a/qA/o1
+    """
+    from hopgate.explain import explain
+
+    result = explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
+    if fmt == "json":
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        return
+    click.echo(
+        f"{result.output} in run {result.run}, evaluation {result.evaluation}, "
+        f"reader {result.reader}: {result.verdict}"
+    )
+    if result.stale:
+        click.echo(f"  (stale: {result.stale_reason})")
+    for number, step in enumerate(result.steps, start=1):
+        click.echo(f"{number}. {step.sentence}\n   [{step.spec}]")
+
+
+@click.command("diff")
+@click.argument("evaluations", nargs=-1, metavar="[EVAL_A EVAL_B]")
+@click.option("--run", "run", help="The run (default: the only run in the store).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.pass_context
+@_failing
+def diff_command(
+    ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
+) -> None:
+    """Show what changed between two recorded evaluations of a run (default: its two latest).
+
+    Every output whose verdict, route or missing hops changed; the loads,
+    evidence sets, contradictions and judgments added between them; the
+    metrics side by side with numerators and denominators.
+
+    Example: hopgate diff --run sys-a
+
+    Example: hopgate diff sys-a@2026-10-05T09:00:00.000000Z sys-a@2026-10-06T09:00:00.000000Z
+    """
+    from hopgate.cli import UsageError
+    from hopgate.diff import diff
+
+    if len(evaluations) not in (0, 2):
+        raise UsageError("give two evaluations (EVAL_A EVAL_B) or none (the run's two latest)")
+    if run is None and evaluations:
+        run = evaluations[0].rpartition("@")[0]
+    run = _run_of(ctx, run)
+    before, after = evaluations if evaluations else (None, None)
+    result = diff(_store(ctx), run=run, before=before, after=after)
+    if fmt == "json":
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, default=str))
+        return
+    click.echo(f"run {result.run}: {result.before} -> {result.after}")
+    click.echo(
+        f"loads added: {len(result.loads_added)}"
+        + "".join(f"\n  + {g}" for g in result.loads_added)
+        + (f"\nloads no longer used: {len(result.loads_dropped)}" if result.loads_dropped else "")
+        + "".join(f"\n  - {g}" for g in result.loads_dropped)
+    )
+    for change in result.store_changes:
+        detail = f" ({change.detail})" if change.detail else ""
+        click.echo(
+            f"  {change.kind} {change.record} for claim {change.claim}: {change.status}{detail}"
+        )
+    if not (result.outputs or result.added_outputs or result.removed_outputs):
+        click.echo("no output's verdict, route or missing hops changed")
+    for output in result.outputs:
+        parts = "; ".join(
+            f"{name} {_show(old)} -> {_show(new)}" for name, (old, new) in output.changes.items()
+        )
+        click.echo(f"{output.output}: {parts}")
+    for added in result.added_outputs:
+        click.echo(f"{added}: new output claim")
+    for removed in result.removed_outputs:
+        click.echo(f"{removed}: no longer in the run")
+    click.echo(f"\n{'metric':<28}{result.before:>34}  {result.after:>34}")
+    before_m, after_m = result.metrics_before, result.metrics_after
+    assert before_m is not None and after_m is not None
+    for name in (
+        "complete_set_recall",
+        "citation_set_completeness",
+        "answer_correctness",
+        "whole_answer",
+    ):
+        click.echo(
+            f"{name.replace('_', ' '):<28}{_figure(getattr(before_m, name)):>34}  "
+            f"{_figure(getattr(after_m, name)):>34}"
+        )
+    for key in before_m.counts:
+        click.echo(
+            f"{key.replace('_', ' '):<28}{before_m.counts[key]:>34}  "
+            f"{after_m.counts.get(key, 0):>34}"
+        )
+
+
+def _show(value: Any) -> str:
+    if value is None or value == []:
+        return "-"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _figure(p: Any) -> str:
+    value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
+    return f"{p.numerator}/{p.denominator} = {value}"

@@ -1,0 +1,507 @@
+"""What a report holds, read from one recorded evaluation for one reader.
+
+Everything here reads (docs/spec/records.md "Reads"): the evaluation chosen
+is a recorded one (the run's latest, or one named ``RUN@TIME``), and its
+cards, metrics and strata are read from its bundle. Texts pass the reader
+filter inside the store (``queries/report-spans.rq`` leaves a withheld quote
+unbound), so nothing the reader may not inspect reaches Python.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from hopgate import catalog, ids
+from hopgate._version import __version__
+from hopgate.errors import HopgateError
+from hopgate.explain import ADMISSIBILITY, reason
+from hopgate.library import library_query
+from hopgate.results import NotEvaluatedError, VerdictRow, evaluation_cards
+from hopgate.store import IRI, Row, Store, Value
+from hopgate.vocab import CATALOG_GRAPH, HG
+
+
+class ReportError(HopgateError):
+    """A report, explanation or diff was asked of something the store does not record."""
+
+
+@dataclass(frozen=True)
+class ChosenEvaluation:
+    """The recorded evaluation a report reads, and the reader it is written for."""
+
+    evaluation: catalog.Evaluation
+    id: str
+    reader: str
+    latest: bool
+    stale: bool
+    stale_reason: str | None
+
+    @property
+    def reader_iri(self) -> str:
+        """The report reader's IRI."""
+        return ids.mint("reader", self.reader)
+
+
+def _text(value: Value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _id(value: Value) -> str | None:
+    return None if value is None else ids.ledger_id(str(value))
+
+
+def output_run(store: Store, output: str) -> str:
+    """The run whose case generated the output claim ``output``.
+
+    Raises:
+        ReportError: no such output claim.
+    """
+    rows = store.select(
+        "SELECT ?run WHERE { ?output a hg:OutputClaim ; prov:wasGeneratedBy ?case . "
+        "?case hg:ofRun ?run }",
+        params={"output": IRI(ids.mint("output", output))},
+    )
+    if not rows:
+        raise ReportError(f"no output claim {output!r} in the store")
+    return ids.ledger_id(str(rows[0]["run"]))
+
+
+def _check_reader(store: Store, reader: str) -> None:
+    if not store.ask(
+        "ASK WHERE { ?r a hg:ReaderClass }", params={"r": IRI(ids.mint("reader", reader))}
+    ):
+        rows = store.select("SELECT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }")
+        known = ", ".join(sorted({str(row["id"]) for row in rows})) or "none"
+        raise ReportError(f"unknown reader {reader!r} (readers in the store: {known})")
+
+
+def resolve_evaluation(
+    store: Store, *, run: str, evaluation: str | None = None, reader: str | None = None
+) -> ChosenEvaluation:
+    """The run's latest recorded evaluation, or the one named ``evaluation`` (``RUN@TIME``).
+
+    Raises:
+        NotEvaluatedError: the run is unknown or has never been evaluated.
+        ReportError: no evaluation of that name for the run, or an unknown reader.
+    """
+    known = catalog.runs(store)
+    if run not in known:
+        raise NotEvaluatedError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+    recorded = catalog.evaluations(store, run)
+    if not recorded:
+        raise NotEvaluatedError(
+            f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}`"
+        )
+    if evaluation is None:
+        found = recorded[-1]
+    else:
+        named = [e for e in recorded if ids.ledger_id(e.activity) == evaluation]
+        if not named:
+            listed = ", ".join(ids.ledger_id(e.activity) for e in recorded)
+            raise ReportError(f"run {run!r} has no evaluation {evaluation!r} (it has: {listed})")
+        found = named[0]
+    latest = found is recorded[-1]
+    state = catalog.staleness(store, run)
+    stale, stale_reason = (state.stale, state.reason) if latest else (False, None)
+    if not latest:
+        stale_reason = (
+            f"a later evaluation of run {run} exists ({ids.ledger_id(recorded[-1].activity)})"
+        )
+    if reader is None:
+        rows = store.select(
+            "SELECT ?id WHERE { ?run hg:evaluation ?e . ?e hg:reader ?r . ?r hg:ledgerId ?id }",
+            params={"run": IRI(ids.mint("run", run))},
+        )
+        reader = str(rows[0]["id"]) if rows else "public"
+    _check_reader(store, reader)
+    return ChosenEvaluation(
+        found, ids.ledger_id(found.activity), reader, latest, stale, stale_reason
+    )
+
+
+# --- cards -------------------------------------------------------------------------------
+
+
+@dataclass
+class SpanInfo:
+    """One span a card names, as the report's reader may see it."""
+
+    id: str
+    version: str
+    source: str | None
+    title: str | None
+    address: str | None
+    observed: str | None
+    text: str | None
+    locator: str | None
+    withheld: bool
+    failed: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """The span in words: its text (or why there is none) and where it is from."""
+        if self.withheld:
+            text = "text withheld from this reader"
+        elif self.text is not None:
+            text = f'"{self.text}"'
+        elif self.locator is not None:
+            text = f"at {self.locator} (the version's text is not retained)"
+        else:
+            text = "no text retained"
+        origin = f"version {self.version}"
+        if self.title or self.source:
+            origin += f" of {self.title or self.source}"
+        if self.address:
+            origin += f" ({self.address})"
+        if self.observed:
+            origin += f", observed {self.observed}"
+        return f"{text}, from {origin}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of the span."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class Member(SpanInfo):
+    """A member of a reference set, with what covers it."""
+
+    cited_by: list[str] = field(default_factory=list)
+    retrieved_by: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EvidenceSetInfo:
+    """A reference route of the card's claim: status, eligibility and members."""
+
+    id: str
+    status: str
+    annotation_version: int | None
+    eligible: bool
+    members: list[Member]
+    cited: bool = False
+    retrieved: bool = False
+
+
+@dataclass
+class ContradictionInfo:
+    """A contradiction of the card's claim and how it was treated."""
+
+    id: str
+    status: str
+    decision: str | None
+    span: str | None
+
+    def describe(self) -> str:
+        """The contradiction's treatment in words."""
+        span = f" (conflicting span {self.span})" if self.span else ""
+        if self.status == "resolved":
+            return f"Contradiction {self.id}{span} is resolved: {self.decision or 'no decision'}"
+        return f"Contradiction {self.id}{span} is unresolved, so the card escalates"
+
+
+@dataclass
+class CardDetail:
+    """Everything the report says about one acceptance card."""
+
+    row: VerdictRow
+    rule: str | None
+    reason: str
+    question_text: str | None = None
+    reference_answer: str | None = None
+    claim_text: str | None = None
+    applies_at: str | None = None
+    output_text: str | None = None
+    inference: str | None = None
+    sets: list[EvidenceSetInfo] = field(default_factory=list)
+    delivered: list[SpanInfo] = field(default_factory=list)
+    missing: list[SpanInfo] = field(default_factory=list)
+    inadmissible: list[SpanInfo] = field(default_factory=list)
+    contradictions: list[ContradictionInfo] = field(default_factory=list)
+    #: citation id -> [(set id, member id)] it covers.
+    covered_by_citation: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    picture: str | None = None
+
+    @property
+    def anchor(self) -> str:
+        """A stable HTML id for the card."""
+        return "card-" + ids.encode_id(self.row.output).replace("%", "_")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of the card (its picture left out)."""
+        return {
+            **self.row.as_dict(),
+            "rule": self.rule,
+            "reason": self.reason,
+            "question_text": self.question_text,
+            "reference_answer": self.reference_answer,
+            "claim_text": self.claim_text,
+            "applies_at": self.applies_at,
+            "output_text": self.output_text,
+            "inference": self.inference,
+            "sets": [
+                {**s.__dict__, "members": [m.as_dict() for m in s.members]} for s in self.sets
+            ],
+            "delivered": [s.as_dict() for s in self.delivered],
+            "missing_hops": [s.as_dict() for s in self.missing],
+            "inadmissible": [s.as_dict() for s in self.inadmissible],
+            "contradictions": [c.__dict__ for c in self.contradictions],
+        }
+
+
+_STATUS = {"Adjudicated": "adjudicated", "Proposed": "proposed", "Rejected": "rejected"}
+
+
+def _span(row: Row, cls: type[SpanInfo] = SpanInfo) -> SpanInfo:
+    failed = [flag for flag in ADMISSIBILITY if row[flag]]
+    return cls(
+        id=str(row["spanId"]),
+        version=str(row["versionId"]),
+        source=_text(row["sourceId"]),
+        title=_text(row["sourceTitle"]),
+        address=_text(row["address"]),
+        observed=_text(row["observed"]),
+        text=_text(row["exact"]),
+        locator=_text(row["locator"]),
+        withheld=bool(row["withheld"]),
+        failed=failed,
+    )
+
+
+def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
+    return store.select(library_query(query_id).text, params=params)
+
+
+#: The report queries that read only what an evaluation reads of the loads (the
+#: evaluation's projection) and the bundle: run on an in-memory copy of those
+#: (tests/test_report.py checks each names no other load predicate).
+COPY_QUERIES = ("report-coverage", "unretrieved-citations")
+
+
+@contextmanager
+def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
+    """An in-memory copy of the evaluation's loads (its projection) and its whole bundle.
+
+    Made from verified snapshots only (docs/spec/records.md "Caches"): the
+    coverage queries run there in a fraction of their time on the disk store.
+    Without every snapshot, the store itself.
+    """
+    from hopgate import snapshots
+    from hopgate.steps import evaluation_projection, reading_projection
+    from hopgate.store import OxigraphStore
+
+    bundle = evaluation.bundle
+    recorded = snapshots.recorded(store, [*evaluation.used, bundle])
+    loads = [
+        snapshots.verified(store, g, evaluation_projection(), recorded) for g in evaluation.used
+    ]
+    whole = snapshots.verified(store, bundle, reading_projection(), recorded)
+    if whole is None or any(path is None for path in loads) or not isinstance(store, OxigraphStore):
+        yield store
+        return
+    with store.working_copy(evaluation_projection(), []) as copy:
+        assert isinstance(copy, OxigraphStore)
+        for path in [*loads, whole]:
+            assert path is not None
+            copy.load_nquads_lenient(path)
+        yield copy
+
+
+def collect_cards(
+    store: Store, chosen: ChosenEvaluation, *, only_output: str | None = None
+) -> list[CardDetail]:
+    """The cards of the chosen evaluation with their texts, sets, coverage and reasons.
+
+    With ``only_output``, the card of that output claim alone.
+    """
+    with facts_copy(store, chosen.evaluation) as facts:
+        return _collect(store, facts, chosen, only_output)
+
+
+def _collect(
+    store: Store, facts: Store, chosen: ChosenEvaluation, only_output: str | None
+) -> list[CardDetail]:
+    bundle = chosen.evaluation.bundle
+    params: dict[str, Value] = {"bundle": IRI(bundle)}
+    rows = evaluation_cards(store, chosen.evaluation, facts=facts)
+    if only_output is not None:
+        rows = [row for row in rows if row.output == only_output]
+        if not rows:
+            return []
+        found = store.select(
+            "SELECT ?card WHERE { GRAPH ?bundle { ?card hg:forOutput ?output } }",
+            params={"bundle": IRI(bundle), "output": IRI(ids.mint("output", only_output))},
+        )
+        params["card"] = IRI(str(found[0]["card"]))
+    texts = {ids.ledger_id(str(r["card"])): r for r in _select(store, "report-cards", params)}
+    spans: dict[str, list[Row]] = defaultdict(list)
+    for r in _select(store, "report-spans", {**params, "reader": IRI(chosen.reader_iri)}):
+        spans[ids.ledger_id(str(r["card"]))].append(r)
+    coverage: dict[str, list[Row]] = defaultdict(list)
+    for r in _select(facts, "report-coverage", params):
+        coverage[ids.ledger_id(str(r["card"]))].append(r)
+    contradictions: dict[str, list[ContradictionInfo]] = defaultdict(list)
+    for r in _select(store, "report-contradictions", params):
+        contradictions[ids.ledger_id(str(r["card"]))].append(
+            ContradictionInfo(
+                str(r["contradictionId"]),
+                "unresolved" if str(r["status"]) == HG + "Unresolved" else "resolved",
+                _text(r["decision"]),
+                _text(r["spanId"]),
+            )
+        )
+    return [
+        _card(
+            row, texts.get(row.card), spans[row.card], coverage[row.card], contradictions[row.card]
+        )
+        for row in rows
+    ]
+
+
+def _card(
+    row: VerdictRow,
+    text: Row | None,
+    spans: list[Row],
+    coverage: list[Row],
+    contradictions: list[ContradictionInfo],
+) -> CardDetail:
+    rule = str(text["rule"]) if text is not None else None
+    unresolved = [c.id for c in contradictions if c.status == "unresolved"]
+    card = CardDetail(row=row, rule=rule, reason=reason(row, rule, unresolved=unresolved))
+    if text is not None:
+        card.question_text = _text(text["questionText"])
+        card.reference_answer = _text(text["referenceAnswer"])
+        card.claim_text = _text(text["claimText"])
+        card.applies_at = _text(text["appliesAt"])
+        card.output_text = _text(text["outputText"])
+        card.inference = _text(text["inference"])
+    card.contradictions = contradictions
+    sets: dict[str, EvidenceSetInfo] = {}
+    cited: dict[tuple[str, str], list[str]] = defaultdict(list)
+    retrieved: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in coverage:
+        key = (str(r["setId"]), str(r["memberId"]))
+        (cited if str(r["via"]) == "cited" else retrieved)[key].append(str(r["byId"]))
+        if str(r["via"]) == "cited":
+            card.covered_by_citation.setdefault(str(r["byId"]), []).append(key)
+    for r in spans:
+        role = str(r["role"])
+        if role == "member":
+            set_id = str(r["setId"])
+            status = _STATUS.get(str(r["setStatus"]).rsplit("#", 1)[-1], str(r["setStatus"]))
+            version = r["annotationVersion"]
+            evidence = sets.setdefault(
+                set_id,
+                EvidenceSetInfo(
+                    set_id, status, int(str(version)) if version is not None else None, True, []
+                ),
+            )
+            member = _span(r, Member)
+            assert isinstance(member, Member)
+            member.cited_by = sorted(set(cited[(set_id, member.id)]))
+            member.retrieved_by = sorted(set(retrieved[(set_id, member.id)]))
+            evidence.members.append(member)
+        else:
+            target = {
+                "delivered": card.delivered,
+                "missing": card.missing,
+                "inadmissible": card.inadmissible,
+            }[role]
+            target.append(_span(r))
+    for evidence in sets.values():
+        evidence.eligible = evidence.status == "adjudicated" and not any(
+            m.failed for m in evidence.members
+        )
+        evidence.cited = evidence.id == row.cited_route
+        evidence.retrieved = evidence.id == row.retrieved_route
+    card.sets = sorted(sets.values(), key=lambda s: s.id)
+    return card
+
+
+# --- header ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadUsed:
+    """A load graph an evaluation used."""
+
+    graph: str
+    file: str | None
+    digest: str | None
+    loaded: str
+    agent: str | None
+
+
+@dataclass
+class Header:
+    """What a committee signs under."""
+
+    run: str
+    system: str | None
+    run_started: str | None
+    evaluation: str
+    evaluation_record: str
+    reader: str
+    evaluation_reader: str
+    cutoff: str
+    corpus: str | None
+    policy: str | None
+    started: str | None
+    ended: str
+    software: str | None
+    hopgate_version: str
+    bundle: str
+    previous: str | None
+    loads: list[LoadUsed]
+    stale: bool
+    stale_reason: str | None
+    signature: str
+
+
+def header(store: Store, chosen: ChosenEvaluation) -> Header:
+    """The header of a report on ``chosen``."""
+    params: dict[str, Value] = {
+        "activity": IRI(chosen.evaluation.activity),
+        "catalog": IRI(CATALOG_GRAPH),
+    }
+    rows = _select(store, "evaluation-header", params)
+    if not rows:
+        raise ReportError(f"evaluation {chosen.id} has no catalog record")
+    row = rows[0]
+    loads = [
+        LoadUsed(
+            str(r["graph"]),
+            _text(r["file"]),
+            _text(r["digest"]),
+            str(r["loaded"]),
+            _text(r["agent"]),
+        )
+        for r in _select(store, "evaluation-loads", params)
+    ]
+    return Header(
+        run=str(row["runId"]),
+        system=_id(row["system"]) if row["system"] is None else str(row["system"]),
+        run_started=_text(row["runStarted"]),
+        evaluation=chosen.id,
+        evaluation_record=str(row["evaluationId"]),
+        reader=chosen.reader,
+        evaluation_reader=str(row["reader"]),
+        cutoff=str(row["cutoff"]),
+        corpus=_text(row["corpus"]),
+        policy="containment" if row["policy"] is not None else None,
+        started=_text(row["started"]),
+        ended=str(row["ended"]),
+        software=_text(row["software"]),
+        hopgate_version=__version__,
+        bundle=str(row["bundle"]),
+        previous=_text(row["previous"]),
+        loads=loads,
+        stale=chosen.stale,
+        stale_reason=chosen.stale_reason,
+        # Bundles carry no signature in this version of the record; the report
+        # says so rather than leaving the line out.
+        signature="not signed (the store records no signature for this bundle)",
+    )
