@@ -153,6 +153,13 @@ def _mapped_back(row: dict[str, Any], renaming: Renaming) -> dict[str, Any]:
         "inadmissible_citations": sorted(
             back("span", s) or "" for s in row["inadmissible_citations"]
         ),
+        "unretrieved_citations": sorted(
+            back("span", s) or "" for s in row["unretrieved_citations"]
+        ),
+        "judgments": [
+            {**j, "id": back("judgment", j["id"]) if "judgment" in KINDS else j["id"]}
+            for j in row["judgments"]
+        ],
         "cited_route": back("set", row["cited_route"]),
         "retrieved_route": back("set", row["retrieved_route"]),
         "card": None,  # output id @ evaluation time: differs between two evaluations
@@ -164,6 +171,7 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
         **row,
         "missing": sorted(row["missing"]),
         "inadmissible_citations": sorted(row["inadmissible_citations"]),
+        "unretrieved_citations": sorted(row["unretrieved_citations"]),
         "card": None,
     }
 

@@ -1,11 +1,12 @@
 """``hopgate report``, ``hopgate explain`` and ``hopgate diff``: results for people who sign.
 
-Each reads recorded evaluations only (docs/spec/records.md "Reads"); a run
+Each reads recorded evaluations only (docs/spec/records.md "Writes and reads"); a run
 never evaluated is an error that says to run ``hopgate evaluate``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -24,9 +25,15 @@ def _store(ctx: click.Context) -> Any:
 
 
 def _failing(func: F) -> F:
-    from hopgate.cli import _handle_errors
+    # hopgate.cli is imported when the command runs, not when this module is
+    # read: `python -m hopgate.cli` imports this module while cli is __main__.
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from hopgate.cli import _handle_errors
 
-    return _handle_errors(func)
+        return _handle_errors(func)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -1,6 +1,6 @@
 """What changed between two recorded evaluations of a run.
 
-Both evaluations are read as recorded (docs/spec/records.md "Reads"): their
+Both evaluations are read as recorded (docs/spec/records.md "Writes and reads"): their
 cards and metrics from their bundles, and what changed in the store between
 them from the loads each used (``prov:used`` in the catalog) and what the
 loads only the later one used add for the run's claims

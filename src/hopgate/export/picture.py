@@ -19,7 +19,7 @@ import textwrap
 from collections import defaultdict
 
 from hopgate import ids
-from hopgate.export.quads import narrowed_texts, repeats
+from hopgate.export.quads import WITHHELD, narrowed_texts, repeats
 from hopgate.export.scope import ExportError, Scope
 from hopgate.store import IRI, Row, Store
 from hopgate.vocab import VERDICTS
@@ -56,16 +56,15 @@ SELECT ?role ?set ?status ?span ?version ?fetch ?observed ?exact WHERE {
 
 #: The card's spans whose quotes the reader may not inspect (the rule of
 #: hopgate.export.quads.WITHHELD, asked of the card's spans only).
-WITHHELD_QUERY = """
-SELECT DISTINCT ?node WHERE {
-  { ?card hg:referenceRoute ?set . ?set prov:hadMember ?node }
-  UNION { ?card hg:deliveredCitation ?node } UNION { ?card hg:missingSpan ?node }
-  UNION { ?card hg:inadmissibleCitation ?node }
-  ?node prov:wasQuotedFrom ?version .
-  FILTER ((EXISTS { ?node hg:readableBy ?anyReader } && NOT EXISTS { ?node hg:readableBy ?reader })
-          || (EXISTS { ?version hg:readableBy ?anyVersionReader }
-              && NOT EXISTS { ?version hg:readableBy ?reader }))
-}
+WITHHELD_QUERY = f"""
+SELECT DISTINCT ?node WHERE {{
+  {{ SELECT DISTINCT ?node WHERE {{
+    {{ ?card hg:referenceRoute ?set . ?set prov:hadMember ?node }}
+    UNION {{ ?card hg:deliveredCitation ?node }} UNION {{ ?card hg:missingSpan ?node }}
+    UNION {{ ?card hg:inadmissibleCitation ?node }}
+  }} }}
+  {WITHHELD}
+}}
 """
 
 _ENTITY = 'shape=ellipse, style=filled, fillcolor="#FFFC87", color="#808080"'

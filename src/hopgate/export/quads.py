@@ -63,6 +63,15 @@ WITHHELD = """
     } } }
 """
 
+
+def withheld_nodes(store: Store, reader: str) -> set[str]:
+    """The spans and versions whose text ``reader`` may not inspect (the rule of :data:`WITHHELD`)."""
+    rows = store.select(
+        f"SELECT DISTINCT ?node WHERE {{ {WITHHELD} }}", params={"reader": IRI(reader)}
+    )
+    return {str(row["node"]) for row in rows}
+
+
 #: The (subject, predicate) pairs that carry text the reader may not inspect.
 _HIDDEN = f"""
   {{ SELECT DISTINCT ?s ?p WHERE {{

@@ -1,6 +1,6 @@
 """What a report holds, read from one recorded evaluation for one reader.
 
-Everything here reads (docs/spec/records.md "Reads"): the evaluation chosen
+Everything here reads (docs/spec/records.md "Writes and reads"): the evaluation chosen
 is a recorded one (the run's latest, or one named ``RUN@TIME``), and its
 cards, metrics and strata are read from its bundle. Texts pass the reader
 filter inside the store (``queries/report-spans.rq`` leaves a withheld quote
@@ -19,6 +19,7 @@ from hopgate import catalog, ids
 from hopgate._version import __version__
 from hopgate.errors import HopgateError
 from hopgate.explain import ADMISSIBILITY, reason
+from hopgate.export.quads import withheld_nodes
 from hopgate.library import library_query
 from hopgate.results import NotEvaluatedError, VerdictRow, evaluation_cards
 from hopgate.store import IRI, Row, Store, Value
@@ -338,7 +339,12 @@ def _collect(
         params["card"] = IRI(str(found[0]["card"]))
     texts = {ids.ledger_id(str(r["card"])): r for r in _select(store, "report-cards", params)}
     spans: dict[str, list[Row]] = defaultdict(list)
+    # The export's reader rule decides what is withheld, overlap with a
+    # narrowed span included (hopgate.export.quads.WITHHELD).
+    hidden = withheld_nodes(store, chosen.reader_iri)
     for r in _select(store, "report-spans", {**params, "reader": IRI(chosen.reader_iri)}):
+        if str(r["span"]) in hidden:
+            r = {**r, "exact": None, "withheld": True}
         spans[ids.ledger_id(str(r["card"]))].append(r)
     coverage: dict[str, list[Row]] = defaultdict(list)
     for r in _select(facts, "report-coverage", params):
