@@ -7,7 +7,6 @@ first (and ``python -m hopgate.cli`` sees them too).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from hopgate.adapters import FORMATS, import_files
+from hopgate.cli_shared import handle_errors, open_store
 from hopgate.formatting import render
 from hopgate.loader import load as load_ledger
 from hopgate.peers import PeerMetric
@@ -23,21 +23,10 @@ from hopgate.store import Store
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _handle_errors(func: F) -> F:
-    """hopgate.cli's error handling (HopgateError -> exit 2), looked up when the command runs."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from hopgate.cli import _handle_errors as handle
-
-        return handle(func)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
+_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
-    from hopgate.cli import _open as open_store
-
     # Both of this module's commands that open the store write to it (import --load, baseline).
     return open_store(ctx, writes=True)
 

@@ -7,13 +7,13 @@ inside the commands, so either may be imported first.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from hopgate.cli_shared import handle_errors, open_store
 from hopgate.interventions.plan import plan as make_plan
 from hopgate.interventions.plan import read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, run_plan
@@ -24,21 +24,10 @@ from hopgate.store import Store
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _handle_errors(func: F) -> F:
-    """hopgate.cli's error handling (HopgateError -> exit 2), looked up when the command runs."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from hopgate.cli import _handle_errors as handle
-
-        return handle(func)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
+_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
-    from hopgate.cli import _open as open_store
-
     return open_store(ctx)
 
 

@@ -6,7 +6,6 @@ never evaluated is an error that says to run ``hopgate evaluate``.
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from collections.abc import Callable
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+
+from hopgate.cli_shared import handle_errors
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,16 +25,7 @@ def _store(ctx: click.Context) -> Any:
     return _open(ctx)
 
 
-def _failing(func: F) -> F:
-    # hopgate.cli is imported when the command runs, not when this module is
-    # read: `python -m hopgate.cli` imports this module while cli is __main__.
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from hopgate.cli import _handle_errors
-
-        return _handle_errors(func)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
+_failing = handle_errors
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -9,7 +9,6 @@ module may be imported first.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -18,25 +17,17 @@ from typing import Any, TypeVar
 import click
 
 from hopgate import adjudication, review
+from hopgate.cli_shared import handle_errors, open_store
 from hopgate.judgments import QUESTIONS
 from hopgate.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _handle_errors(func: F) -> F:
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from hopgate.cli import _handle_errors as handle
-
-        return handle(func)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
+_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
-    from hopgate.cli import _open as open_store
-
     return open_store(ctx)
 
 
