@@ -135,6 +135,8 @@ def _remote(server: Any, *, bulk: bool = True, password: str | None = None) -> R
         graph_store=graph_store if bulk else None,
         user=USER,
         password=password or PASSWORD,
+        # A server that stops answering fails the test in minutes, not hours.
+        timeout=120,
     )
 
 

@@ -112,9 +112,11 @@ class RemoteStore(Store):
         user, password: credentials for writes (and reads, when the endpoint
             asks for them).
         auth: ``digest`` (Virtuoso's ``/sparql-auth``) or ``basic``.
-        timeout: seconds to wait for any one response.
+        timeout: seconds to wait for any one response; a request left
+            unanswered that long is an error, never sent again.
         retries: further attempts of an idempotent request after a transient
-            failure (connection refused or reset, timeout, HTTP 502/503/504).
+            failure (connection refused or reset, HTTP 502/503/504, a deadlock
+            victim).
         batch_bytes: the largest write request body.
     """
 
@@ -224,6 +226,14 @@ class RemoteStore(Store):
                 raise StoreError(f"the {what} failed: HTTP {exc.code}: {body}") from None
             except SPARQLWrapperException as exc:
                 raise StoreError(f"the {what} failed: {_message(exc)}") from None
+            except TimeoutError:
+                # No answer within the timeout: the server may still be working on
+                # it (or waiting on a lock), so sending it again would only add load
+                # and multiply the wait. A refused or reset connection is retried.
+                raise StoreError(
+                    f"the server did not answer the {what} within {self.timeout:g} s "
+                    "(the store's timeout); it may still be running it"
+                ) from None
             except _TRANSIENT as exc:
                 if attempt + 1 < attempts:
                     time.sleep(0.5 * 2**attempt)
