@@ -429,6 +429,37 @@ def test_unreachable_server_is_a_store_error() -> None:
         store.graphs()
 
 
+def test_an_unanswered_query_is_reported_once_not_resent() -> None:
+    """A server that takes the query and never answers: one request, then a clear error."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(connection)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = listener.getsockname()[1]
+    store = RemoteStore(f"http://127.0.0.1:{port}/sparql", retries=3, timeout=1)
+    try:
+        with pytest.raises(StoreError, match="did not answer the query within 1 s"):
+            store.graphs()
+        assert len(accepted) == 1
+    finally:
+        listener.close()
+        for connection in accepted:
+            connection.close()
+
+
 def test_killed_mid_load_leaves_no_partial_graph(tmp_path: Path, virtuoso: Any) -> None:
     """Kill the server while batches arrive; after a restart nothing is visible; a retry completes."""
     from virtuoso import PASSWORD, USER, VirtuosoServer
