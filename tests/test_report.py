@@ -71,7 +71,7 @@ def test_report_of_the_worked_example(cedar: Any) -> None:
     assert (head.reader, head.cutoff) == ("analyst", "2026-10-07T00:00:00Z")
     assert [load.file for load in head.loads] == ["cedar.yaml"]
     assert head.loads[0].digest is not None and head.loads[0].digest.startswith("sha256:")
-    assert not head.stale and "not signed" in head.signature
+    assert not head.stale and head.signature.startswith("not checked")
     assert not report.gate.passed and report.gate.failing == ["sys-a/qA/o1"]
     assert report.gate.consequential == 2
     m = report.metrics
@@ -137,6 +137,41 @@ def test_report_cli_and_pictures(cedar_dir: Path, tmp_path: Path) -> None:
     assert "MISSING HOP" in html
     md = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "md")
     assert md.exit_code == 0 and "Release decision: FAIL" in md.output
+
+
+def test_the_header_states_the_signature_of_a_signed_export(
+    cedar_dir: Path, tmp_path: Path
+) -> None:
+    """--signed-export checks the export's proofs and names the signer; damage is reported."""
+    key = tmp_path / "k.key"
+    assert CliRunner().invoke(cli, ["keys", "new", "-o", str(key)]).exit_code == 0
+    out = tmp_path / "export"
+    signed = ["export", "--run", "sys-a", "-o", str(out), "--sign", str(key), "--by", "Alice"]
+    assert _invoke(cedar_dir, *signed).exit_code == 0
+
+    def signature(*extra: str) -> str:
+        result = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "json", *extra)
+        assert result.exit_code == 0, result.output
+        line: str = json.loads(result.stdout)["header"]["signature"]
+        return line
+
+    assert signature().startswith("not checked")
+    line = signature("--signed-export", str(out), "--trust", f"{key}.pub")
+    assert line.startswith("signed by Alice") and "by a trusted key" in line
+    other = tmp_path / "other.key"
+    assert CliRunner().invoke(cli, ["keys", "new", "-o", str(other)]).exit_code == 0
+    line = signature("--signed-export", str(out), "--trust", f"{other}.pub")
+    assert line.startswith("CHECK FAILED") and "trusted key" in line
+    # An unsigned export of the same evaluation is not a signed one.
+    unsigned = tmp_path / "unsigned"
+    assert _invoke(cedar_dir, "export", "--run", "sys-a", "-o", str(unsigned)).exit_code == 0
+    assert signature("--signed-export", str(unsigned)).startswith("not signed")
+    # A byte changed after signing fails the check, and the report says so.
+    exported = next(p for p in out.iterdir() if p.suffix == ".trig")
+    exported.write_text(exported.read_text("utf-8").replace("eval-oct", "eval-oxt"), "utf-8")
+    assert signature("--signed-export", str(out)).startswith("CHECK FAILED")
+    result = _invoke(cedar_dir, "report", "--run", "sys-a", "--trust", f"{key}.pub")
+    assert result.exit_code == 2 and "--signed-export" in result.output
 
 
 def test_unretrieved_citations_are_reported_beside_the_verdict(tmp_path: Path) -> None:

@@ -75,6 +75,18 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "every evidence triple, some seconds at 10k claims).",
 )
 @click.option(
+    "--signed-export",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="A signed export of the evaluation (hopgate export, then hopgate sign): its "
+    "signatures are checked, as hopgate verify does, for the header's signature line.",
+)
+@click.option(
+    "--trust",
+    multiple=True,
+    help="With --signed-export: a trusted signer's public key (.pub file, did:key or "
+    "Multikey); repeatable.",
+)
+@click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
 )
 @click.pass_context
@@ -87,6 +99,8 @@ def report_command(
     fmt: str,
     pictures: int,
     peers: bool,
+    signed_export: Path | None,
+    trust: tuple[str, ...],
     output: Path | None,
 ) -> None:
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
@@ -98,8 +112,17 @@ def report_command(
     Example: hopgate report --run sys-a --peers -o report.html
 
     Example: hopgate report --run sys-a --reader public --format md -o report.md
+
+    Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
+    from hopgate.export.signing import read_public_key
     from hopgate.report import build_report, render
+
+    if trust and signed_export is None:
+        raise click.UsageError(
+            "--trust needs --signed-export DIR (the export whose signatures to check)"
+        )
+    trusted = [read_public_key(value) for value in trust] if trust else None
 
     store = _store(ctx)
     # Only the HTML page shows pictures; the other formats need none drawn.
@@ -110,6 +133,8 @@ def report_command(
         evaluation=evaluation,
         pictures=pictures if fmt == "html" else 0,
         peers=peers,
+        signed_export=signed_export,
+        trusted=trusted,
     )
     if result.header.stale:
         click.echo(

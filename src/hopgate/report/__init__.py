@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hopgate import catalog, ids
@@ -28,6 +30,7 @@ from hopgate.report.data import (
     header,
     resolve_evaluation,
 )
+from hopgate.report.signature import signature_status
 from hopgate.results import RunMetrics, evaluation_metrics
 from hopgate.store import IRI, Store
 
@@ -139,20 +142,28 @@ def build_report(
     evaluation: str | None = None,
     pictures: int = 50,
     peers: bool = False,
+    signed_export: Path | None = None,
+    trusted: Sequence[str] | None = None,
 ) -> Report:
     """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
 
     ``pictures`` caps how many card pictures are drawn (the cards needing
     attention first; graphviz's ``dot`` draws each); the rest name the
     command that draws them. ``peers`` adds the peer figures of the same
-    claim-cases.
+    claim-cases. ``signed_export`` is the directory of a signed export of
+    the evaluation: its signatures are checked (with ``trusted`` keys when
+    given) for the header's signature line.
 
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
         ReportError: an unknown evaluation or reader.
     """
     chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
-    head = header(store, chosen)
+    head = header(
+        store,
+        chosen,
+        signature=signature_status(signed_export, chosen.evaluation.bundle, trusted),
+    )
     cards = sorted(collect_cards(store, chosen), key=_order)
     metrics = evaluation_metrics(store, chosen.evaluation)
     consequential = [c for c in cards if c.row.consequential]

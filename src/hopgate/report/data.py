@@ -467,8 +467,9 @@ class Header:
     signature: str
 
 
-def header(store: Store, chosen: ChosenEvaluation) -> Header:
-    """The header of a report on ``chosen``."""
+def header(store: Store, chosen: ChosenEvaluation, *, signature: str) -> Header:
+    """The header of a report on ``chosen``; ``signature`` is its signature line
+    (:func:`hopgate.report.signature.signature_status`)."""
     params: dict[str, Value] = {
         "activity": IRI(chosen.evaluation.activity),
         "catalog": IRI(CATALOG_GRAPH),
@@ -507,7 +508,5 @@ def header(store: Store, chosen: ChosenEvaluation) -> Header:
         loads=loads,
         stale=chosen.stale,
         stale_reason=chosen.stale_reason,
-        # Bundles carry no signature in this version of the record; the report
-        # says so rather than leaving the line out.
-        signature="not signed (the store records no signature for this bundle)",
+        signature=signature,
     )
