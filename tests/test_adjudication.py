@@ -452,6 +452,9 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     shown = run("review", "queue", "--run", "sys-a")
     assert shown.exit_code == 0 and "evidence set" not in shown.output
     assert "1 awaiting adjudication" in shown.output and "'gC2'" in shown.output
+    figures = run("metrics", "--run", "sys-a")
+    assert figures.exit_code == 0
+    assert "awaiting adjudication: 1 (hopgate review --run sys-a lists them)" in figures.output
     bad = run("judge", "gC2", "--question", "alternatives", "--decision", "material",
               "--by", "ana", "--reason", "x")  # fmt: skip
     assert bad.exit_code == 2 and "Error:" in bad.output and "not a term" in bad.output
@@ -479,6 +482,15 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     text = run("review", "changes", "--run", "sys-a").output
     assert "sys-a/qC/o1: escalate -> accept" in text
     assert "set gC2: proposed version 1 -> adjudicated version 2" in text
+    # diff and the report name the same cause beside the changed verdict.
+    shown = run("diff", "--run", "sys-a").output
+    assert "sys-a/qC/o1: verdict escalate -> accept" in shown
+    because = [line for line in shown.splitlines() if line.startswith("  because: judgment ")]
+    assert (
+        len(because) == 1 and "; set gC2: proposed version 1 -> adjudicated version 2" in because[0]
+    )
+    page = run("report", "--run", "sys-a", "--format", "md", "--pictures", "0").output
+    assert "; set gC2: proposed version 1 -> adjudicated version 2)" in page
 
 
 def test_a_final_judgment_makes_only_the_dependent_runs_stale(tmp_path: Path) -> None:

@@ -453,5 +453,15 @@ def test_cli_plan_run_metrics(tmp_path: Path) -> None:
     assert payload["sys-a"]["interventions"]["all"]["outcome_agreement"]["denominator"] == 37
     rows = json.loads(invoke("verdicts", "--format", "json"))
     assert {r["interventions"]["item"] for r in rows} == {"answered"}
+    # The metrics table carries the figures apart from the plain ones.
+    table = invoke("metrics", "--run", "sys-a")
+    plain, _, apart = table.partition("interventions (never part of the figures above):")
+    assert "complete set recall" in plain and "hop-removal" not in plain
+    assert "all" in apart and "outcome agreement" in apart and "missed answer rate" in apart
+    # explain says what each variant expected and what the system did.
+    why = json.loads(invoke("explain", "sys-a/qA/o1", "--format", "json"))
+    step = [s for s in why["steps"] if s["step"] == "interventions"]
+    assert len(step) == 1 and "hop-removal of a1 on set gA1: expected" in step[0]["sentence"]
+    assert step[0]["spec"] == 'docs/spec/interventions.md "Cards and figures"'
     done = runner.invoke(cli, [*base, "interventions", "plan", "--run", "nope", "-o", "x"], obj={})
     assert done.exit_code == 2 and "unknown run" in done.output

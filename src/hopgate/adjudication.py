@@ -250,6 +250,22 @@ def _causes(old: _State, new: _State) -> tuple[tuple[str, ...], tuple[str, ...],
     return tuple(judged), tuple(versions), tuple(causes)
 
 
+def verdict_causes(store: Store, before: str, after: str) -> dict[str, tuple[str, ...]]:
+    """Output id -> what changed under its card from bundle ``before`` to bundle ``after``.
+
+    Each cause names a set, contradiction or judgment and says from what to
+    what (docs/spec/adjudication.md "Changed scores"); outputs with nothing
+    changed under them are left out. Reads only.
+    """
+    old, new = _card_states(store, before), _card_states(store, after)
+    found = {}
+    for output in sorted(old.keys() | new.keys()):
+        causes = _causes(old.get(output, {}), new.get(output, {}))[2]
+        if causes:
+            found[ids.ledger_id(output)] = causes
+    return found
+
+
 def changes(store: Store, run: str) -> ScoreChanges:
     """Compare ``run``'s two latest evaluations: changed verdicts and the metrics side by side.
 
@@ -325,5 +341,6 @@ __all__ = [
     "VerdictChange",
     "changes",
     "judge",
+    "verdict_causes",
     "judgments_folder",
 ]

@@ -430,7 +430,35 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
             ),
             nl=False,
         )
-        click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()) + "\n")
+        click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()))
+        click.echo(
+            f"awaiting adjudication: {m.awaiting_adjudication}"
+            + (f" (hopgate review --run {run_id} lists them)" if m.awaiting_adjudication else "")
+        )
+        if m.interventions:
+            # docs/spec/interventions.md "Cards and figures": per variant, apart from the above.
+            click.echo("interventions (never part of the figures above):")
+            rows = []
+            for variant, named in m.interventions.items():
+                for name, figure in named.items():
+                    row = _metric_row(name, figure)
+                    rows.append({"variant": variant, "figure": row.pop("metric"), **row})
+            click.echo(
+                render(
+                    rows,
+                    columns=[
+                        "variant",
+                        "figure",
+                        "numerator",
+                        "denominator",
+                        "value",
+                        "95% interval",
+                    ],
+                    format="table",
+                ),
+                nl=False,
+            )
+        click.echo("")
         if peers:
             click.echo(peer_table(peer_figures.get(run_id, [])), nl=False)
             click.echo("")

@@ -242,6 +242,8 @@ def diff_command(
             f"{name} {_show(old)} -> {_show(new)}" for name, (old, new) in output.changes.items()
         )
         click.echo(f"{output.output}: {parts}")
+        if output.causes:
+            click.echo(f"  because: {'; '.join(output.causes)}")
     for added in result.added_outputs:
         click.echo(f"{added}: new output claim")
     for removed in result.removed_outputs:

@@ -9,10 +9,11 @@ loads only the later one used add for the run's claims
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from hopgate import catalog, ids
+from hopgate.adjudication import verdict_causes
 from hopgate.library import library_query
 from hopgate.report.data import ReportError
 from hopgate.results import NotEvaluatedError, RunMetrics, VerdictRow, evaluation_cards
@@ -30,6 +31,9 @@ class OutputChange:
     output: str
     claim: str | None
     changes: dict[str, tuple[Any, Any]]
+    #: When the verdict changed: each set, contradiction or judgment under the card that
+    #: changed, from what to what (docs/spec/adjudication.md "Changed scores").
+    causes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,14 @@ def compare(store: Store, run: str, first: catalog.Evaluation, second: catalog.E
             changed = {name: (a[name], b[name]) for name in COMPARED if a[name] != b[name]}
             if changed:
                 result.outputs.append(OutputChange(output, new[output].claim, changed))
+    if any("verdict" in change.changes for change in result.outputs):
+        causes = verdict_causes(store, first.bundle, second.bundle)
+        result.outputs = [
+            replace(change, causes=causes.get(change.output, ()))
+            if "verdict" in change.changes
+            else change
+            for change in result.outputs
+        ]
     result.loads_added = sorted(set(second.used) - set(first.used))
     result.loads_dropped = sorted(set(first.used) - set(second.used))
     query = library_query("store-changes").text

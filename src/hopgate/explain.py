@@ -132,6 +132,7 @@ def _quoted(text: str | None) -> str:
 ELIGIBILITY = section("Eligibility (relative to an evaluation and its reader)")
 PER_OUTPUT = section("Per output claim")
 COVERAGE = section("Coverage")
+INTERVENTIONS = 'docs/spec/interventions.md "Cards and figures"'
 
 
 def _set_sentence(evidence: EvidenceSetInfo) -> str:
@@ -215,9 +216,29 @@ def steps(card: CardDetail) -> list[Step]:
         )
     for contradiction in card.contradictions:
         add("contradiction", contradiction.describe() + ".", section("Per output claim", 1))
+    if row.interventions is not None:
+        add("interventions", _interventions_sentence(row.interventions), INTERVENTIONS)
     rule = RULES.get(card.rule or "")
     add("verdict", card.reason, section("Per output claim", rule[1] if rule else None))
     return found
+
+
+def _interventions_sentence(item: dict[str, Any]) -> str:
+    """The card's interventions item in words: each answered variant, expected against observed."""
+    kind = str(item.get("item", "none"))
+    variants = item.get("variants") or []
+    if kind != "answered" or not variants:
+        return f"Interventions: {kind}."
+    said = []
+    for v in variants:
+        member = f" of {v['member']}" if v.get("member") else ""
+        agreed = "as expected" if v.get("observed") == v.get("expected") else "not as expected"
+        outside = "; cited outside its context" if v.get("cited_outside_context") else ""
+        said.append(
+            f"{v['variant']}{member} on set {v['set']}: expected {v['expected']}, observed "
+            f"{v['observed']} ({agreed}{outside})"
+        )
+    return "Interventions (never changing the verdict): " + "; ".join(said) + "."
 
 
 def explain(
