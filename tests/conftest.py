@@ -16,6 +16,20 @@ import yaml
 import hopgate
 from hopgate.ledger import KINDS
 
+#: Tests marked slow (10k claims, minutes each) run under CI=true or HOPGATE_SLOW_TESTS=1;
+#: `make test` on a workstation stays within minutes without them.
+RUN_SLOW = os.environ.get("CI", "").lower() == "true" or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests marked slow unless CI=true or HOPGATE_SLOW_TESTS=1."""
+    if RUN_SLOW:
+        return
+    skip = pytest.mark.skip(reason="slow: runs under CI=true or HOPGATE_SLOW_TESTS=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
 #: The text of the minimal ledger's one version (non-ASCII on purpose; "R17" occurs twice).
 VERSION_TEXT = (
     "Zürich registry. Project Cedar is mapped to record R17. Record R17 is held by Entity R."
