@@ -285,8 +285,8 @@ def export(
 
     ``hopgate export [--run RUN | --evaluation RUN@TIME | --graph IRI | --card
     ID] [--reader R] [--with-text] [--format F]``; ``data`` holds the bytes
-    the command writes to stdout. ``hopgate.export.write_export(result,
-    folder)`` writes them with ``manifest.json`` as ``-o`` does; a card's
+    the command writes to stdout. ``write_export(result, folder)`` (from
+    :mod:`hopgate.export`) writes them with ``manifest.json`` as ``-o`` does; a card's
     picture (``--format svg``) and ``--sign`` are the command's. Choose at
     most one scope; none exports every bundle.
 
