@@ -203,3 +203,28 @@ def test_query_takes_text_a_file_or_a_library_id(tmp_path: Path) -> None:
             hopgate.query(store, name="no-such-query")
         with pytest.raises(hopgate.StoreError, match="cannot read"):
             hopgate.query(store, path=tmp_path / "absent.rq")
+
+
+def test_docs_api_has_a_section_and_a_row_per_twin() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text("utf-8")
+    headings = {
+        name.strip() for line in text.splitlines() if line.startswith("## ")
+        for name in line[3:].split(",")
+    }  # fmt: skip
+    for command, name in TWINS.items():
+        assert f"| `hopgate {command}" in text, f"docs/api.md: no row for hopgate {command}"
+        if command != "interventions metrics":  # a part of metrics
+            assert name in headings, f"docs/api.md: no section for {name}"
+    for command in [*CLI_ONLY, *NOT_YET_TWINNED]:
+        assert f"`hopgate {command}`" in text, f"docs/api.md does not mention hopgate {command}"
+
+
+def test_export_and_stats_equal_the_cli(tmp_path: Path, cli_run: Any) -> None:
+    path = _loaded(tmp_path, "cedar.yaml", "sys-a")
+    with hopgate.open_store(path) as store:
+        exported = hopgate.export(store, run="sys-a", format="provn")
+        counted = hopgate.stats(store)
+    shown = cli_run("export", "--run", "sys-a", "--format", "provn")
+    assert shown.exit_code == 0 and shown.stdout_bytes == exported.data
+    shown = cli_run("stats", "--format", "json")
+    assert json.loads(shown.output)["records"] == counted.records
