@@ -34,6 +34,8 @@ from typing import BinaryIO, Literal
 # first time later would rebind ``hopgate.<name>`` to the module.
 from hopgate import adjudication
 from hopgate import review as _review
+from hopgate.adapters import ImportResult
+from hopgate.adapters import import_files as _import_files
 from hopgate.adjudication import Recorded, ScoreChanges
 from hopgate.baseline import BaselineResult
 from hopgate.baseline import baseline as _baseline
@@ -45,11 +47,23 @@ from hopgate.evaluate import evaluate as _evaluate
 from hopgate.explain import Explanation, reasons
 from hopgate.explain import explain as explain
 from hopgate.export import Export, export_bundle
-from hopgate.export.signing import SignResult, read_private_key, read_public_key, sign_directory
+from hopgate.export.signing import (
+    SigningKey,
+    SignResult,
+    read_private_key,
+    read_public_key,
+    sign_directory,
+    write_key,
+)
+from hopgate.export.signing import new_key as _new_key
 from hopgate.export.verify import VerifyReport
 from hopgate.export.verify import verify as _verify
 from hopgate.inspection import Stats
 from hopgate.inspection import stats as stats
+from hopgate.interventions.plan import PlanResult, read_plan, write_plan
+from hopgate.interventions.plan import plan as _plan
+from hopgate.interventions.run import RunResult, run_plan
+from hopgate.interventions.variants import VARIANTS
 from hopgate.library import library_queries
 from hopgate.loader import LoadResult
 from hopgate.loader import load as load
@@ -72,13 +86,17 @@ __all__ = [
     "Explanation",
     "Export",
     "GateResult",
+    "ImportResult",
     "LoadResult",
+    "PlanResult",
     "QueueItem",
     "Recorded",
     "Report",
     "RunMetrics",
+    "RunResult",
     "ScoreChanges",
     "SignResult",
+    "SigningKey",
     "Stats",
     "ValidationResult",
     "VerdictRow",
@@ -91,12 +109,16 @@ __all__ = [
     "explain",
     "export",
     "gate",
+    "import_files",
     "judge",
     "load",
     "metrics",
+    "new_key",
+    "plan_interventions",
     "query",
     "review_changes",
     "review_queue",
+    "run_interventions",
     "sign",
     "stats",
     "validate",
@@ -587,3 +609,158 @@ def sign(directory: Path, *, key: Path, by: str) -> SignResult:
         (['export.trig'], True, 1)
     """
     return sign_directory(directory, read_private_key(key), by=by)
+
+
+def new_key(output: Path) -> SigningKey:
+    """Make an Ed25519 key pair: the private key at ``output`` (mode 0600), the public beside it.
+
+    ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``;
+    the returned key's ``public_multibase`` is the Multikey (``did:key:`` and
+    it is what the command prints) to give to auditors for :func:`verify`.
+    Existing files are never overwritten.
+
+    Raises:
+        SigningError: a key file exists already, or its folder does not.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import new_key
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     key = new_key(Path(folder) / "ann.key")
+        ...     written = sorted(p.name for p in Path(folder).iterdir())
+        >>> written, key.public_multibase.startswith("z6Mk")
+        (['ann.key', 'ann.key.pub'], True)
+    """
+    key = _new_key()
+    write_key(key, output)
+    return key
+
+
+def import_files(
+    format: str,
+    inputs: Sequence[Path] = (),
+    *,
+    output: Path,
+    docs: Sequence[Path] = (),
+    gold: Path | None = None,
+    answers: Path | None = None,
+    run: str | None = None,
+    evaluation: str | None = None,
+    predictions: Path | None = None,
+    max_evidence: int = 5,
+    drop_empty: bool = False,
+) -> ImportResult:
+    """Convert a pipeline's or a benchmark's files to a JSON Lines ledger at ``output``.
+
+    ``hopgate import FORMAT [INPUTS]... -o OUTPUT``: ``rag`` (your pipeline:
+    ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``; no ``inputs``;
+    docs/rag-format.md), ``fever`` and ``hotpotqa`` (``predictions``;
+    ``max_evidence`` for fever), ``multihop-rag``, ``wice`` (``drop_empty``),
+    ``ragas`` (docs/adapters.md). ``--load`` is :func:`load` of ``output``
+    after it. ``notes`` says what the import took by default or ignored.
+
+    Raises:
+        LedgerError: an input is malformed; the message names file, record
+            and field. No ledger is written.
+        HopgateError: an unknown format.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import import_files
+        >>> from hopgate.library import artefact
+        >>> examples = artefact("examples")
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     result = import_files(
+        ...         "rag", output=Path(folder) / "rag.jsonl", docs=[examples / "rag-docs.jsonl"],
+        ...         gold=examples / "rag-gold.jsonl", answers=examples / "rag-answers.jsonl")
+        >>> result.records["question"], result.records["case"], result.records["run"]
+        (5, 5, 1)
+    """
+    return _import_files(
+        format,
+        list(inputs),
+        output=output,
+        predictions=predictions,
+        max_evidence=max_evidence,
+        drop_empty=drop_empty,
+        docs=tuple(docs),
+        gold=gold,
+        answers=answers,
+        run=run,
+        evaluation=evaluation,
+    )
+
+
+def plan_interventions(
+    store: Store,
+    *,
+    run: str,
+    output: Path,
+    evaluation: str | None = None,
+    variants: Sequence[str] = VARIANTS,
+    max_sets: int | None = None,
+) -> PlanResult:
+    """Plan the interventions of ``run``, record the plan in the store and write it to ``output``.
+
+    ``hopgate interventions plan --run RUN -o OUTPUT [--evaluation RUN@TIME]
+    [--variants V]... [--max-sets N]`` (docs/spec/interventions.md): one JSON
+    line per planned variant with what the evidence expects of it; variants
+    that do not apply are counted in ``inapplicable`` by reason. The plan is
+    made from the run's latest evaluation (which must be current) or
+    ``evaluation``.
+
+    Raises:
+        PlanError: an unknown run, no current evaluation, an unknown variant.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import evaluate, load, open_store, plan_interventions
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     planned = plan_interventions(store, run="sys-a", output=Path(folder) / "plan.jsonl")
+        >>> len(planned.variants), sorted({v["expected"] for v in planned.variants})
+        (37, ['abstention', 'supported answer'])
+    """
+    result = _plan(store, run, evaluation=evaluation, variants=tuple(variants), max_sets=max_sets)
+    write_plan(result, output)
+    return result
+
+
+def run_interventions(
+    plan: Path, *, system: str, output: Path, jobs: int = 1, timeout: float = 60.0
+) -> RunResult:
+    """Run a system on every variant of a plan and write its answers as ledger cases.
+
+    ``hopgate interventions run --plan PLAN --system SYSTEM -o OUTPUT [--jobs N]
+    [--timeout S]``: ``system`` is a shell command answering one variant
+    (JSON on stdin and stdout) or ``builtin:bm25``. A timeout, a non-zero exit
+    or malformed output is a failed variant (listed with its reason in
+    ``OUTPUT.failed.jsonl``), never an abstention. ``--load`` is
+    :func:`load` of ``output`` after it (when a variant was answered).
+
+    Raises:
+        RunError: the plan holds no variant.
+        PlanError: the plan file cannot be read.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import evaluate, load, open_store, plan_interventions, run_interventions
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     plan = Path(folder) / "plan.jsonl"
+        ...     _ = plan_interventions(store, run="sys-a", output=plan)
+        ...     result = run_interventions(plan, system="builtin:bm25", output=Path(folder) / "a.jsonl")
+        >>> result.answered, len(result.failed)
+        (37, 0)
+    """
+    return run_plan(read_plan(plan), system, output, jobs=jobs, timeout=timeout)
