@@ -1,9 +1,9 @@
 """The Python twin of the ``hopgate`` command line: one function per command.
 
 Each function calls the code its command calls, with the same defaults and
-the same errors (every one a :class:`hopgate.HopgateError`); the command only
-parses arguments, opens the store and prints. Options are keyword-only,
-results are dataclasses. ``docs/api.md`` lists each function beside its
+the same errors (every one a :class:`hopgate.HopgateError`); what the command
+adds is parsing arguments, opening the store, printing and the exit code.
+Options are keyword-only, results are dataclasses. ``docs/api.md`` lists each function beside its
 command; every example below runs as a doctest (``tests/test_api.py``).
 
 The examples use the bundled worked example (``examples/cedar.yaml``, as
@@ -16,9 +16,9 @@ The examples use the bundled worked example (``examples/cedar.yaml``, as
     >>> [record.cards for record in evaluate(store)]
     [4]
 
-``hopgate.evaluate``, ``hopgate.validate`` and ``hopgate.export`` are these
-functions; the modules of the same names are imported by their full name
-(``from hopgate.export import write_export``).
+``hopgate.evaluate``, ``hopgate.validate``, ``hopgate.export`` and
+``hopgate.baseline`` are these functions; the modules of the same names are
+imported by their full name (``from hopgate.export import write_export``).
 """
 
 from __future__ import annotations
