@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import contextlib
+import importlib
 import json
 import random
 import sys
@@ -264,8 +265,10 @@ def _write_lines(ledger: dict[str, Any], path: Path) -> None:
 @contextlib.contextmanager
 def _coverage_update(path: Path | None) -> Iterator[None]:
     """Evaluate with the coverage update in ``path`` (None: the library's own)."""
-    import hopgate.evaluate as evaluation
     from hopgate import library
+
+    # The module, not hopgate.evaluate (the function of the same name, hopgate.api).
+    evaluation = importlib.import_module("hopgate.evaluate")
 
     if path is None:
         yield

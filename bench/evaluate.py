@@ -4,8 +4,8 @@ For each size (claims), in a fresh subprocess so that peak memory is per size:
 
 1. write a synthetic JSON Lines ledger (``bench/synthetic.py``) and load it
    into a fresh on-disk store (load time is printed but not part of the figure);
-2. time ``hopgate.evaluate.evaluate(store, force=True)`` followed by
-   ``hopgate.results.metrics(store)``: the SPARQL engine inside the store;
+2. time ``hopgate.evaluate(store, force=True)`` followed by
+   ``hopgate.metrics(store)``: the SPARQL engine inside the store;
 3. in the same process, time the plain-Python model of the spec
    (``tests/spec_model.py``) computing the same metrics from the same ledger,
    read into memory, and check that both agree.

@@ -3,6 +3,36 @@
 from __future__ import annotations
 
 from hopgate._version import __version__
+from hopgate.api import (
+    GateResult,
+    RunMetrics,
+    ValidationResult,
+    VerdictRow,
+    VerifyReport,
+    baseline,
+    build_report,
+    diff,
+    dump,
+    evaluate,
+    explain,
+    export,
+    gate,
+    import_files,
+    judge,
+    load,
+    metrics,
+    new_key,
+    plan_interventions,
+    query,
+    review_changes,
+    review_queue,
+    run_interventions,
+    sign,
+    stats,
+    validate,
+    verdicts,
+    verify,
+)
 from hopgate.errors import (
     ConflictError,
     HopgateError,
@@ -12,7 +42,7 @@ from hopgate.errors import (
     StoreError,
     StoreLockedError,
 )
-from hopgate.loader import LoadResult, load
+from hopgate.loader import LoadResult
 from hopgate.pipeline import LedgerBuilder, record
 from hopgate.shacl_api import validate_graph
 from hopgate.store import IRI, OxigraphStore, Store, open_store
@@ -31,8 +61,36 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "__version__",
-    "load",
     "open_store",
     "record",
     "validate_graph",
+    # The twin of each command (hopgate.api, docs/api.md), and its results.
+    "GateResult",
+    "RunMetrics",
+    "ValidationResult",
+    "VerdictRow",
+    "VerifyReport",
+    "baseline",
+    "build_report",
+    "diff",
+    "dump",
+    "evaluate",
+    "explain",
+    "export",
+    "gate",
+    "import_files",
+    "judge",
+    "load",
+    "metrics",
+    "new_key",
+    "plan_interventions",
+    "query",
+    "review_changes",
+    "review_queue",
+    "run_interventions",
+    "sign",
+    "stats",
+    "validate",
+    "verdicts",
+    "verify",
 ]

@@ -91,6 +91,17 @@ def diff(store: Store, *, run: str, before: str | None = None, after: str | None
     Raises:
         NotEvaluatedError: the run is unknown or has fewer than two evaluations.
         ReportError: a named evaluation is not one of the run's.
+
+    Example (``hopgate diff --run RUN``):
+        >>> from hopgate import diff, evaluate, load, open_store
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> _ = evaluate(store, force=True)
+        >>> found = diff(store, run="sys-a")
+        >>> found.outputs, found.loads_added, found.metrics_after.complete_set_recall.numerator
+        ([], [], 2)
     """
     if run not in catalog.runs(store):
         raise NotEvaluatedError(f"unknown run {run!r}")

@@ -258,6 +258,18 @@ def explain(
     Raises:
         ExplainError: the output is unknown or its run has no card for it.
         NotEvaluatedError: the run has never been evaluated.
+
+    Example (``hopgate explain OUTPUT``):
+        >>> from hopgate import evaluate, explain, load, open_store
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> found = explain(store, "sys-a/qA/o1")
+        >>> found.verdict, found.run
+        ('revise-citations', 'sys-a')
+        >>> print(found.steps[1].sentence)
+        Evidence set gA1 (adjudicated, 2 member(s): a1, a2) is eligible: it is adjudicated and every member is admissible.
     """
     from hopgate.report.data import collect_cards, output_run, resolve_evaluation
 

@@ -46,7 +46,18 @@ class Stats:
 
 
 def stats(store: Store) -> Stats:
-    """Count records by kind, quads, and quads per named graph, with SPARQL in the store."""
+    """Count records by kind, quads, and quads per named graph, with SPARQL in the store.
+
+    ``hopgate stats``.
+
+    Example:
+        >>> from hopgate import load, open_store, stats
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> found = stats(store)
+        >>> found.records["claims"], found.records["output claims"], [g.kind for g in found.graphs]
+        (4, 4, ['catalog', 'load'])"""
     rows = store.select(
         "SELECT ?class (COUNT(DISTINCT ?node) AS ?n) WHERE { ?node a ?class . "
         "FILTER(STRSTARTS(STR(?class), STR(hg:))) } GROUP BY ?class"

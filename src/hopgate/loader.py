@@ -146,6 +146,16 @@ def load(
         LedgerError: the file is malformed; the message names file, record, field.
         ConflictError: the ledger redefines ids already in the store differently.
         StoreError: the store could not be written (nothing is kept).
+
+    Example (``hopgate load LEDGER``):
+        >>> from hopgate import load, open_store
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> result = load(store, artefact("examples") / "cedar.yaml")
+        >>> result.records["claim"], result.records["case"], result.triples
+        (4, 4, 541)
+        >>> load(store, artefact("examples") / "cedar.yaml").already_loaded
+        True
     """
     path = Path(path)
     with _progress.reporting(_progress.current(progress)):

@@ -10,8 +10,8 @@ Two ways, both writing an ordinary ledger (``docs/spec/ledger.md``) in the
   documents and gold questions (loaded with ``hopgate import rag`` or a
   ledger): each call is one small load.
 
-Then ``hopgate.evaluate.evaluate(store, run=...)`` records the verdicts, and
-``hopgate.results.verdicts`` / ``metrics`` / ``gate`` read them (reads never
+Then ``hopgate.evaluate(store, run=...)`` records the verdicts, and
+``hopgate.verdicts`` / ``metrics`` / ``gate`` read them (reads never
 evaluate); ``hopgate.testing.assert_gate`` fails a test on the gate.
 """
 

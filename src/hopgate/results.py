@@ -350,6 +350,8 @@ class GateResult:
     consequential: int
     stale: bool = False
     reason: str | None = None
+    #: Output id -> why it fails, one sentence (filled by :func:`hopgate.api.gate`).
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 def gate(store: Store, *, run: str) -> GateResult:

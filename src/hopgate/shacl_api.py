@@ -166,6 +166,19 @@ def validate_graph(
     Raises:
         ShaclError: a file is missing or does not parse, the engine is unknown,
             or the shapes are ill-formed (a conforming engine refuses them).
+
+    Example (``hopgate shacl DATA SHAPES``):
+        >>> import rdflib
+        >>> from hopgate import validate_graph
+        >>> shapes = rdflib.Graph().parse(format="turtle", data='''
+        ...     @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <https://example.org/> .
+        ...     ex:S a sh:NodeShape ; sh:targetClass ex:Claim ;
+        ...         sh:property [ sh:path ex:text ; sh:minCount 1 ] .''')
+        >>> data = rdflib.Graph().parse(format="turtle", data='''
+        ...     @prefix ex: <https://example.org/> . ex:c1 a ex:Claim .''')
+        >>> report = validate_graph(data, shapes)
+        >>> report.conforms, len(report.results)
+        (False, 1)
     """
     if engine not in SHACL_ENGINES:
         raise ShaclError(f"unknown SHACL engine {engine!r}; expected one of {SHACL_ENGINES}")

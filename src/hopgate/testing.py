@@ -51,7 +51,7 @@ def gate_message(result: GateResult) -> str:
     if result.stale:
         return (
             f"hopgate gate failed for run {result.run}: its latest evaluation is not current "
-            f"({result.reason}); evaluate it first (hopgate.evaluate.evaluate or evaluate=True)"
+            f"({result.reason}); evaluate it first (hopgate.evaluate or evaluate=True)"
         )
     lines = [
         f"hopgate gate failed for run {result.run}: {len(result.failing)} of "

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyshacl
 import rdflib
 from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
@@ -354,6 +353,10 @@ def validate_graphs(
 
 def _pyshacl_report(data: rdflib.Graph, shapes: rdflib.Graph) -> rdflib.Graph:
     """pySHACL's ``sh:ValidationReport`` of ``data`` against ``shapes``."""
+    # Imported here: pySHACL takes a third of a second to import, and
+    # ``import hopgate`` (every command) imports this module.
+    import pyshacl
+
     _, report, _ = pyshacl.validate(
         data,
         shacl_graph=shapes,

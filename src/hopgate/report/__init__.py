@@ -157,6 +157,16 @@ def build_report(
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
         ReportError: an unknown evaluation or reader.
+
+    Example (``hopgate report --run RUN``; :func:`render` writes html, md or json):
+        >>> from hopgate import build_report, evaluate, load, open_store
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> found = build_report(store, run="sys-a", pictures=0)
+        >>> found.gate.passed, found.gate.failing, len(found.cards)
+        (False, ['sys-a/qA/o1'], 4)
     """
     chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
     head = header(
