@@ -10,13 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-
-class AnchorError(ValueError):
-    """A span cannot be placed in its version's text; ``field`` names the culprit."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
+from hopgate.errors import AnchorError
 
 
 @dataclass(frozen=True, slots=True)

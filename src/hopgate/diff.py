@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hopgate import catalog, ids
+from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library import library_query
-from hopgate.report.data import ReportError
-from hopgate.results import NotEvaluatedError, RunMetrics, VerdictRow, evaluation_cards
+from hopgate.results import RunMetrics, VerdictRow, evaluation_cards
 from hopgate.results import evaluation_metrics as read_metrics
 from hopgate.store import IRI, Store
 

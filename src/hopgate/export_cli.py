@@ -116,8 +116,9 @@ def export_command(
 def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
 ) -> None:
+    from hopgate.errors import ExportError
     from hopgate.export.picture import card_dot, render
-    from hopgate.export.scope import ExportError, resolve_scope
+    from hopgate.export.scope import resolve_scope
     from hopgate.store import Store
 
     assert isinstance(store, Store)

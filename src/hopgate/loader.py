@@ -25,8 +25,8 @@ from hopgate import faults, ids, judgments, snapshots
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
-from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
-from hopgate.errors import ConflictError, LedgerError
+from hopgate.anchoring import Anchor, anchor, sha256_digest
+from hopgate.errors import AnchorError, ConflictError, LedgerError
 from hopgate.interventions.variants import case_iri, case_key
 from hopgate.ledger import (
     MAX_LITERAL_BYTES,

@@ -15,13 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hopgate import catalog, ids
-from hopgate.errors import HopgateError
+from hopgate.errors import ReviewError
 from hopgate.library import library_query
 from hopgate.store import IRI, Store, Value
-
-
-class ReviewError(HopgateError):
-    """A review read named a run the store does not hold."""
 
 
 @dataclass(frozen=True)
@@ -161,4 +157,4 @@ def awaiting(store: Store, run: str) -> int:
     return len({(item.kind, item.subject) for item in queue(store, run, with_judgments=False)})
 
 
-__all__ = ["JudgmentRecord", "QueueItem", "ReviewError", "awaiting", "judgments", "queue"]
+__all__ = ["JudgmentRecord", "QueueItem", "awaiting", "judgments", "queue"]

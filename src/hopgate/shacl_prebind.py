@@ -16,7 +16,7 @@ This module checks that on the query's algebra:
 - a query whose join would differ from pre-binding (``$this`` read in a
   UNION branch, an inner group, a sub-select; a LIMIT or an aggregate not
   grouped by ``?this``) raises
-  :class:`~hopgate.shacl_sparql.UnsupportedShape`, and the caller falls back to
+  :class:`~hopgate.errors.UnsupportedShape`, and the caller falls back to
   pySHACL, which substitutes.
 """
 
@@ -36,17 +36,13 @@ else:
     # every hopgate command imports this module.
     CompValue = None
 
-from hopgate.errors import HopgateError
+from hopgate.errors import IllFormedShape
 
 #: Stands for the pre-bound variables while the query is analysed; replaced by the focus nodes.
 FOCUS_MARK = "?this <urn:hopgate:focus> ?shapesGraph , ?currentShape ."
 _THIS = Variable("this")
 #: The variables SHACL pre-binds in a ``sh:select`` (SHACL 1.0 5.2).
 PREBOUND = frozenset({_THIS, Variable("shapesGraph"), Variable("currentShape")})
-
-
-class IllFormedShape(HopgateError):
-    """A shape breaks a rule of SHACL 1.0 (a pre-binding restriction, a malformed query)."""
 
 
 class NotJoinable(Exception):
@@ -324,12 +320,4 @@ def _exists_patterns(node: Any) -> Iterator[CompValue]:
             yield from _exists_patterns(item)
 
 
-__all__ = [
-    "PREBOUND",
-    "FOCUS_MARK",
-    "IllFormedShape",
-    "NotJoinable",
-    "check_joinable",
-    "focus_mark",
-    "mark_focus",
-]
+__all__ = ["PREBOUND", "FOCUS_MARK", "NotJoinable", "check_joinable", "focus_mark", "mark_focus"]

@@ -12,7 +12,7 @@ SELECT over all its focus nodes, answered by the store's own engine:
   nodes joined in as the first pattern of its top group. That is pre-binding
   only where every use of ``$this`` sees it bound: :mod:`hopgate.shacl_prebind`
   checks this on the query's algebra, refuses what SHACL 1.0 5.2.1 forbids
-  (:class:`~hopgate.shacl_prebind.IllFormedShape`) and declines the rest.
+  (:class:`~hopgate.errors.IllFormedShape`) and declines the rest.
 
 - a SPARQL-based constraint component (``sh:parameter`` and validators) is
   compiled per shape and combination of parameter values: a SELECT validator
@@ -44,9 +44,9 @@ from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SH, XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from hopgate.errors import IllFormedShape, UnsupportedShape
 from hopgate.shacl_prebind import (
     FOCUS_MARK,
-    IllFormedShape,
     NotJoinable,
     check_joinable,
     focus_mark,
@@ -125,10 +125,6 @@ _RANGES = {
     SH.minExclusive: (SH.MinExclusiveConstraintComponent, ">"),
     SH.maxExclusive: (SH.MaxExclusiveConstraintComponent, "<"),
 }
-
-
-class UnsupportedShape(ValueError):
-    """A shape uses a SHACL feature this compiler does not translate exactly."""
 
 
 @dataclass(frozen=True)
@@ -961,4 +957,4 @@ def compile_shapes(
     return checks
 
 
-__all__ = ["Check", "IllFormedShape", "UnsupportedShape", "compile_shapes", "path_sparql"]
+__all__ = ["Check", "compile_shapes", "path_sparql"]

@@ -43,13 +43,13 @@ from prov.model import (
 )
 
 from hopgate.anchoring import sha256_digest
+from hopgate.errors import SigningError
 from hopgate.export.constraints import check as check_constraints
 from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, parse_rdf
 from hopgate.export.manifest import MANIFEST, read_manifest, sha256_file
 from hopgate.export.provdoc import PROV_FORMATS, parse_document
 from hopgate.export.signing import (
     PROOFS,
-    SigningError,
     check_dataset,
     file_dataset,
     public_key_of,
