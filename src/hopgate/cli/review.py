@@ -2,9 +2,7 @@
 
 docs/spec/adjudication.md. ``review queue`` and ``review changes`` only read;
 ``judge`` writes, as ``load`` does: one judgment appended as a small ledger
-loaded all or nothing. ``hopgate.cli`` registers these with :func:`register`;
-this module imports ``hopgate.cli`` only inside the commands, so either
-module may be imported first.
+loaded all or nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from hopgate import adjudication, review
-from hopgate.cli_shared import handle_errors, open_store
+from hopgate.cli.shared import handle_errors, open_store
 from hopgate.judgments import QUESTIONS
 from hopgate.store import Store
 
@@ -160,10 +158,6 @@ def judge_command(
     click.echo(f"recorded {kind} judgment {recorded.id!r} ({recorded.file})")
 
 
-def register(group: click.Group) -> None:
-    """Add ``review`` and ``judge`` to the ``hopgate`` command group."""
-    group.add_command(review_group)
-    group.add_command(judge_command)
+COMMANDS = [review_group, judge_command]
 
-
-__all__ = ["judge_command", "register", "review_group"]
+__all__ = ["COMMANDS"]

@@ -14,15 +14,14 @@ from typing import Any, TypeVar
 
 import click
 
-from hopgate.cli_shared import handle_errors
+from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _store(ctx: click.Context) -> Any:
-    from hopgate.cli import _open
-
-    return _open(ctx)
+def _store(ctx: click.Context) -> Store:
+    return open_store(ctx)
 
 
 _failing = handle_errors
@@ -38,7 +37,6 @@ def _write(text: str, output: Path | None) -> None:
 
 def _run_of(ctx: click.Context, run: str | None) -> str:
     from hopgate import catalog
-    from hopgate.cli import UsageError
 
     if run is not None:
         return run
@@ -72,7 +70,7 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "--peers",
     is_flag=True,
     help="Also chart the peer figures of the same claim-cases (as metrics --peers; they read "
-    "every evidence triple, some seconds at 10k claims).",
+    "every evidence triple, so they take longer on large runs).",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
@@ -185,7 +183,6 @@ def diff_command(
 
     Example: hopgate diff sys-a@2026-10-05T09:00:00.000000Z sys-a@2026-10-06T09:00:00.000000Z
     """
-    from hopgate.cli import UsageError
     from hopgate.diff import diff
 
     if len(evaluations) not in (0, 2):
@@ -252,3 +249,8 @@ def _show(value: Any) -> str:
 def _figure(p: Any) -> str:
     value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
     return f"{p.numerator}/{p.denominator} = {value}"
+
+
+COMMANDS = [report_command, explain_command, diff_command]
+
+__all__ = ["COMMANDS"]

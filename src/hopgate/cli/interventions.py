@@ -1,8 +1,6 @@
 """``hopgate interventions plan|run``: controlled contexts out, a system's answers in.
 
-docs/spec/interventions.md is the contract. ``hopgate.cli`` registers the
-group with one ``add_command``; this module imports ``hopgate.cli`` only
-inside the commands, so either may be imported first.
+docs/spec/interventions.md is the contract.
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from hopgate.cli_shared import handle_errors, open_store
+from hopgate.cli.shared import handle_errors, open_store
 from hopgate.interventions.plan import plan as make_plan
 from hopgate.interventions.plan import read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, run_plan
@@ -156,9 +154,6 @@ def run_command(
         )
 
 
-__all__ = ["interventions_command"]
-
-
 @interventions_command.command("metrics")
 @click.option("--run", "run", help="Only this run (its ledger id).")
 @click.pass_context
@@ -195,3 +190,8 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
                 )
         columns = ["variant", "figure", "numerator", "denominator", "value"]
         click.echo(render(rows, columns=columns, format="table"))
+
+
+COMMANDS = [interventions_command]
+
+__all__ = ["COMMANDS"]
