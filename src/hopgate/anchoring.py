@@ -99,8 +99,8 @@ def _occurrences(text: str, quote: str, prefix: str | None, suffix: str | None) 
 
     The quote occurs there exactly where prefix + quote + suffix occurs, so one
     ``str.find`` per hit does it: linear in the text (testing each occurrence
-    of the bare quote by slicing ``text[:position]`` was quadratic: 97 s for
-    8 spans in 1 MB).
+    of the bare quote by slicing ``text[:position]`` was quadratic in the
+    text's length).
     """
     needle = (prefix or "") + quote + (suffix or "")
     offset = len(prefix or "")

@@ -233,7 +233,8 @@ class _Loader:
         self.skipped = 0
         self._store_ids: dict[tuple[str, str], bool] = {}
         # Whether the store holds any ledger record at all: when it does not,
-        # nothing needs looking up there (saved 29 s of ASK queries at 100k claims).
+        # nothing needs looking up there (one ASK per record is skipped; figures
+        # in bench/README.md, "Figures behind the code").
         self._store_has_records = store.ask("ASK { ?s hg:ledgerId ?id }")
         self._store_versions: dict[str, _Version | None] = {}
         self._emitted: set[str] = set()

@@ -137,7 +137,8 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
         output = ids.ledger_id(str(row["output"]))
         if output not in item.outputs:
             item.outputs.append(output)
-    # All judgments in one query (one per subject was 20 s for 2,900 subjects).
+    # All judgments in one query: one query per subject grew with the queue
+    # (figures in bench/README.md, "Figures behind the code").
     by_subject = _judgments_by_subject(store) if with_judgments and items else {}
     for key, item in items.items():
         item.judgments = [

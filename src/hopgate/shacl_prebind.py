@@ -32,7 +32,7 @@ from rdflib.term import Variable
 if TYPE_CHECKING:
     from rdflib.plugins.sparql.parserutils import CompValue
 else:
-    # Imported on first use: rdflib's SPARQL package costs 0.1 s to import, and
+    # Imported on first use: rdflib's SPARQL package is slow to import, and
     # every hopgate command imports this module.
     CompValue = None
 
@@ -115,8 +115,8 @@ def check_joinable(
 ) -> list[str]:
     """Check a marked query (see :func:`mark_focus`); return its projected variable names.
 
-    Answers are kept per query and prefixes: rdflib parses a query in about
-    30 ms, and the same shapes are compiled again on every validation.
+    Answers are kept per query and prefixes: parsing a query with rdflib is
+    slow, and the same shapes are compiled again on every validation.
 
     Raises:
         IllFormedShape: the query does not parse or breaks a pre-binding restriction.

@@ -584,7 +584,7 @@ class _Compiler:
             if minimum == 1:
                 # The common case as an anti-join: the right side is evaluated
                 # once. (Oxigraph plans a FILTER NOT EXISTS over a path without
-                # the outer bindings: minutes at 10k claims.)
+                # the outer bindings, re-evaluating it per focus node.)
                 pattern = f"{ctx} MINUS {{ {focus} {steps} {other} }}"
             elif minimum == 0:
                 pattern = f"{ctx} FILTER(false)"
@@ -743,7 +743,7 @@ class _Compiler:
                 )
         # Nested shapes: the value nodes that fail them are computed as DISTINCT
         # sets and joined back to the context, so that Oxigraph hash-joins
-        # small sets instead of nesting loops over unions (25 s -> 1 s at 10k).
+        # small sets instead of nesting loops over unions (figures in bench/README.md).
         for nested in g.objects(shape, SH.node):
             failing = self._not_conforming(nested, values, value)
             yield _Constraint(
@@ -782,7 +782,7 @@ class _Compiler:
             marks = [self.vars.fresh("x") for _ in parts]
             # Each member's failing set is computed once and left-joined: a flag
             # bound means the value fails that member (an EXISTS per value was
-            # quadratic: 81 s on the W3C shacl-shacl test).
+            # quadratic in the value nodes; see bench/README.md).
             joined = " ".join(
                 f"OPTIONAL {{ SELECT DISTINCT {value} (true AS {mark}) WHERE {{ {part} }} }}"
                 for part, mark in zip(parts, marks, strict=True)
