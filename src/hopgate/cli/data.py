@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
@@ -19,11 +17,6 @@ from hopgate.adapters import FORMATS, import_files
 from hopgate.cli.shared import UsageError, handle_errors, open_store
 from hopgate.loader import load as load_ledger
 from hopgate.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
@@ -118,7 +111,7 @@ def load(
 )
 @click.option("--drop-empty", is_flag=True, help="wice: drop empty supporting sets (counted).")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def import_command(
     ctx: click.Context,
     format: str,
@@ -226,7 +219,7 @@ def import_command(
     help="Keep the baseline run's ledger in this JSON Lines file.",
 )
 @click.pass_context
-@_handle_errors
+@handle_errors
 def baseline_command(
     ctx: click.Context,
     retriever: str,

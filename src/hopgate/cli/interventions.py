@@ -5,9 +5,7 @@ docs/spec/interventions.md is the contract.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
@@ -18,11 +16,6 @@ from hopgate.interventions.run import BUILTIN_BM25, run_plan
 from hopgate.interventions.variants import VARIANTS
 from hopgate.loader import load as load_ledger
 from hopgate.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
@@ -66,7 +59,7 @@ def interventions_command() -> None:
     help="The plan to write, one JSON line per planned variant.",
 )
 @click.pass_context
-@_handle_errors
+@handle_errors
 def plan_command(
     ctx: click.Context,
     run: str,
@@ -118,7 +111,7 @@ def plan_command(
 )
 @click.option("--load", "load_it", is_flag=True, help="Load the answers into the store too.")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def run_command(
     ctx: click.Context,
     plan_path: Path,
@@ -157,7 +150,7 @@ def run_command(
 @interventions_command.command("metrics")
 @click.option("--run", "run", help="Only this run (its ledger id).")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def metrics_command(ctx: click.Context, run: str | None) -> None:
     """Show per variant outcome agreement, unsupported-synthesis and missed-answer rates.
 

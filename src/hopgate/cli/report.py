@@ -8,23 +8,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from hopgate.cli.shared import UsageError, handle_errors, open_store
 from hopgate.store import Store
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 def _store(ctx: click.Context) -> Store:
     return open_store(ctx)
-
-
-_failing = handle_errors
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -76,7 +70,7 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
 )
 @click.pass_context
-@_failing
+@handle_errors
 def report_command(
     ctx: click.Context,
     run: str,
@@ -133,7 +127,7 @@ def report_command(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
-@_failing
+@handle_errors
 def explain_command(
     ctx: click.Context,
     output_id: str,
@@ -169,7 +163,7 @@ def explain_command(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
-@_failing
+@handle_errors
 def diff_command(
     ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
 ) -> None:

@@ -8,9 +8,8 @@ loaded all or nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
@@ -18,11 +17,6 @@ from hopgate import adjudication, review
 from hopgate.cli.shared import handle_errors, open_store
 from hopgate.judgments import QUESTIONS
 from hopgate.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
@@ -41,7 +35,7 @@ def review_group() -> None:
 @click.option("--run", "run", help="Only the subjects holding back outputs of this run.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List the subjects awaiting adjudication: disagreements first.
 
@@ -73,7 +67,7 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
@@ -120,7 +114,7 @@ def _figure(value: Any) -> str:
     help="Where to keep the judgment's ledger file (default: beside an on-disk store).",
 )
 @click.pass_context
-@_handle_errors
+@handle_errors
 def judge_command(
     ctx: click.Context,
     subject: str,
