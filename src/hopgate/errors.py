@@ -76,6 +76,14 @@ class AnchorError(HopgateError, ValueError):
         self.field = field
 
 
+class FileRefused(HopgateError, ValueError):
+    """A version's ``file:`` is outside the allowed folders, not a regular file, or too large.
+
+    Raised by :func:`hopgate.ledger.read_version_file`; the loader reports it
+    as a :class:`LedgerError` naming the record.
+    """
+
+
 class EvaluationError(HopgateError):
     """The store holds nothing to evaluate, or an unknown run was asked for."""
 
@@ -120,6 +128,10 @@ class ManifestError(HopgateError):
 
 class SigningError(HopgateError):
     """A key cannot be made, read or used, or a proof is malformed."""
+
+
+class UnmappedRecord(HopgateError, ValueError):
+    """A PROV record :func:`hopgate.export.verify.prov_quads` cannot map in full (so it cannot be signed)."""
 
 
 class ReportError(HopgateError):
@@ -170,6 +182,7 @@ __all__ = [
     "EvaluationError",
     "ExplainError",
     "ExportError",
+    "FileRefused",
     "HopgateError",
     "IllFormedShape",
     "LedgerError",
@@ -188,6 +201,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "SystemAnswerError",
+    "UnmappedRecord",
     "UnsupportedShape",
     "ValidationError",
 ]

@@ -26,11 +26,10 @@ from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.anchoring import Anchor, anchor, sha256_digest
-from hopgate.errors import AnchorError, ConflictError, LedgerError
+from hopgate.errors import AnchorError, ConflictError, FileRefused, LedgerError
 from hopgate.interventions.variants import case_iri, case_key
 from hopgate.ledger import (
     MAX_LITERAL_BYTES,
-    FileRefused,
     Record,
     check_values,
     file_digest,

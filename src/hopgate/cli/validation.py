@@ -1,4 +1,4 @@
-"""``hopgate shacl``: validate any RDF file against any SHACL shapes file."""
+"""``hopgate validate`` (the store against its shapes) and ``hopgate shacl`` (any file, any shapes)."""
 
 from __future__ import annotations
 
