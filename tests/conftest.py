@@ -30,6 +30,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "slow" in item.keywords:
             item.add_marker(skip)
 
+
 #: The text of the minimal ledger's one version (non-ASCII on purpose; "R17" occurs twice).
 VERSION_TEXT = (
     "Zürich registry. Project Cedar is mapped to record R17. Record R17 is held by Entity R."

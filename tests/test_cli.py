@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 import hopgate
+import hopgate.errors
 from hopgate.cli import cli, parse_param
+from hopgate.errors import HopgateError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -165,20 +170,14 @@ def test_every_command_has_an_example() -> None:
 
 
 def test_public_api() -> None:
-    assert sorted(hopgate.__all__) == sorted(
+    errors = set(hopgate.errors.__all__)
+    assert sorted(set(hopgate.__all__) - errors) == sorted(
         [
             "IRI",
-            "ConflictError",
-            "HopgateError",
             "LedgerBuilder",
-            "LedgerError",
             "LoadResult",
-            "MetricError",
             "OxigraphStore",
-            "QueryError",
             "Store",
-            "StoreError",
-            "StoreLockedError",
             "__version__",
             "open_store",
             "record",
@@ -214,6 +213,22 @@ def test_public_api() -> None:
             "verify",
         ]
     )
+    assert errors <= set(hopgate.__all__)
+
+
+def test_every_error_is_a_hopgate_error_in_errors() -> None:
+    """One home for the errors: each class hopgate raises on purpose lives in hopgate.errors."""
+    for info in pkgutil.walk_packages(hopgate.__path__, "hopgate."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if not (inspect.isclass(value) and issubclass(value, HopgateError)):
+                continue
+            assert value.__module__ == "hopgate.errors", f"{info.name}.{name}"
+    for name in hopgate.errors.__all__:
+        assert issubclass(getattr(hopgate.errors, name), hopgate.HopgateError), name
+        assert getattr(hopgate.errors, name).__doc__, name
 
 
 def test_end_to_end_subprocess(tmp_path: Path) -> None:

@@ -17,9 +17,10 @@ from evaluated import export_bundle
 
 import hopgate
 from hopgate.cli import cli
+from hopgate.errors import ExportError
 from hopgate.evaluate import evaluate
 from hopgate.explain import explain
-from hopgate.export import FORMATS, ExportError, write_export
+from hopgate.export import FORMATS, write_export
 from hopgate.export.formats import parse_rdf, serialize
 from hopgate.export.picture import card_dot
 from hopgate.export.provdoc import build_document, parse_document

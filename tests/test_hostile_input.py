@@ -413,8 +413,9 @@ def test_a_control_character_already_in_a_store_stops_prov_exports_cleanly(
     it with an error (no traceback, no raw NUL written); TriG carries it escaped."""
     import pyoxigraph as ox
 
+    from hopgate.errors import ExportError
     from hopgate.evaluate import evaluate
-    from hopgate.export import ExportError, export_bundle
+    from hopgate.export import export_bundle
 
     with hopgate.open_store(None) as store:
         result = hopgate.load(store, CEDAR)

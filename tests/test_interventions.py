@@ -20,10 +20,10 @@ import pytest
 
 import hopgate
 from hopgate import catalog
-from hopgate.errors import LedgerError
+from hopgate.errors import LedgerError, PlanError
 from hopgate.evaluate import evaluate
 from hopgate.interventions import variants as v
-from hopgate.interventions.plan import PlanError, plan, read_plan, write_plan
+from hopgate.interventions.plan import plan, read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_plan
 from hopgate.interventions.score import figures, recorded
 from hopgate.results import metrics, verdicts

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 import hopgate
-from hopgate.errors import LedgerError
+from hopgate.errors import LedgerError, PipelineError
 from hopgate.evaluate import evaluate
-from hopgate.pipeline import PipelineError
 from hopgate.results import verdicts
 from hopgate.testing import assert_gate
 

@@ -14,7 +14,7 @@ from evaluated import metrics, verdicts
 
 import hopgate
 from hopgate.adapters import import_files
-from hopgate.adapters.ragas import MissingExtraError
+from hopgate.errors import MissingExtraError
 
 CEDAR = "Project Cedar runs in a Zurich data centre."
 BUDGET = "The board approved the Cedar budget in May."

@@ -32,14 +32,9 @@ from hopgate.evaluate import evaluate
 from hopgate.ledger import file_digest
 from hopgate.library import library_queries, library_update
 from hopgate.loader import graph_for_digest
-from hopgate.remote import (
-    RemoteStore,
-    _graph_batches,
-    _split_quad,
-    _value,
-    bind_update,
-    staging_graph,
-)
+from hopgate.remote import RemoteStore, bind_update, staging_graph
+from hopgate.remote.uploads import graph_batches, split_quad
+from hopgate.remote.values import term_value
 from hopgate.steps import SCRATCH_UPDATES, evaluation_projection
 from hopgate.validate import validate
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
@@ -89,15 +84,15 @@ def test_update_parameters_are_written_as_escaped_terms() -> None:
 
 def test_virtuoso_booleans_read_as_booleans() -> None:
     boolean = "http://www.w3.org/2001/XMLSchema#boolean"
-    assert _value({"type": "typed-literal", "datatype": boolean, "value": "1"}) is True
-    assert _value({"type": "typed-literal", "datatype": boolean, "value": "0"}) is False
-    assert _value({"type": "typed-literal", "datatype": boolean, "value": "true"}) is True
+    assert term_value({"type": "typed-literal", "datatype": boolean, "value": "1"}) is True
+    assert term_value({"type": "typed-literal", "datatype": boolean, "value": "0"}) is False
+    assert term_value({"type": "typed-literal", "datatype": boolean, "value": "true"}) is True
 
 
 def test_blank_nodes_are_refused_for_remote_writes(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="blank nodes"):
-        _split_quad("_:b0 <p> <o> <https://w3id.org/hopgate/id/g> .\n", tmp_path, 1)
-    graph, triple = _split_quad(
+        split_quad("_:b0 <p> <o> <https://w3id.org/hopgate/id/g> .\n", tmp_path, 1)
+    graph, triple = split_quad(
         '<s> <p> "_:not a node" <https://w3id.org/hopgate/id/g> .\n', tmp_path, 1
     )
     assert graph == "https://w3id.org/hopgate/id/g"
@@ -112,14 +107,14 @@ def test_batches_of_one_graph_are_cut_as_a_parser_would(tmp_path: Path) -> None:
         for i in range(50)
     ]
     lines[7:7] = ["# a comment\n", "\n", f'<s> <p> "_:text" <{g}> .\n']
-    parsed = list(_graph_batches(iter(lines), 300, None, tmp_path))
-    assert list(_graph_batches(iter(lines), 300, None, tmp_path, g)) == parsed
+    parsed = list(graph_batches(iter(lines), 300, None, tmp_path))
+    assert list(graph_batches(iter(lines), 300, None, tmp_path, g)) == parsed
     assert sum(len(batch) for _, batch in parsed) == 51
     other = [*lines, "<s> <p> <o> <https://w3id.org/hopgate/id/other> .\n"]
-    batches = list(_graph_batches(iter(other), 300, None, tmp_path, g))
+    batches = list(graph_batches(iter(other), 300, None, tmp_path, g))
     assert batches[-1][0].endswith("/other")
     with pytest.raises(StoreError, match="blank nodes"):
-        list(_graph_batches(iter([*lines, f"_:b0 <p> <o> <{g}> .\n"]), 300, None, tmp_path, g))
+        list(graph_batches(iter([*lines, f"_:b0 <p> <o> <{g}> .\n"]), 300, None, tmp_path, g))
 
 
 # ---- on a real server ------------------------------------------------------------
@@ -505,7 +500,9 @@ def test_killed_mid_load_leaves_no_partial_graph(tmp_path: Path, virtuoso: Any) 
 
 
 def test_an_oversized_transaction_names_the_setting_to_raise() -> None:
-    from hopgate.remote import _message
+    from hopgate.remote.transport import server_message
 
-    text = _message(RuntimeError("Virtuoso 40005 Error SR325: Transaction aborted because ..."))
+    text = server_message(
+        RuntimeError("Virtuoso 40005 Error SR325: Transaction aborted because ...")
+    )
     assert "TransactionAfterImageLimit" in text and "nothing was published" in text

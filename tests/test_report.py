@@ -20,10 +20,11 @@ from wide_card import wide_card_ledger
 
 import hopgate
 from hopgate.cli import cli
+from hopgate.errors import NotEvaluatedError
 from hopgate.evaluate import evaluate
 from hopgate.explain import explain
 from hopgate.report import build_report, render
-from hopgate.results import NotEvaluatedError, verdicts
+from hopgate.results import verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

@@ -18,9 +18,9 @@ from rdflib.term import Literal, URIRef
 
 import hopgate
 from hopgate.cli import cli
-from hopgate.shacl_api import ShaclError, read_graph, validate_graph
-from hopgate.shacl_prebind import IllFormedShape
-from hopgate.shacl_sparql import UnsupportedShape, compile_shapes
+from hopgate.errors import IllFormedShape, ShaclError, UnsupportedShape
+from hopgate.shacl_api import read_graph, validate_graph
+from hopgate.shacl_sparql import compile_shapes
 from hopgate.xsd_lexical import Writer, unwrite, well_formed, well_formed_expr
 
 PREFIXES = """

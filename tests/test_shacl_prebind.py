@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 import rdflib
 
+from hopgate.errors import IllFormedShape
 from hopgate.shacl_api import validate_graph
-from hopgate.shacl_prebind import IllFormedShape, NotJoinable, check_joinable, mark_focus
+from hopgate.shacl_prebind import NotJoinable, check_joinable, mark_focus
 
 PREFIXES = {"ex": "http://example.org/"}
 

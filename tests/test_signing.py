@@ -15,12 +15,12 @@ from click.testing import CliRunner
 
 import hopgate
 from hopgate.cli import cli
+from hopgate.errors import SigningError
 from hopgate.evaluate import evaluate
 from hopgate.export import FORMATS, export_bundle, write_export
 from hopgate.export.signing import (
     PROOFS,
     ProofOptions,
-    SigningError,
     SigningKey,
     b58decode,
     b58encode,

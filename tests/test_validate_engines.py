@@ -20,10 +20,11 @@ from rdflib.term import URIRef
 from test_shapes import ENTRIES, HGT, MANIFEST, MF, _data, _key, _shapes
 
 from hopgate import load, open_store
+from hopgate.errors import UnsupportedShape, ValidationError
 from hopgate.evaluate import evaluate
-from hopgate.shacl_sparql import UnsupportedShape, compile_shapes, path_sparql
+from hopgate.shacl_sparql import compile_shapes, path_sparql
 from hopgate.store import OxigraphStore
-from hopgate.validate import ShapeResult, ValidationError, validate
+from hopgate.validate import ShapeResult, validate
 from hopgate.validate_store import run_checks
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ project) and never copied into it; the tests skip where it is absent. Each
 test's report must match the expected one: ``sh:conforms`` and the multiset of
 (focus node, path, source constraint component, severity, value), blank nodes
 counted but not named. A ``sht:Failure`` test passes when the engine refuses
-the shapes (:class:`hopgate.shacl_api.ShaclError`).
+the shapes (:class:`hopgate.errors.ShaclError`).
 
 The store engine either answers a test itself or hands it to pySHACL; both
 count, and ``python tests/test_w3c_shacl.py`` prints how many went which way.
@@ -25,7 +25,8 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node
 
-from hopgate.shacl_api import ShaclError, ShaclReport, read_graph, validate_graph
+from hopgate.errors import ShaclError
+from hopgate.shacl_api import ShaclReport, read_graph, validate_graph
 from hopgate.validate import path_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from hopgate import catalog, ids, results
-from hopgate.errors import HopgateError
+from hopgate.errors import AdjudicationError
 from hopgate.judgments import QUESTIONS
 from hopgate.library import library_query
 from hopgate.loader import LoadResult
@@ -38,10 +38,6 @@ from hopgate.vocab import VERDICTS
 #: Where recorded judgments are kept in an on-disk store's folder (not among the
 #: snapshots, which are a cache that may be deleted).
 JUDGMENTS_FOLDER = "hopgate-judgments"
-
-
-class AdjudicationError(HopgateError):
-    """A judgment could not be recorded, or scores could not be compared."""
 
 
 @dataclass(frozen=True)
@@ -335,12 +331,11 @@ def changes(store: Store, run: str) -> ScoreChanges:
 
 
 __all__ = [
-    "AdjudicationError",
     "Recorded",
     "ScoreChanges",
     "VerdictChange",
     "changes",
     "judge",
-    "verdict_causes",
     "judgments_folder",
+    "verdict_causes",
 ]

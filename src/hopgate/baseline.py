@@ -24,7 +24,7 @@ from typing import Any
 
 from hopgate import ids
 from hopgate.adapters.common import write_ledger
-from hopgate.errors import HopgateError
+from hopgate.errors import BaselineError
 from hopgate.library import library_query
 from hopgate.loader import LoadResult, load
 from hopgate.store import IRI, Store
@@ -33,10 +33,6 @@ RETRIEVERS = ("bm25",)
 CITERS = ("top1", "topk")
 #: What every baseline output states in place of an answer.
 NO_ANSWER = "(baseline: retrieval and citation only; no answer generated)"
-
-
-class BaselineError(HopgateError):
-    """A baseline run cannot be made from this store."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +201,6 @@ def baseline_settings(store: Store) -> dict[str, dict[str, Any]]:
 
 
 __all__ = [
-    "BaselineError",
     "BaselineResult",
     "baseline",
     "baseline_run_id",

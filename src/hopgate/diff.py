@@ -14,9 +14,9 @@ from typing import Any
 
 from hopgate import catalog, ids
 from hopgate.adjudication import verdict_causes
+from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library import library_query
-from hopgate.report.data import ReportError
-from hopgate.results import NotEvaluatedError, RunMetrics, VerdictRow, evaluation_cards
+from hopgate.results import RunMetrics, VerdictRow, evaluation_cards
 from hopgate.results import evaluation_metrics as read_metrics
 from hopgate.store import IRI, Store
 

@@ -61,3 +61,147 @@ class ConflictError(HopgateError):
 
 class MetricError(HopgateError):
     """A metric's arithmetic failed in the store: a term or a sum came back unbound."""
+
+
+class AnchorError(HopgateError, ValueError):
+    """A span cannot be placed in its version's text; ``field`` names the culprit.
+
+    Raised by :func:`hopgate.anchoring.anchor`; the loader reports it as a
+    :class:`LedgerError` naming the record. It is also a :class:`ValueError`
+    for callers that catch that.
+    """
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class FileRefused(HopgateError, ValueError):
+    """A version's ``file:`` is outside the allowed folders, not a regular file, or too large.
+
+    Raised by :func:`hopgate.ledger.read_version_file`; the loader reports it
+    as a :class:`LedgerError` naming the record.
+    """
+
+
+class EvaluationError(HopgateError):
+    """The store holds nothing to evaluate, or an unknown run was asked for."""
+
+
+class NotEvaluatedError(HopgateError):
+    """A run asked for has no evaluation in the store (``hopgate evaluate`` makes one)."""
+
+
+class ValidationError(HopgateError):
+    """The shapes or the data to validate could not be read or selected."""
+
+
+class ShaclError(HopgateError):
+    """The data or shapes cannot be read, or the shapes are ill-formed SHACL."""
+
+    def __init__(self, message: str, *, engine: str | None = None) -> None:
+        super().__init__(message)
+        #: The engine that refused the shapes (None: they were not run).
+        self.engine = engine
+
+
+class IllFormedShape(HopgateError):
+    """A shape breaks a rule of SHACL 1.0 (a pre-binding restriction, a malformed query)."""
+
+
+class UnsupportedShape(HopgateError, ValueError):
+    """A shape uses a SHACL feature the SPARQL compiler does not translate exactly.
+
+    Raised by :func:`hopgate.shacl_sparql.compile_shapes`; the validators
+    catch it and fall back to the reference engine. It is also a
+    :class:`ValueError` for callers that catch that.
+    """
+
+
+class ExportError(HopgateError):
+    """An export was asked for something the store does not hold, or ambiguously."""
+
+
+class ManifestError(HopgateError):
+    """A manifest is missing, unreadable or not a hopgate manifest."""
+
+
+class SigningError(HopgateError):
+    """A key cannot be made, read or used, or a proof is malformed."""
+
+
+class UnmappedRecord(HopgateError, ValueError):
+    """A PROV record :func:`hopgate.export.verify.prov_quads` cannot map in full (so it cannot be signed)."""
+
+
+class ReportError(HopgateError):
+    """A report, explanation or diff was asked of something the store does not record."""
+
+
+class ExplainError(HopgateError):
+    """The output asked about has no acceptance card in the run's recorded evaluation."""
+
+
+class BaselineError(HopgateError):
+    """A baseline run cannot be made from this store."""
+
+
+class PipelineError(HopgateError):
+    """A response cannot be recorded: an unknown question or run, or an ambiguous evaluation."""
+
+
+class ReviewError(HopgateError):
+    """A review read named a run the store does not hold."""
+
+
+class AdjudicationError(HopgateError):
+    """A judgment could not be recorded, or scores could not be compared."""
+
+
+class PlanError(HopgateError):
+    """A plan cannot be made: unknown run, no current evaluation, unknown variant."""
+
+
+class RunError(HopgateError):
+    """A plan cannot be run (no variants, an unusable system command)."""
+
+
+class SystemAnswerError(HopgateError):
+    """A system's answer to one variant cannot be used (kept as the variant's failure)."""
+
+
+class MissingExtraError(HopgateError):
+    """An optional dependency of this input format is not installed; names the pip command."""
+
+
+__all__ = [
+    "AdjudicationError",
+    "AnchorError",
+    "BaselineError",
+    "ConflictError",
+    "EvaluationError",
+    "ExplainError",
+    "ExportError",
+    "FileRefused",
+    "HopgateError",
+    "IllFormedShape",
+    "LedgerError",
+    "ManifestError",
+    "MetricError",
+    "MissingExtraError",
+    "NotEvaluatedError",
+    "PipelineError",
+    "PlanError",
+    "QueryError",
+    "ReportError",
+    "ReviewError",
+    "RunError",
+    "ShaclError",
+    "SigningError",
+    "StoreError",
+    "StoreLockedError",
+    "SystemAnswerError",
+    "UnmappedRecord",
+    "UnsupportedShape",
+    "ValidationError",
+]

@@ -24,7 +24,7 @@ from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.annotations import AnnotationState
-from hopgate.errors import HopgateError
+from hopgate.errors import EvaluationError
 from hopgate.interventions import score as interventions
 from hopgate.library import library_query, library_update
 from hopgate.steps import (
@@ -37,10 +37,6 @@ from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
-
-
-class EvaluationError(HopgateError):
-    """The store holds nothing to evaluate, or an unknown run was asked for."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hopgate.errors import HopgateError
+from hopgate.errors import ExplainError
 
 if TYPE_CHECKING:
     from hopgate.report.data import CardDetail, EvidenceSetInfo
@@ -45,10 +45,6 @@ ADMISSIBILITY: dict[str, tuple[int, str]] = {
     "untimely": (3, "the claim's applicable time lies outside its version's effective interval"),
     "unreadable": (4, "the evaluation's reader may not inspect it"),
 }
-
-
-class ExplainError(HopgateError):
-    """The output asked about has no acceptance card in the run's recorded evaluation."""
 
 
 def _ids(values: list[str]) -> str:

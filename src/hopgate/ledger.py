@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 import fastjsonschema
 import yaml
 
-from hopgate.errors import LedgerError
+from hopgate.errors import FileRefused, LedgerError
 
 #: Plural document keys and the singular record kinds they hold, in load order.
 KINDS: dict[str, str] = {
@@ -319,10 +319,6 @@ def _json_error(exc: BaseException, spelling: str = "JSON") -> str:
     if isinstance(exc, RecursionError):
         return f"not valid {spelling} (nested more than {MAX_DEPTH} levels deep)"
     return f"not valid {spelling} ({exc})"
-
-
-class FileRefused(ValueError):
-    """A version's ``file:`` is outside the allowed folders, not a regular file, or too large."""
 
 
 def read_version_file(base: Path, name: str, *, allowed: tuple[Path, ...] = ()) -> str:

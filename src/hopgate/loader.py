@@ -25,12 +25,11 @@ from hopgate import faults, ids, judgments, snapshots
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
-from hopgate.anchoring import Anchor, AnchorError, anchor, sha256_digest
-from hopgate.errors import ConflictError, LedgerError
+from hopgate.anchoring import Anchor, anchor, sha256_digest
+from hopgate.errors import AnchorError, ConflictError, FileRefused, LedgerError
 from hopgate.interventions.variants import case_iri, case_key
 from hopgate.ledger import (
     MAX_LITERAL_BYTES,
-    FileRefused,
     Record,
     check_values,
     file_digest,
@@ -243,7 +242,8 @@ class _Loader:
         self.skipped = 0
         self._store_ids: dict[tuple[str, str], bool] = {}
         # Whether the store holds any ledger record at all: when it does not,
-        # nothing needs looking up there (saved 29 s of ASK queries at 100k claims).
+        # nothing needs looking up there (one ASK per record is skipped; figures
+        # in bench/README.md, "Figures behind the code").
         self._store_has_records = store.ask("ASK { ?s hg:ledgerId ?id }")
         self._store_versions: dict[str, _Version | None] = {}
         self._emitted: set[str] = set()

@@ -27,16 +27,12 @@ from typing import Any
 from hopgate import ids
 from hopgate.adapters import rag
 from hopgate.adapters.common import ImportResult, Record, write_ledger
-from hopgate.errors import HopgateError, LedgerError
+from hopgate.errors import LedgerError, PipelineError
 from hopgate.loader import LoadResult, load
 from hopgate.store import IRI, Store
 
 #: The file name errors of in-memory records name.
 SOURCE = "<pipeline>"
-
-
-class PipelineError(HopgateError):
-    """A response cannot be recorded: an unknown question or run, or an ambiguous evaluation."""
 
 
 def _now() -> str:
@@ -310,4 +306,4 @@ def _versions(store: Store) -> list[str]:
     return [str(r["id"]) for r in rows]
 
 
-__all__ = ["LedgerBuilder", "PipelineError", "record"]
+__all__ = ["LedgerBuilder", "record"]

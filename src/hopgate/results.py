@@ -18,7 +18,7 @@ from typing import Any
 
 from hopgate import catalog, ids, review, snapshots
 from hopgate.catalog import Staleness
-from hopgate.errors import HopgateError, MetricError
+from hopgate.errors import MetricError, NotEvaluatedError
 from hopgate.interventions import score
 from hopgate.library import library_query
 from hopgate.statistics import cluster_bootstrap, wilson
@@ -112,10 +112,6 @@ class RunMetrics:
 
 def _id(value: Value) -> str | None:
     return None if value is None else ids.ledger_id(str(value))
-
-
-class NotEvaluatedError(HopgateError):
-    """A run asked for has no evaluation in the store (``hopgate evaluate`` makes one)."""
 
 
 def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:

@@ -15,13 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hopgate import catalog, ids
-from hopgate.errors import HopgateError
+from hopgate.errors import ReviewError
 from hopgate.library import library_query
 from hopgate.store import IRI, Store, Value
-
-
-class ReviewError(HopgateError):
-    """A review read named a run the store does not hold."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +137,8 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
         output = ids.ledger_id(str(row["output"]))
         if output not in item.outputs:
             item.outputs.append(output)
-    # All judgments in one query (one per subject was 20 s for 2,900 subjects).
+    # All judgments in one query: one query per subject grew with the queue
+    # (figures in bench/README.md, "Figures behind the code").
     by_subject = _judgments_by_subject(store) if with_judgments and items else {}
     for key, item in items.items():
         item.judgments = [
@@ -161,4 +158,4 @@ def awaiting(store: Store, run: str) -> int:
     return len({(item.kind, item.subject) for item in queue(store, run, with_judgments=False)})
 
 
-__all__ = ["JudgmentRecord", "QueueItem", "ReviewError", "awaiting", "judgments", "queue"]
+__all__ = ["JudgmentRecord", "QueueItem", "awaiting", "judgments", "queue"]

@@ -30,9 +30,8 @@ import rdflib
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from hopgate.errors import HopgateError
-from hopgate.shacl_prebind import IllFormedShape
-from hopgate.shacl_sparql import UnsupportedShape, compile_shapes
+from hopgate.errors import IllFormedShape, ShaclError, UnsupportedShape
+from hopgate.shacl_sparql import compile_shapes
 from hopgate.store import OxigraphStore
 from hopgate.xsd_lexical import Writer
 
@@ -61,15 +60,6 @@ _SERIALIZERS = {
     "json-ld": ox.RdfFormat.JSON_LD,
     "xml": ox.RdfFormat.RDF_XML,
 }
-
-
-class ShaclError(HopgateError):
-    """The data or shapes cannot be read, or the shapes are ill-formed SHACL."""
-
-    def __init__(self, message: str, *, engine: str | None = None) -> None:
-        super().__init__(message)
-        #: The engine that refused the shapes (None: they were not run).
-        self.engine = engine
 
 
 @dataclass(frozen=True)
@@ -296,11 +286,4 @@ def _report(graph: rdflib.Graph, *, engine: str, fallback: str | None) -> ShaclR
     )
 
 
-__all__ = [
-    "SHACL_ENGINES",
-    "ShaclError",
-    "ShaclReport",
-    "ShaclResult",
-    "read_graph",
-    "validate_graph",
-]
+__all__ = ["SHACL_ENGINES", "ShaclReport", "ShaclResult", "read_graph", "validate_graph"]

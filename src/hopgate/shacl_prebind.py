@@ -16,7 +16,7 @@ This module checks that on the query's algebra:
 - a query whose join would differ from pre-binding (``$this`` read in a
   UNION branch, an inner group, a sub-select; a LIMIT or an aggregate not
   grouped by ``?this``) raises
-  :class:`~hopgate.shacl_sparql.UnsupportedShape`, and the caller falls back to
+  :class:`~hopgate.errors.UnsupportedShape`, and the caller falls back to
   pySHACL, which substitutes.
 """
 
@@ -32,21 +32,17 @@ from rdflib.term import Variable
 if TYPE_CHECKING:
     from rdflib.plugins.sparql.parserutils import CompValue
 else:
-    # Imported on first use: rdflib's SPARQL package costs 0.1 s to import, and
+    # Imported on first use: rdflib's SPARQL package is slow to import, and
     # every hopgate command imports this module.
     CompValue = None
 
-from hopgate.errors import HopgateError
+from hopgate.errors import IllFormedShape
 
 #: Stands for the pre-bound variables while the query is analysed; replaced by the focus nodes.
 FOCUS_MARK = "?this <urn:hopgate:focus> ?shapesGraph , ?currentShape ."
 _THIS = Variable("this")
 #: The variables SHACL pre-binds in a ``sh:select`` (SHACL 1.0 5.2).
 PREBOUND = frozenset({_THIS, Variable("shapesGraph"), Variable("currentShape")})
-
-
-class IllFormedShape(HopgateError):
-    """A shape breaks a rule of SHACL 1.0 (a pre-binding restriction, a malformed query)."""
 
 
 class NotJoinable(Exception):
@@ -119,8 +115,8 @@ def check_joinable(
 ) -> list[str]:
     """Check a marked query (see :func:`mark_focus`); return its projected variable names.
 
-    Answers are kept per query and prefixes: rdflib parses a query in about
-    30 ms, and the same shapes are compiled again on every validation.
+    Answers are kept per query and prefixes: parsing a query with rdflib is
+    slow, and the same shapes are compiled again on every validation.
 
     Raises:
         IllFormedShape: the query does not parse or breaks a pre-binding restriction.
@@ -324,12 +320,4 @@ def _exists_patterns(node: Any) -> Iterator[CompValue]:
             yield from _exists_patterns(item)
 
 
-__all__ = [
-    "PREBOUND",
-    "FOCUS_MARK",
-    "IllFormedShape",
-    "NotJoinable",
-    "check_joinable",
-    "focus_mark",
-    "mark_focus",
-]
+__all__ = ["PREBOUND", "FOCUS_MARK", "NotJoinable", "check_joinable", "focus_mark", "mark_focus"]

@@ -12,7 +12,7 @@ SELECT over all its focus nodes, answered by the store's own engine:
   nodes joined in as the first pattern of its top group. That is pre-binding
   only where every use of ``$this`` sees it bound: :mod:`hopgate.shacl_prebind`
   checks this on the query's algebra, refuses what SHACL 1.0 5.2.1 forbids
-  (:class:`~hopgate.shacl_prebind.IllFormedShape`) and declines the rest.
+  (:class:`~hopgate.errors.IllFormedShape`) and declines the rest.
 
 - a SPARQL-based constraint component (``sh:parameter`` and validators) is
   compiled per shape and combination of parameter values: a SELECT validator
@@ -44,9 +44,9 @@ from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SH, XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from hopgate.errors import IllFormedShape, UnsupportedShape
 from hopgate.shacl_prebind import (
     FOCUS_MARK,
-    IllFormedShape,
     NotJoinable,
     check_joinable,
     focus_mark,
@@ -125,10 +125,6 @@ _RANGES = {
     SH.minExclusive: (SH.MinExclusiveConstraintComponent, ">"),
     SH.maxExclusive: (SH.MaxExclusiveConstraintComponent, "<"),
 }
-
-
-class UnsupportedShape(ValueError):
-    """A shape uses a SHACL feature this compiler does not translate exactly."""
 
 
 @dataclass(frozen=True)
@@ -588,7 +584,7 @@ class _Compiler:
             if minimum == 1:
                 # The common case as an anti-join: the right side is evaluated
                 # once. (Oxigraph plans a FILTER NOT EXISTS over a path without
-                # the outer bindings: minutes at 10k claims.)
+                # the outer bindings, re-evaluating it per focus node.)
                 pattern = f"{ctx} MINUS {{ {focus} {steps} {other} }}"
             elif minimum == 0:
                 pattern = f"{ctx} FILTER(false)"
@@ -747,7 +743,7 @@ class _Compiler:
                 )
         # Nested shapes: the value nodes that fail them are computed as DISTINCT
         # sets and joined back to the context, so that Oxigraph hash-joins
-        # small sets instead of nesting loops over unions (25 s -> 1 s at 10k).
+        # small sets instead of nesting loops over unions (figures in bench/README.md).
         for nested in g.objects(shape, SH.node):
             failing = self._not_conforming(nested, values, value)
             yield _Constraint(
@@ -786,7 +782,7 @@ class _Compiler:
             marks = [self.vars.fresh("x") for _ in parts]
             # Each member's failing set is computed once and left-joined: a flag
             # bound means the value fails that member (an EXISTS per value was
-            # quadratic: 81 s on the W3C shacl-shacl test).
+            # quadratic in the value nodes; see bench/README.md).
             joined = " ".join(
                 f"OPTIONAL {{ SELECT DISTINCT {value} (true AS {mark}) WHERE {{ {part} }} }}"
                 for part, mark in zip(parts, marks, strict=True)
@@ -961,4 +957,4 @@ def compile_shapes(
     return checks
 
 
-__all__ = ["Check", "IllFormedShape", "UnsupportedShape", "compile_shapes", "path_sparql"]
+__all__ = ["Check", "compile_shapes", "path_sparql"]

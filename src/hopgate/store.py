@@ -386,11 +386,11 @@ class OxigraphStore(Store):
     def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
         """Bulk-load a new named graph from N-Quads; remove it again on failure.
 
-        On disk, Oxigraph's bulk loader writes sorted files directly (2.5x
-        faster than a transaction at 1.2M quads here) but is not atomic, so a
+        On disk, Oxigraph's bulk loader writes sorted files directly (faster
+        than a transaction; figures in bench/README.md) but is not atomic, so a
         failure removes the graph: it did not exist before. A ``trusted`` file
-        is parsed leniently (no IRI validation: 5.8 s instead of 6.7 s for an
-        evaluation bundle of 320k quads).
+        is parsed leniently (no IRI validation, which saves a share of the
+        parse).
         """
         if self._store.contains_named_graph(ox.NamedNode(_check_iri(graph))):
             raise StoreError(f"the graph {graph} is already in the store")

@@ -11,8 +11,8 @@ engines run them here:
 - ``pyshacl``: the reference engine whose report defines correctness; the
   tests run every fixture, and the W3C SHACL test suite, through both. Chosen
   automatically when a shape uses a feature the compiler does not translate
-  exactly (:class:`~hopgate.shacl_sparql.UnsupportedShape`); shapes that break
-  SHACL 1.0 are refused (:class:`~hopgate.shacl_prebind.IllFormedShape`).
+  exactly (:class:`~hopgate.errors.UnsupportedShape`); shapes that break
+  SHACL 1.0 are refused (:class:`~hopgate.errors.IllFormedShape`).
 
 The store is validated as it is stored: the loader writes canonical literals,
 and the ledger is where their original text lives. Arbitrary RDF is validated
@@ -34,9 +34,9 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate import ids, progress
-from hopgate.errors import HopgateError
+from hopgate.errors import UnsupportedShape, ValidationError
 from hopgate.library import artefact
-from hopgate.shacl_sparql import Check, UnsupportedShape, compile_shapes
+from hopgate.shacl_sparql import Check, compile_shapes
 from hopgate.store import IRI, OxigraphStore, Store
 from hopgate.vocab import HG, PROV
 
@@ -54,10 +54,6 @@ _PREFIXES = {
     SHAPES: "shapes:",
 }
 _SEVERITIES = {SH.Violation: "Violation", SH.Warning: "Warning", SH.Info: "Info"}
-
-
-class ValidationError(HopgateError):
-    """The shapes or the data to validate could not be read or selected."""
 
 
 @dataclass(frozen=True)
@@ -501,7 +497,6 @@ __all__ = [
     "ENGINES",
     "SHAPES",
     "ShapeResult",
-    "ValidationError",
     "ValidationResult",
     "data_graph",
     "path_text",

@@ -50,8 +50,8 @@ from urllib.parse import quote as percent
 
 from hopgate import progress
 from hopgate.adapters.common import PUBLIC, Record, read_items
-from hopgate.anchoring import AnchorError, anchor
-from hopgate.errors import LedgerError
+from hopgate.anchoring import anchor
+from hopgate.errors import AnchorError, LedgerError
 from hopgate.ledger import parse_time
 
 EVALUATION = "rag"

@@ -51,7 +51,7 @@ from urllib.parse import quote
 from hopgate import progress
 from hopgate.adapters.common import Record, evaluation, read_items
 from hopgate.adapters.rag import citation_markers, normalize_answer, strip_markers
-from hopgate.errors import HopgateError, LedgerError
+from hopgate.errors import LedgerError, MissingExtraError
 
 OBSERVED = "2024-01-01"
 EVALUATION = "ragas"
@@ -66,10 +66,6 @@ COLUMNS = {
     "reference_ids": ("reference_context_ids",),
 }
 SCORES = ("answer_correctness", "factual_correctness")
-
-
-class MissingExtraError(HopgateError):
-    """An optional dependency of this input format is not installed; names the pip command."""
 
 
 def samples(path: Path) -> Iterator[tuple[str, Any]]:

@@ -17,10 +17,11 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hopgate import progress
+from hopgate.errors import ExportError
 from hopgate.export.formats import EXTENSIONS, PICTURE_EXTENSIONS, serialize
 from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
 from hopgate.export.quads import ExportQuads, export_quads
-from hopgate.export.scope import ExportError, Scope, resolve_scope
+from hopgate.export.scope import Scope, resolve_scope
 from hopgate.store import Store
 from hopgate.vocab import HG, RDF
 
@@ -161,7 +162,6 @@ def write_export(export: Export, path: Path) -> Path:
 __all__ = [
     "FORMATS",
     "Export",
-    "ExportError",
     "export_bundle",
     "output_path",
     "version_digests",

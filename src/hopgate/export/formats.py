@@ -43,7 +43,7 @@ def serialize(quads: ExportQuads, fmt: str) -> bytes:
 def _check_prov_text(quads: list[ox.Quad], fmt: str) -> None:
     """Refuse a literal PROV-XML cannot carry (and PROV-N would write as raw bytes): a
     store loaded before the loader refused control characters may still hold one."""
-    from hopgate.export.scope import ExportError
+    from hopgate.errors import ExportError
     from hopgate.ledger import FORBIDDEN_CHARACTERS
 
     for quad in quads:

@@ -16,14 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from hopgate._version import __version__
-from hopgate.errors import HopgateError
+from hopgate.errors import ManifestError
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
-
-
-class ManifestError(HopgateError):
-    """A manifest is missing, unreadable or not a hopgate manifest."""
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ import textwrap
 from collections import defaultdict
 
 from hopgate import ids
+from hopgate.errors import ExportError
 from hopgate.export.quads import WITHHELD, narrowed_texts, repeats
-from hopgate.export.scope import ExportError, Scope
+from hopgate.export.scope import Scope
 from hopgate.store import IRI, Row, Store
 from hopgate.vocab import VERDICTS
 

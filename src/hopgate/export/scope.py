@@ -11,15 +11,11 @@ import logging
 from dataclasses import dataclass
 
 from hopgate import ids
-from hopgate.errors import HopgateError
+from hopgate.errors import ExportError
 from hopgate.store import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH
 
 log = logging.getLogger("hopgate")
-
-
-class ExportError(HopgateError):
-    """An export was asked for something the store does not hold, or ambiguously."""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from hopgate.errors import HopgateError
+from hopgate.errors import SigningError
 from hopgate.vocab import PROV, RDF, XSD
 
 SECURITY = "https://w3id.org/security#"
@@ -54,10 +54,6 @@ ED25519_PRIVATE = b"\x80\x26"
 
 _ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _INDEX = {ch: i for i, ch in enumerate(_ALPHABET)}
-
-
-class SigningError(HopgateError):
-    """A key cannot be made, read or used, or a proof is malformed."""
 
 
 # ---- multibase base58btc ---------------------------------------------------------------
@@ -594,7 +590,6 @@ __all__ = [
     "PROOFS",
     "ProofOptions",
     "SignResult",
-    "SigningError",
     "SigningKey",
     "canonical_nquads",
     "check_canonical",

@@ -22,7 +22,7 @@ from typing import Any
 
 from hopgate import catalog, ids, snapshots
 from hopgate import ntriples as nt
-from hopgate.errors import HopgateError
+from hopgate.errors import PlanError
 from hopgate.interventions.variants import VARIANTS, Place, covers, expected, surviving_route
 from hopgate.library import library_query, library_update
 from hopgate.projection import projection_of
@@ -37,10 +37,6 @@ REASONS = {
     "temporal": "no other version of the member's source holds its quote outside the admissible ones",
     "identity": "the ledger provides no identity perturbation",
 }
-
-
-class PlanError(HopgateError):
-    """A plan cannot be made: unknown run, no current evaluation, unknown variant."""
 
 
 @dataclass(frozen=True)
@@ -428,4 +424,4 @@ def read_plan(path: Path) -> list[dict[str, Any]]:
     return items
 
 
-__all__ = ["REASONS", "PlanError", "PlanResult", "plan", "plan_iri", "read_plan", "write_plan"]
+__all__ = ["REASONS", "PlanResult", "plan", "plan_iri", "read_plan", "write_plan"]

@@ -23,17 +23,9 @@ from typing import Any
 
 from hopgate.adapters.common import write_ledger
 from hopgate.baseline import rank
-from hopgate.errors import HopgateError
+from hopgate.errors import RunError, SystemAnswerError
 
 BUILTIN_BM25 = "builtin:bm25"
-
-
-class SystemError_(HopgateError):
-    """A system's answer to one variant cannot be used (kept as the variant's failure)."""
-
-
-class RunError(HopgateError):
-    """A plan cannot be run (no variants, an unusable system command)."""
 
 
 @dataclass(frozen=True)
@@ -59,18 +51,18 @@ def _parse(text: str) -> dict[str, Any]:
     try:
         answer = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SystemError_(f"malformed output: not JSON ({exc})") from exc
+        raise SystemAnswerError(f"malformed output: not JSON ({exc})") from exc
     if not isinstance(answer, dict):
-        raise SystemError_("malformed output: not a JSON object")
+        raise SystemAnswerError("malformed output: not a JSON object")
     if not isinstance(answer.get("abstained", False), bool):
-        raise SystemError_("malformed output: 'abstained' is not a boolean")
+        raise SystemAnswerError("malformed output: 'abstained' is not a boolean")
     cites = answer.get("cites", [])
     if not isinstance(cites, list) or not all(isinstance(c, str) for c in cites):
-        raise SystemError_("malformed output: 'cites' is not a list of span ids")
+        raise SystemAnswerError("malformed output: 'cites' is not a list of span ids")
     if answer.get("answer") is not None and not isinstance(answer["answer"], str):
-        raise SystemError_("malformed output: 'answer' is not a string")
+        raise SystemAnswerError("malformed output: 'answer' is not a string")
     if answer.get("correct") is not None and not isinstance(answer["correct"], bool):
-        raise SystemError_("malformed output: 'correct' is not a boolean")
+        raise SystemAnswerError("malformed output: 'correct' is not a boolean")
     return answer
 
 
@@ -89,10 +81,10 @@ def command_system(command: str, *, timeout: float) -> Callable[[dict[str, Any]]
                 check=False,
             )
         except subprocess.TimeoutExpired as exc:
-            raise SystemError_(f"timeout after {timeout:g} s") from exc
+            raise SystemAnswerError(f"timeout after {timeout:g} s") from exc
         if done.returncode != 0:
             tail = done.stderr.strip().splitlines()[-1:] or [""]
-            raise SystemError_(f"exit status {done.returncode}: {tail[0]}".rstrip(": "))
+            raise SystemAnswerError(f"exit status {done.returncode}: {tail[0]}".rstrip(": "))
         return _parse(done.stdout)
 
     return answer
@@ -187,7 +179,7 @@ def run_plan(
     def one(number: int) -> tuple[dict[str, Any] | None, str | None]:
         try:
             return answer(request(items[number])), None
-        except SystemError_ as exc:
+        except SystemAnswerError as exc:
             return None, str(exc)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -216,4 +208,4 @@ def _identity(item: dict[str, Any]) -> dict[str, Any]:
     return {k: item[k] for k in keys if item.get(k) is not None}
 
 
-__all__ = ["BUILTIN_BM25", "RunError", "RunResult", "bm25_system", "case_of", "request", "run_plan"]
+__all__ = ["BUILTIN_BM25", "RunResult", "bm25_system", "case_of", "request", "run_plan"]

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hopgate import catalog, ids
+from hopgate.errors import ReportError
 from hopgate.export.scope import Scope
 from hopgate.library import library_query
 from hopgate.report.data import (
     CardDetail,
     ChosenEvaluation,
     Header,
-    ReportError,
     collect_cards,
     header,
     resolve_evaluation,
@@ -276,4 +276,4 @@ def render(report: Report, fmt: str) -> str:
     return render_page(report, fmt)
 
 
-__all__ = ["FORMATS", "Report", "ReportError", "build_report", "render"]
+__all__ = ["FORMATS", "Report", "build_report", "render"]

@@ -17,17 +17,13 @@ from typing import Any
 
 from hopgate import catalog, ids
 from hopgate._version import __version__
-from hopgate.errors import HopgateError
+from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.explain import ADMISSIBILITY, reason
 from hopgate.export.quads import withheld_nodes
 from hopgate.library import library_query
-from hopgate.results import NotEvaluatedError, VerdictRow, evaluation_cards
+from hopgate.results import VerdictRow, evaluation_cards
 from hopgate.store import IRI, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG
-
-
-class ReportError(HopgateError):
-    """A report, explanation or diff was asked of something the store does not record."""
 
 
 @dataclass(frozen=True)

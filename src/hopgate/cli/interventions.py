@@ -1,30 +1,21 @@
 """``hopgate interventions plan|run``: controlled contexts out, a system's answers in.
 
-docs/spec/interventions.md is the contract. ``hopgate.cli`` registers the
-group with one ``add_command``; this module imports ``hopgate.cli`` only
-inside the commands, so either may be imported first.
+docs/spec/interventions.md is the contract.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
-from hopgate.cli_shared import handle_errors, open_store
+from hopgate.cli.shared import handle_errors, open_store
 from hopgate.interventions.plan import plan as make_plan
 from hopgate.interventions.plan import read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, run_plan
 from hopgate.interventions.variants import VARIANTS
 from hopgate.loader import load as load_ledger
 from hopgate.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
@@ -68,7 +59,7 @@ def interventions_command() -> None:
     help="The plan to write, one JSON line per planned variant.",
 )
 @click.pass_context
-@_handle_errors
+@handle_errors
 def plan_command(
     ctx: click.Context,
     run: str,
@@ -120,7 +111,7 @@ def plan_command(
 )
 @click.option("--load", "load_it", is_flag=True, help="Load the answers into the store too.")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def run_command(
     ctx: click.Context,
     plan_path: Path,
@@ -156,13 +147,10 @@ def run_command(
         )
 
 
-__all__ = ["interventions_command"]
-
-
 @interventions_command.command("metrics")
 @click.option("--run", "run", help="Only this run (its ledger id).")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def metrics_command(ctx: click.Context, run: str | None) -> None:
     """Show per variant outcome agreement, unsupported-synthesis and missed-answer rates.
 
@@ -195,3 +183,8 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
                 )
         columns = ["variant", "figure", "numerator", "denominator", "value"]
         click.echo(render(rows, columns=columns, format="table"))
+
+
+COMMANDS = [interventions_command]
+
+__all__ = ["COMMANDS"]

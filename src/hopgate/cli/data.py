@@ -1,29 +1,22 @@
-"""``hopgate import`` and ``hopgate baseline``: benchmark data in, baseline runs out.
+"""``hopgate load``, ``import``, ``baseline`` and ``demo``: data into the store.
 
-``hopgate.cli`` registers these commands on its group; this module imports
-``hopgate.cli`` only inside the commands, so either module may be imported
-first (and ``python -m hopgate.cli`` sees them too).
+Ledgers are loaded as they are; benchmark files are imported as ledgers;
+a baseline run is made from the store's own spans; the demo loads the
+worked example into a fresh store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from hopgate.adapters import FORMATS, import_files
-from hopgate.cli_shared import handle_errors, open_store
-from hopgate.formatting import render
+from hopgate.cli.shared import UsageError, handle_errors, open_store
 from hopgate.loader import load as load_ledger
-from hopgate.peers import PeerMetric
 from hopgate.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
@@ -32,9 +25,48 @@ def _open(ctx: click.Context) -> Store:
 
 
 def _usage(message: str) -> click.ClickException:
-    from hopgate.cli import UsageError
-
     return UsageError(message)
+
+
+@click.command()
+@click.argument("ledgers", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--allow-files",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A folder outside the ledger's own from which versions may read file: (repeatable).",
+)
+@click.option(
+    "--by", envvar="HOPGATE_USER", help="The person on whose behalf you load (env HOPGATE_USER)."
+)
+@click.pass_context
+@handle_errors
+def load(
+    ctx: click.Context, ledgers: tuple[Path, ...], allow_files: tuple[Path, ...], by: str | None
+) -> None:
+    """Load ledger files (YAML, JSON, JSON Lines, .jsonl.gz) into the store.
+
+    Each file is one named graph; a failing file leaves the store as it was.
+    A version's file: is read only inside the ledger's folder (or --allow-files).
+
+    Example: hopgate load examples/cedar.yaml --by "Alice Example"
+    """
+    store = open_store(ctx, writes=True)
+    for path in ledgers:
+        result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
+        if result.already_loaded:
+            click.echo(f"{path}: already loaded as {result.graph}; nothing to do")
+            continue
+        kinds = ", ".join(f"{n} {kind}" for kind, n in result.records.items())
+        skipped = (
+            f"; {result.skipped_identical} identical record(s) already in the store"
+            if result.skipped_identical
+            else ""
+        )
+        click.echo(
+            f"{path}: loaded {kinds}; {result.triples} triples into {result.graph} "
+            f"in {result.seconds:.2f} s{skipped}"
+        )
 
 
 @click.command("import")
@@ -79,7 +111,7 @@ def _usage(message: str) -> click.ClickException:
 )
 @click.option("--drop-empty", is_flag=True, help="wice: drop empty supporting sets (counted).")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def import_command(
     ctx: click.Context,
     format: str,
@@ -187,7 +219,7 @@ def import_command(
     help="Keep the baseline run's ledger in this JSON Lines file.",
 )
 @click.pass_context
-@_handle_errors
+@handle_errors
 def baseline_command(
     ctx: click.Context,
     retriever: str,
@@ -216,34 +248,28 @@ def baseline_command(
     )
 
 
-def baseline_labels(store: Store) -> dict[str, dict[str, Any]]:
-    """The baseline settings of each baseline run, with a one-line ``summary``."""
-    from hopgate.baseline import baseline_settings
+@click.command()
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to put the demo store and outputs (default: a fresh temporary directory).",
+)
+@handle_errors
+def demo(directory: Path | None) -> None:
+    """Load the bundled worked example (the Cedar ledger) into a fresh store and report.
 
-    labels = {}
-    for run, settings in baseline_settings(store).items():
-        summary = (
-            f"{settings.get('retriever')} k={settings.get('k')} citer={settings.get('citer')}; "
-            "outputs recorded as correct, no answer generated"
-        )
-        labels[run] = {**settings, "summary": summary}
-    return labels
+    Example: hopgate demo --dir demo-output
+    """
+    from hopgate.demo import run_demo
+
+    if directory is None:
+        directory = Path(tempfile.mkdtemp(prefix="hopgate-demo-"))
+    elif (directory / "store").exists():
+        shutil.rmtree(directory / "store")
+    run_demo(directory, echo=click.echo)
 
 
-def peer_table(figures: list[PeerMetric]) -> str:
-    """The peer figures as a table beside hopgate's own."""
-    rows = [
-        {
-            "peer metric": p.name,
-            "defined by": p.source,
-            "numerator": round(p.numerator, 4),
-            "denominator": p.denominator,
-            "value": "undefined" if p.value is None else f"{100 * p.value:.1f}%",
-        }
-        for p in figures
-    ]
-    return render(
-        rows,
-        columns=["peer metric", "defined by", "numerator", "denominator", "value"],
-        format="table",
-    )
+COMMANDS = [load, import_command, baseline_command, demo]
+
+__all__ = ["COMMANDS"]

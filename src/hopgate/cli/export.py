@@ -1,4 +1,4 @@
-"""``hopgate export`` and ``hopgate verify``: provenance bundles out, and their check."""
+"""``hopgate export``, ``verify``, ``keys`` and ``sign``: provenance bundles out, signed and checked."""
 
 from __future__ import annotations
 
@@ -7,10 +7,86 @@ from pathlib import Path
 
 import click
 
-from hopgate.cli_sign import by_option
+from hopgate.cli.shared import UsageError, open_store
+from hopgate.errors import HopgateError
 from hopgate.export import FORMATS, export_bundle, output_path, write_export, write_file
 from hopgate.export.formats import PICTURE_EXTENSIONS
 from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
+
+#: The signer's name: --by, else HOPGATE_SIGNER.
+by_option = click.option(
+    "--by",
+    envvar="HOPGATE_SIGNER",
+    help="The person signing (a name recorded in the proof; env HOPGATE_SIGNER).",
+)
+
+
+@click.group("keys")
+def keys_command() -> None:
+    """Signing keys (Ed25519 Multikeys, did:key).
+
+    Example: hopgate keys new -o ~/.hopgate/ann.key
+    """
+
+
+@keys_command.command("new")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The private key file (mode 0600); the public key goes to OUTPUT.pub.",
+)
+def keys_new(output: Path) -> None:
+    """Make an Ed25519 key pair: the private key (mode 0600) and OUTPUT.pub.
+
+    Existing files are never overwritten. The public key is printed as a
+    did:key; give it (or the .pub file) to auditors for hopgate verify --trust.
+
+    Example: hopgate keys new -o ~/.hopgate/alice.key
+    """
+    from hopgate.export.signing import new_key, write_key
+
+    key = new_key()
+    try:
+        private, public = write_key(key, output)
+    except HopgateError as exc:
+        raise UsageError(str(exc)) from None
+    click.echo(f"{private}: private key (mode 600; keep it secret)", err=True)
+    click.echo(f"{public}: public key", err=True)
+    click.echo(f"did:key:{key.public_multibase}")
+
+
+@click.command("sign")
+@click.argument("export_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--key",
+    "key_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The private key file (from hopgate keys new).",
+)
+@by_option
+def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
+    """Sign every export file of a directory (W3C Data Integrity, eddsa-rdfc-2022).
+
+    Each file's RDF dataset is canonicalized (RDFC-1.0), hashed and signed
+    with Ed25519; the proofs, naming the signer, the key and the time, go to
+    proofs.json beside manifest.json. A second signer adds a proof.
+
+    Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
+    """
+    from hopgate.export.signing import read_private_key, sign_directory
+
+    try:
+        key = read_private_key(key_path)
+        result = sign_directory(export_dir, key, by=by or "")
+    except HopgateError as exc:
+        raise UsageError(str(exc)) from None
+    click.echo(
+        f"{export_dir}: signed {len(result.files)} file(s) ({', '.join(result.files)}) "
+        f"by {result.signer} with {result.verification_method.split('#', 1)[0]}"
+    )
 
 
 @click.command("export")
@@ -68,8 +144,6 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-    from hopgate.cli import UsageError, _open
-    from hopgate.errors import HopgateError
     from hopgate.export.signing import read_private_key, sign_directory
 
     key = None
@@ -83,7 +157,7 @@ def export_command(
         except HopgateError as exc:
             raise UsageError(str(exc)) from None
     try:
-        store = _open(ctx)
+        store = open_store(ctx)
         if fmt in PICTURE_EXTENSIONS:
             _picture(store, card, reader, fmt, output)
             return
@@ -116,8 +190,9 @@ def export_command(
 def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
 ) -> None:
+    from hopgate.errors import ExportError
     from hopgate.export.picture import card_dot, render
-    from hopgate.export.scope import ExportError, resolve_scope
+    from hopgate.export.scope import resolve_scope
     from hopgate.store import Store
 
     assert isinstance(store, Store)
@@ -155,8 +230,6 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
-    from hopgate.cli import UsageError
-    from hopgate.errors import HopgateError
     from hopgate.export.signing import read_public_key
     from hopgate.export.verify import verify
 
@@ -184,3 +257,8 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
     if not report.ok:
         sys.exit(1)
+
+
+COMMANDS = [export_command, verify_command, keys_command, sign_command]
+
+__all__ = ["COMMANDS"]

@@ -2,29 +2,21 @@
 
 docs/spec/adjudication.md. ``review queue`` and ``review changes`` only read;
 ``judge`` writes, as ``load`` does: one judgment appended as a small ledger
-loaded all or nothing. ``hopgate.cli`` registers these with :func:`register`;
-this module imports ``hopgate.cli`` only inside the commands, so either
-module may be imported first.
+loaded all or nothing.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from hopgate import adjudication, review
-from hopgate.cli_shared import handle_errors, open_store
+from hopgate.cli.shared import handle_errors, open_store
 from hopgate.judgments import QUESTIONS
 from hopgate.store import Store
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-_handle_errors = handle_errors
 
 
 def _open(ctx: click.Context) -> Store:
@@ -43,7 +35,7 @@ def review_group() -> None:
 @click.option("--run", "run", help="Only the subjects holding back outputs of this run.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
     """List the subjects awaiting adjudication: disagreements first.
 
@@ -75,7 +67,7 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
-@_handle_errors
+@handle_errors
 def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
@@ -122,7 +114,7 @@ def _figure(value: Any) -> str:
     help="Where to keep the judgment's ledger file (default: beside an on-disk store).",
 )
 @click.pass_context
-@_handle_errors
+@handle_errors
 def judge_command(
     ctx: click.Context,
     subject: str,
@@ -160,10 +152,6 @@ def judge_command(
     click.echo(f"recorded {kind} judgment {recorded.id!r} ({recorded.file})")
 
 
-def register(group: click.Group) -> None:
-    """Add ``review`` and ``judge`` to the ``hopgate`` command group."""
-    group.add_command(review_group)
-    group.add_command(judge_command)
+COMMANDS = [review_group, judge_command]
 
-
-__all__ = ["judge_command", "register", "review_group"]
+__all__ = ["COMMANDS"]

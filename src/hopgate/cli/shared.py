@@ -1,20 +1,34 @@
-"""The global CLI options that choose a remote SPARQL 1.1 store instead of the embedded one.
+"""What every command shares: opening the store, mapping errors, the common options.
 
-``hopgate --endpoint URL [--update-endpoint URL] [--graph-store URL]
-[--user U --password-env VAR] [--auth digest|basic] COMMAND``; the endpoint
-may also come from ``HOPGATE_ENDPOINT``. The password is read from the named
-environment variable, never from the command line (where ``ps`` shows it).
+The store is the embedded one under ``--store`` or a remote SPARQL 1.1 store
+chosen by the global options ``hopgate --endpoint URL [--update-endpoint URL]
+[--graph-store URL] [--user U --password-env VAR] [--auth digest|basic]
+COMMAND``; the endpoint may also come from ``HOPGATE_ENDPOINT``. The password
+is read from the named environment variable, never from the command line
+(where ``ps`` shows it).
+
+Errors: a :class:`~hopgate.errors.HopgateError` becomes :class:`UsageError`
+(exit 2, a message starting ``Error:``); a gate that fails or data that does
+not conform exits 1 from its command.
+
+This module imports none of the command modules (an import-linter contract
+in ``pyproject.toml`` keeps it so).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from hopgate.errors import HopgateError
 from hopgate.remote import RemoteStore
+from hopgate.store import Store
+from hopgate.store import open_store as open_embedded
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -119,3 +133,81 @@ def remote_settings(
 def open_remote(settings: dict[str, Any]) -> RemoteStore:
     """The remote store the checked settings describe."""
     return RemoteStore(**settings)
+
+
+DEFAULT_STORE = Path(".hopgate") / "store"
+
+
+class UsageError(click.ClickException):
+    """Bad input or usage: exit code 2, message starting ``Error:``."""
+
+    exit_code = 2
+
+
+def handle_errors(func: F) -> F:
+    """Let a command's :class:`~hopgate.errors.HopgateError` end it as a :class:`UsageError`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except HopgateError as exc:
+            raise UsageError(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def format_option(*choices: str) -> Callable[[F], F]:
+    """The shared ``--format`` option; the first choice is the default."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help="Output format.",
+    )
+
+
+def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
+    """The store the command works on; only a writing command may create an embedded one.
+
+    Reads never write (docs/spec/records.md "Writes and reads"): a read of a
+    store path that holds no store is an error, not a new empty store. The
+    store is closed when the command's context closes.
+    """
+    store: Store
+    if ctx.obj.get("remote") is not None:
+        store = open_remote(ctx.obj["remote"])
+    else:
+        path: Path = ctx.obj["store_path"]
+        if not writes and not (path.is_dir() and any(path.iterdir())):
+            raise UsageError(
+                f"no store at {path}: `hopgate load LEDGER` makes one (or give --store PATH)"
+            )
+        store = open_embedded(path)
+    ctx.call_on_close(store.close)
+    return store
+
+
+def note_stale(stale: set[tuple[str, str | None]]) -> None:
+    """Say on stderr which runs are read from a stale evaluation, and why."""
+    for run_id, reason in sorted(stale, key=lambda item: item[0]):
+        click.echo(
+            f"hopgate: note: run {run_id}'s latest evaluation is stale ({reason}); "
+            f"`hopgate evaluate --run {run_id}` brings it up to date",
+            err=True,
+        )
+
+
+__all__ = [
+    "DEFAULT_STORE",
+    "UsageError",
+    "format_option",
+    "handle_errors",
+    "note_stale",
+    "open_remote",
+    "open_store",
+    "remote_options",
+    "remote_settings",
+]

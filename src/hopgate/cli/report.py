@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from hopgate.cli_shared import handle_errors
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _store(ctx: click.Context) -> Any:
-    from hopgate.cli import _open
-
-    return _open(ctx)
+from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.store import Store
 
 
-_failing = handle_errors
+def _store(ctx: click.Context) -> Store:
+    return open_store(ctx)
 
 
 def _write(text: str, output: Path | None) -> None:
@@ -38,7 +31,6 @@ def _write(text: str, output: Path | None) -> None:
 
 def _run_of(ctx: click.Context, run: str | None) -> str:
     from hopgate import catalog
-    from hopgate.cli import UsageError
 
     if run is not None:
         return run
@@ -72,7 +64,7 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "--peers",
     is_flag=True,
     help="Also chart the peer figures of the same claim-cases (as metrics --peers; they read "
-    "every evidence triple, some seconds at 10k claims).",
+    "every evidence triple, so they take longer on large runs).",
 )
 @click.option(
     "--signed-export",
@@ -90,7 +82,7 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
 )
 @click.pass_context
-@_failing
+@handle_errors
 def report_command(
     ctx: click.Context,
     run: str,
@@ -160,7 +152,7 @@ def report_command(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
-@_failing
+@handle_errors
 def explain_command(
     ctx: click.Context,
     output_id: str,
@@ -196,7 +188,7 @@ def explain_command(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
-@_failing
+@handle_errors
 def diff_command(
     ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
 ) -> None:
@@ -210,7 +202,6 @@ def diff_command(
 
     Example: hopgate diff sys-a@2026-10-05T09:00:00.000000Z sys-a@2026-10-06T09:00:00.000000Z
     """
-    from hopgate.cli import UsageError
     from hopgate.diff import diff
 
     if len(evaluations) not in (0, 2):
@@ -279,3 +270,8 @@ def _show(value: Any) -> str:
 def _figure(p: Any) -> str:
     value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
     return f"{p.numerator}/{p.denominator} = {value}"
+
+
+COMMANDS = [report_command, explain_command, diff_command]
+
+__all__ = ["COMMANDS"]

@@ -1,0 +1,5 @@
+"""``python -m hopgate.cli``: the ``hopgate`` command."""
+
+from hopgate.cli.main import main
+
+main()

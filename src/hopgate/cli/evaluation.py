@@ -1,0 +1,269 @@
+"""``hopgate evaluate``, ``verdicts``, ``metrics`` and ``gate``: decide, then read the decisions.
+
+Only ``evaluate`` (and ``gate --evaluate``) writes; the others read the
+recorded evaluations (docs/spec/records.md "Writes and reads").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store
+from hopgate.formatting import render
+from hopgate.peers import PeerMetric
+from hopgate.store import Store
+
+
+@click.command()
+@click.option("--run", "run", help="Evaluate only this run (its ledger id).")
+@click.option("--force", is_flag=True, help="Evaluate even when the latest evaluation is current.")
+@click.option(
+    "--by",
+    envvar="HOPGATE_USER",
+    help="The person responsible, recorded with a new evaluation (env HOPGATE_USER; "
+    "--force to record one when the latest is current).",
+)
+@click.pass_context
+@handle_errors
+def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -> None:
+    """Decide every output claim of a run and record acceptance cards as a PROV bundle.
+
+    A run whose latest evaluation used the store's current loads is not
+    evaluated again (unless --force); earlier evaluations stay, each new one
+    linked to the previous by prov:wasRevisionOf.
+
+    Example: hopgate evaluate --run sys-a
+    """
+    from hopgate.evaluate import evaluate as run_evaluation
+
+    for record in run_evaluation(open_store(ctx, writes=True), run=run, force=force, by=by or None):
+        state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
+        click.echo(
+            f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "
+            f"({state}) in {record.graph}"
+        )
+
+
+@click.command()
+@click.option("--run", "run", help="Only this run (its ledger id).")
+@format_option("table", "json", "csv")
+@click.pass_context
+@handle_errors
+def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
+    """Show the acceptance card of every output claim of each run's latest evaluation.
+
+    Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
+    a stale evaluation is shown with a note on stderr and, in JSON and CSV,
+    "stale": true and its reason.
+
+    Example: hopgate verdicts --run sys-a --format json
+    """
+    from hopgate.results import VERDICT_COLUMNS
+    from hopgate.results import verdicts as read_verdicts
+
+    found = read_verdicts(open_store(ctx), run=run)
+    note_stale({(r.run, r.stale_reason) for r in found if r.stale})
+    rows = [row.as_dict() for row in found]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    columns = VERDICT_COLUMNS + (
+        ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
+        if fmt == "csv"
+        else []
+    )
+    click.echo(render(rows, columns=columns, format=fmt), nl=False)
+
+
+@click.command()
+@click.option("--run", "run", help="Only this run (its ledger id).")
+@click.option(
+    "--peers",
+    is_flag=True,
+    help="Also MultiHop-RAG, Ragas, HotpotQA and FEVER figures on the same claim-cases.",
+)
+@format_option("table", "json")
+@click.pass_context
+@handle_errors
+def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
+    """Show complete-set recall, citation-set completeness and answer correctness per run.
+
+    Every figure carries its numerator and denominator; an empty denominator
+    gives no value (never 100%). --peers adds the figures other benchmarks
+    report (Hits@k, MAP, MRR, context recall, supporting-fact EM/F1, FEVER
+    scores), each with its own name and denominator.
+
+    Example: hopgate metrics --peers --format json
+    """
+    from hopgate.results import metrics as read_metrics
+
+    store = open_store(ctx)
+    result = read_metrics(store, run=run)
+    note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
+    labels = baseline_labels(store)
+    peer_figures = {}
+    if peers:
+        from hopgate.peers import peer_metrics
+
+        peer_figures = peer_metrics(store, run=run)
+    if fmt == "json":
+        payload = {run_id: m.as_dict() for run_id, m in result.items()}
+        for run_id, entry in payload.items():
+            if run_id in labels:
+                entry["baseline"] = labels[run_id]
+            if peers:
+                entry["peers"] = [p.as_dict() for p in peer_figures.get(run_id, [])]
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for run_id, m in result.items():
+        label = f" BASELINE ({labels[run_id]['summary']})" if run_id in labels else ""
+        click.echo(f"run {run_id}{label} (evaluation {m.evaluation})")
+        rows = [
+            _metric_row(name, getattr(m, name))
+            for name in (
+                "complete_set_recall",
+                "citation_set_completeness",
+                "answer_correctness",
+                "whole_answer",
+            )
+        ]
+        click.echo(
+            render(
+                rows,
+                columns=["metric", "numerator", "denominator", "value", "95% interval"],
+                format="table",
+            ),
+            nl=False,
+        )
+        click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()))
+        click.echo(
+            f"awaiting adjudication: {m.awaiting_adjudication}"
+            + (f" (hopgate review --run {run_id} lists them)" if m.awaiting_adjudication else "")
+        )
+        if m.interventions:
+            # docs/spec/interventions.md "Cards and figures": per variant, apart from the above.
+            click.echo("interventions (never part of the figures above):")
+            rows = []
+            for variant, named in m.interventions.items():
+                for name, figure in named.items():
+                    row = _metric_row(name, figure)
+                    rows.append({"variant": variant, "figure": row.pop("metric"), **row})
+            click.echo(
+                render(
+                    rows,
+                    columns=[
+                        "variant",
+                        "figure",
+                        "numerator",
+                        "denominator",
+                        "value",
+                        "95% interval",
+                    ],
+                    format="table",
+                ),
+                nl=False,
+            )
+        click.echo("")
+        if peers:
+            click.echo(peer_table(peer_figures.get(run_id, [])), nl=False)
+            click.echo("")
+
+
+def _metric_row(name: str, p: Any) -> dict[str, Any]:
+    value = "undefined" if p.value is None else f"{100 * p.value:.1f}%"
+    interval = "" if p.ci_low is None else f"{100 * p.ci_low:.1f}-{100 * p.ci_high:.1f}%"
+    return {
+        "metric": name.replace("_", " "),
+        "numerator": p.numerator,
+        "denominator": p.denominator,
+        "value": value,
+        "95% interval": interval,
+    }
+
+
+@click.command()
+@click.option("--run", "run", required=True, help="The run to gate (its ledger id).")
+@click.option(
+    "--evaluate",
+    "evaluate_first",
+    is_flag=True,
+    help="Evaluate the run first when its latest evaluation is missing or stale.",
+)
+@click.pass_context
+@handle_errors
+def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
+    """Exit 1 when any consequential claim's output is not accepted (for release pipelines).
+
+    Reads only, unless --evaluate: a run whose latest evaluation is missing
+    or stale fails the gate (exit 1) and says why.
+
+    Example: hopgate gate --run sys-a --evaluate
+    """
+    from hopgate.evaluate import evaluate as run_evaluation
+    from hopgate.results import gate as run_gate
+
+    store = open_store(ctx, writes=evaluate_first)
+    if evaluate_first:
+        run_evaluation(store, run=run)
+    result = run_gate(store, run=run)
+    if result.stale:
+        click.echo(
+            f"run {run}: gate FAILED: its latest evaluation is not current ({result.reason}); "
+            f"run `hopgate evaluate --run {run}` or `hopgate gate --run {run} --evaluate`"
+        )
+        ctx.exit(1)
+    if result.passed:
+        click.echo(
+            f"run {run}: gate passed ({result.consequential} consequential output claims accepted)"
+        )
+        return
+    click.echo(
+        f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
+    )
+    from hopgate.explain import reasons
+
+    because = reasons(store, run, result.failing)
+    for row in result.failing:
+        click.echo(f"  {row.output} (claim {row.claim}): {because.get(row.output, row.verdict)}")
+    ctx.exit(1)
+
+
+def baseline_labels(store: Store) -> dict[str, dict[str, Any]]:
+    """The baseline settings of each baseline run, with a one-line ``summary``."""
+    from hopgate.baseline import baseline_settings
+
+    labels = {}
+    for run, settings in baseline_settings(store).items():
+        summary = (
+            f"{settings.get('retriever')} k={settings.get('k')} citer={settings.get('citer')}; "
+            "outputs recorded as correct, no answer generated"
+        )
+        labels[run] = {**settings, "summary": summary}
+    return labels
+
+
+def peer_table(figures: list[PeerMetric]) -> str:
+    """The peer figures as a table beside hopgate's own."""
+    rows = [
+        {
+            "peer metric": p.name,
+            "defined by": p.source,
+            "numerator": round(p.numerator, 4),
+            "denominator": p.denominator,
+            "value": "undefined" if p.value is None else f"{100 * p.value:.1f}%",
+        }
+        for p in figures
+    ]
+    return render(
+        rows,
+        columns=["peer metric", "defined by", "numerator", "denominator", "value"],
+        format="table",
+    )
+
+
+COMMANDS = [evaluate, verdicts, metrics, gate]
+
+__all__ = ["COMMANDS", "baseline_labels", "peer_table"]

@@ -1,0 +1,218 @@
+"""``hopgate validate`` (the store against its shapes) and ``hopgate shacl`` (any file, any shapes)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rdflib.term import BNode, Literal, Node
+
+from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
+from hopgate.errors import HopgateError
+from hopgate.shacl_api import SHACL_ENGINES, ShaclReport
+
+
+def _text(node: Node | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, Literal | BNode):
+        return node.n3()
+    return str(node)
+
+
+def _json(report: ShaclReport) -> str:
+    from hopgate.validate import path_text  # imports pySHACL: only when a report is printed
+
+    payload = {
+        "conforms": report.conforms,
+        "engine": report.engine,
+        "fallback": report.fallback,
+        "results": [
+            {
+                "focus_node": _text(r.focus_node),
+                "severity": _text(r.severity),
+                "source_shape": _text(r.source_shape),
+                "source_constraint_component": _text(r.source_constraint_component),
+                "path": None if r.path is None else path_text(report.graph, r.path),
+                "value": _text(r.value),
+                "messages": list(r.messages),
+            }
+            for r in sorted(report.results, key=lambda r: (str(r.focus_node), str(r.source_shape)))
+        ],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+@click.command("shacl")
+@click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("shapes", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--engine",
+    type=click.Choice(list(SHACL_ENGINES)),
+    default="store",
+    show_default=True,
+    help="store: compiled SPARQL in a scratch Oxigraph store (pySHACL for what it does "
+    "not compile); pyshacl: the reference engine.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "turtle"]),
+    default="text",
+    show_default=True,
+    help="Output format; turtle prints the W3C sh:ValidationReport.",
+)
+@click.pass_context
+def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt: str) -> None:
+    """Validate the RDF file DATA against the SHACL shapes file SHAPES (no store needed).
+
+    SHACL Core and SHACL-SPARQL constraints; literals are validated as
+    written. Exit 0 when the data conforms (no result of any severity), 1
+    when it does not, 2 on an error (unreadable file, ill-formed shapes).
+
+    Example: hopgate shacl data.ttl shapes.ttl --format turtle
+    """
+    from hopgate.shacl_api import validate_graph
+    from hopgate.validate import path_text
+
+    try:
+        report = validate_graph(data, shapes, engine=engine)
+    except HopgateError as exc:
+        raise UsageError(str(exc)) from None
+    if fmt == "turtle":
+        sys.stdout.write(report.serialize(format="turtle"))
+    elif fmt == "json":
+        click.echo(_json(report))
+    else:
+        verdict = (
+            "conforms" if report.conforms else f"does not conform: {len(report.results)} results"
+        )
+        click.echo(f"{data}: {verdict} (engine {report.engine})")
+        if report.fallback:
+            click.echo(f"  (pySHACL ran: {report.fallback})")
+        for r in sorted(report.results, key=lambda r: (str(r.focus_node), str(r.source_shape))):
+            severity = str(r.severity).rpartition("#")[2]
+            component = str(r.source_constraint_component).rpartition("#")[2]
+            click.echo(f"{severity}: {_text(r.focus_node)}: {component}")
+            if r.path is not None:
+                click.echo(f"  path: {path_text(report.graph, r.path)}")
+            if r.value is not None:
+                click.echo(f"  value: {_text(r.value)}")
+            for message in r.messages:
+                click.echo(f"  {message}")
+    if not report.conforms:
+        ctx.exit(1)
+
+
+@click.command()
+@click.option(
+    "--shapes",
+    "extra_shapes",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A Turtle file of further shapes, run with the shipped ones (repeatable).",
+)
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@format_option("text", "json", "turtle")
+@click.option("--graph", help="Validate only this named graph (its IRI).")
+@click.option("--run", "run", help="Validate only this run's latest evaluation (its ledger id).")
+@click.option(
+    "--all-history",
+    is_flag=True,
+    help="Check every evaluation bundle, each against the loads it used (not only the latest).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["store", "pyshacl"]),
+    default="store",
+    show_default=True,
+    help="store: the shapes compiled to SPARQL, run in the store (scales); "
+    "pyshacl: the reference engine (slow on big stores).",
+)
+@click.pass_context
+@handle_errors
+def validate(
+    ctx: click.Context,
+    extra_shapes: tuple[Path, ...],
+    strict: bool,
+    fmt: str,
+    graph: str | None,
+    run: str | None,
+    all_history: bool,
+    engine: str,
+) -> None:
+    """Check the store against the SHACL shapes; report results grouped by focus node.
+
+    Each evaluation bundle is checked with the loads it used, so a later load
+    never fails an earlier card: with no scope, the load graphs and each
+    run's latest evaluation (every evaluation with --all-history).
+
+    Exit 0 when the data conforms, 1 on Violations (or Warnings under
+    --strict), 2 on an error. --format turtle prints the sh:ValidationReport.
+
+    Example: hopgate validate --run sys-a --strict
+    """
+    from hopgate.validate import validate as run_validation
+
+    result = run_validation(
+        open_store(ctx),
+        extra_shapes=extra_shapes,
+        graph=graph,
+        run=run,
+        strict=strict,
+        engine=engine,
+        all_history=all_history,
+    )
+    if fmt == "turtle":
+        sys.stdout.write(result.report)
+    elif fmt == "json":
+        payload = {
+            "conforms": result.conforms,
+            "strict": result.strict,
+            "engine": result.engine,
+            "violations": len(result.violations),
+            "warnings": len(result.warnings),
+            "focus_nodes": [
+                {
+                    "focus": focus,
+                    "id": results[0].focus_id,
+                    "results": [
+                        {
+                            "shape": r.shape,
+                            "severity": r.severity,
+                            "message": r.message,
+                            "path": r.path,
+                            "value": r.value,
+                        }
+                        for r in results
+                    ],
+                }
+                for focus, results in result.by_focus().items()
+            ],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        for focus, results in result.by_focus().items():
+            label = results[0].focus_id
+            click.echo(f"{label} <{focus}>" if label else f"<{focus}>")
+            for r in results:
+                click.echo(f"  {r.severity}: {r.shape}: {r.message}")
+                where = [f"path {r.path}"] if r.path else []
+                where += [f"value {r.value}"] if r.value is not None and r.value != focus else []
+                if where:
+                    click.echo(f"    ({', '.join(where)})")
+        state = "conforms" if result.conforms else "does not conform"
+        click.echo(
+            f"{result.triples} triples {state}: {len(result.violations)} violation(s), "
+            f"{len(result.warnings)} warning(s){' (strict)' if strict else ''} "
+            f"in {result.seconds:.2f} s ({result.engine})"
+        )
+    if not result.conforms:
+        ctx.exit(1)
+
+
+COMMANDS = [validate, shacl_command]
+
+__all__ = ["COMMANDS"]

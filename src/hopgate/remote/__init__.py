@@ -1,0 +1,22 @@
+"""The remote store: the same :class:`~hopgate.store.Store` on any SPARQL 1.1 endpoint.
+
+:class:`RemoteStore` (:mod:`hopgate.remote.store`) is built from one module
+per concern:
+
+- :mod:`hopgate.remote.transport`: HTTP requests, authentication, timeouts,
+  retries of idempotent requests, and server failures as hopgate errors;
+- :mod:`hopgate.remote.uploads`: writes through private staging graphs in
+  bounded batches, N-Quads split by graph, published all or nothing;
+- :mod:`hopgate.remote.reads`: whole graphs read by predicate in pages,
+  checked against the server's counts (dump, the evaluation's working copy);
+- :mod:`hopgate.remote.values`: SPARQL JSON results as Python values, and
+  update parameters written in as escaped terms.
+"""
+
+from __future__ import annotations
+
+from hopgate.remote.store import RemoteStore
+from hopgate.remote.uploads import STAGING_BASE, staging_graph
+from hopgate.remote.values import bind_update
+
+__all__ = ["STAGING_BASE", "RemoteStore", "bind_update", "staging_graph"]

@@ -1,0 +1,212 @@
+"""The remote store: the same :class:`~hopgate.store.Store` on any SPARQL 1.1 endpoint.
+
+What the store holds: the named graphs hopgate's catalog lists as published
+(loads, evaluations) and the catalog itself, so a server's other graphs (and
+Virtuoso's system graphs) are never read, counted or dumped. Every query is
+sent with that dataset (``default-graph-uri`` and ``named-graph-uri`` for
+each graph), so its default graph is the union of hopgate's named graphs, as
+on the embedded store, and the query text is the library's, unchanged.
+
+Requests are :mod:`hopgate.remote.transport`'s, writes
+:mod:`hopgate.remote.uploads`', whole-graph reads
+:mod:`hopgate.remote.reads`', and results are mapped to values by
+:mod:`hopgate.remote.values`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from SPARQLWrapper import SPARQLWrapper
+
+from hopgate.dialect import exists_as_values
+from hopgate.errors import QueryError, StoreError
+from hopgate.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
+from hopgate.remote.transport import Auth
+from hopgate.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
+from hopgate.remote.values import as_ntriples, bind_update, boolean, check_iri, integer, rows
+from hopgate.store import OxigraphStore, Row, Store, Value, bind_values
+from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
+
+
+class RemoteStore(Uploads, Reads, Store):
+    """A hopgate store on a SPARQL 1.1 endpoint (queries) and update endpoint (writes).
+
+    Args:
+        endpoint: the query endpoint (SPARQL 1.1 Protocol).
+        update_endpoint: the SPARQL 1.1 Update endpoint (default: ``endpoint``).
+        graph_store: a SPARQL 1.1 Graph Store HTTP Protocol endpoint used as the
+            bulk path for writes (e.g. Virtuoso's ``/sparql-graph-crud-auth``);
+            without it, writes are ``INSERT DATA`` batches.
+        user, password: credentials for writes (and reads, when the endpoint
+            asks for them).
+        auth: ``digest`` (Virtuoso's ``/sparql-auth``) or ``basic``.
+        timeout: seconds to wait for any one response; a request left
+            unanswered that long is an error, never sent again.
+        retries: further attempts of an idempotent request after a transient
+            failure (connection refused or reset, HTTP 502/503/504, a deadlock
+            victim).
+        batch_bytes: the largest write request body.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        update_endpoint: str | None = None,
+        graph_store: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        auth: Auth = "digest",
+        timeout: float = 600.0,
+        retries: int = 3,
+        batch_bytes: int = DEFAULT_BATCH_BYTES,
+    ) -> None:
+        if auth not in ("digest", "basic"):
+            raise StoreError(f"unknown authentication {auth!r}: use digest or basic")
+        self.endpoint = endpoint
+        self.update_endpoint = update_endpoint or endpoint
+        self.graph_store = graph_store
+        self.user = user
+        self.password = password
+        self.auth: Auth = auth
+        self.timeout = timeout
+        self.retries = retries
+        self.batch_bytes = batch_bytes
+        self.read_page_triples = READ_PAGE_TRIPLES
+        self.read_workers = READ_WORKERS
+        self.write_workers = WRITE_WORKERS
+        self._prologue = sparql_prologue()
+        self._dataset: list[str] | None = None
+        self._opener = self._build_opener()
+
+    # ---- the dataset -------------------------------------------------------
+
+    def graphs(self) -> list[str]:
+        """The IRIs of hopgate's published named graphs on the server, sorted.
+
+        Read from the catalog, which lists every published graph (a load's or
+        an evaluation's bundle), not from a scan: Virtuoso answers ``SELECT
+        DISTINCT ?g`` over all quads by reading every quad. A
+        graph whose catalog entry never arrived is unpublished, so it is not
+        part of the dataset. Kept until this client next writes.
+        """
+        if self._dataset is not None:
+            return list(self._dataset)
+        body = self._json(
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{PROV}Bundle> }} }}",
+            dataset=False,
+        )
+        listed = {row["g"]["value"] for row in body["results"]["bindings"]}
+        found = (
+            sorted(g for g in listed | {CATALOG_GRAPH} if g.startswith(ID_BASE)) if listed else []
+        )
+        self._dataset = found
+        return list(found)
+
+    # ---- queries -----------------------------------------------------------
+
+    def _query(self, query: str, params: Mapping[str, Value] | None) -> dict[str, Any]:
+        return self._json(exists_as_values(self._prologue + bind_values(query, params)))
+
+    def _empty(self) -> OxigraphStore | None:
+        """An empty embedded store when hopgate has no graph on the server, else None.
+
+        A query over an empty dataset is answered locally: Virtuoso, sent no
+        dataset, reads all its graphs (staging graphs of an interrupted load
+        included), and sent only an empty graph, answers ``ASK { VALUES ?c
+        ... GRAPH ?c {...} }`` true.
+        """
+        return None if self.graphs() else OxigraphStore(None)
+
+    def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
+        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.select(query, params=params)
+        body = self._query(query, params)
+        if "results" not in body:
+            raise QueryError("expected a SELECT query")
+        return rows(body)
+
+    def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
+        """Run an ASK query with ``params`` bound to variables."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.ask(query, params=params)
+        body = self._query(query, params)
+        if "boolean" not in body:
+            raise QueryError("expected an ASK query")
+        return boolean(body["boolean"])
+
+    def construct(self, query: str, *, params: Mapping[str, Value] | None = None) -> bytes:
+        """Run a CONSTRUCT query; return the triples as N-Triples bytes."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.construct(query, params=params)
+        text = exists_as_values(self._prologue + bind_values(query, params))
+
+        def action() -> bytes:
+            return as_ntriples(*self._construct_page(text, dataset=True))
+
+        return self._attempt(action, idempotent=True, what="query")
+
+    def query_any(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | bool | bytes:
+        """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.query_any(query, params=params)
+        form = SPARQLWrapper(self.endpoint)
+        form.setQuery(self._prologue + query)
+        if form.queryType in ("CONSTRUCT", "DESCRIBE"):
+            return self.construct(query, params=params)
+        body = self._query(query, params)
+        if "boolean" in body:
+            return boolean(body["boolean"])
+        return rows(body)
+
+    def count(self, graph: str | None = None) -> int:
+        """The number of quads in hopgate's graphs, or in one named graph."""
+        if graph is not None:
+            return self._graph_size(graph)
+        if not self.graphs():
+            return 0
+        found = rows(self._json("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"))
+        return integer(found[0]["n"]) if found else 0
+
+    # ---- writes ------------------------------------------------------------
+
+    def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
+        """Run a SPARQL 1.1 Update in one request (one transaction on the server); never retried."""
+        self._update(exists_as_values(bind_update(update, params)))
+
+    def remove_graph(self, graph: str) -> None:
+        """Remove one named graph and all its quads (``DROP SILENT``, safe to retry)."""
+        self._update(f"DROP SILENT GRAPH <{check_iri(graph)}>", idempotent=True)
+
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+        """Write an N-Quads file of one new graph through its staging graph, then publish it.
+
+        ``trusted`` changes nothing here: the server parses what it is sent.
+
+        Raises:
+            StoreError: the graph exists, a quad belongs to another graph, or
+                the server failed; the graph is then not in the store.
+        """
+        # Asked of the server, not of the cached listing: another client may
+        # have written it since.
+        exists = self._json(f"ASK {{ GRAPH <{check_iri(graph)}> {{ ?s ?p ?o }} }}", dataset=False)
+        if boolean(exists.get("boolean")):
+            raise StoreError(f"the graph {graph} is already in the store")
+        self._publish(path, move=True, only=graph)
+
+    def add_nquads(self, path: Path) -> None:
+        """Add the quads of an N-Quads file, all or nothing (staged, then one ADD request)."""
+        self._publish(path, move=False, only=None)
+
+
+__all__ = ["RemoteStore"]
