@@ -37,9 +37,9 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
 
     Example: hopgate evaluate --run sys-a
     """
-    from hopgate.evaluate import evaluate as run_evaluation
+    from hopgate import api
 
-    for record in run_evaluation(open_store(ctx, writes=True), run=run, force=force, by=by or None):
+    for record in api.evaluate(open_store(ctx, writes=True), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
         click.echo(
             f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "
@@ -61,10 +61,10 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
 
     Example: hopgate verdicts --run sys-a --format json
     """
+    from hopgate import api
     from hopgate.results import VERDICT_COLUMNS
-    from hopgate.results import verdicts as read_verdicts
 
-    found = read_verdicts(open_store(ctx), run=run)
+    found = api.verdicts(open_store(ctx), run=run)
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
     rows = [row.as_dict() for row in found]
     if fmt == "json":
@@ -98,10 +98,10 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
 
     Example: hopgate metrics --peers --format json
     """
-    from hopgate.results import metrics as read_metrics
+    from hopgate import api
 
     store = open_store(ctx)
-    result = read_metrics(store, run=run)
+    result = api.metrics(store, run=run)
     note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
     labels = baseline_labels(store)
     peer_figures = {}
@@ -202,13 +202,9 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
 
     Example: hopgate gate --run sys-a --evaluate
     """
-    from hopgate.evaluate import evaluate as run_evaluation
-    from hopgate.results import gate as run_gate
+    from hopgate import api
 
-    store = open_store(ctx, writes=evaluate_first)
-    if evaluate_first:
-        run_evaluation(store, run=run)
-    result = run_gate(store, run=run)
+    result = api.gate(open_store(ctx, writes=evaluate_first), run=run, evaluate=evaluate_first)
     if result.stale:
         click.echo(
             f"run {run}: gate FAILED: its latest evaluation is not current ({result.reason}); "
@@ -223,11 +219,10 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     click.echo(
         f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
     )
-    from hopgate.explain import reasons
-
-    because = reasons(store, run, result.failing)
     for row in result.failing:
-        click.echo(f"  {row.output} (claim {row.claim}): {because.get(row.output, row.verdict)}")
+        click.echo(
+            f"  {row.output} (claim {row.claim}): {result.reasons.get(row.output, row.verdict)}"
+        )
     ctx.exit(1)
 
 

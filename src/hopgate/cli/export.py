@@ -230,12 +230,10 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
-    from hopgate.export.signing import read_public_key
-    from hopgate.export.verify import verify
+    from hopgate import api
 
     try:
-        trusted = [read_public_key(value) for value in trust] if trust else None
-        report = verify(export_dir, trusted=trusted)
+        report = api.verify(export_dir, trust=trust)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     for problem in report.problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 from pathlib import Path
 
 import click
@@ -141,7 +142,7 @@ def validate(
     graph: str | None,
     run: str | None,
     all_history: bool,
-    engine: str,
+    engine: typing.Literal["store", "pyshacl"],
 ) -> None:
     """Check the store against the SHACL shapes; report results grouped by focus node.
 
@@ -154,9 +155,9 @@ def validate(
 
     Example: hopgate validate --run sys-a --strict
     """
-    from hopgate.validate import validate as run_validation
+    from hopgate import api
 
-    result = run_validation(
+    result = api.validate(
         open_store(ctx),
         extra_shapes=extra_shapes,
         graph=graph,
