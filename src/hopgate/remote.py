@@ -56,7 +56,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     Unauthorized,
 )
 
-from hopgate.dialect import exists_as_values
+from hopgate.dialect import exists_as_values, inline_constants
 from hopgate.errors import QueryError, StoreError
 from hopgate.projection import RDF_TYPE, Projection
 from hopgate.store import (
@@ -288,7 +288,13 @@ class RemoteStore(Store):
     # ---- queries -----------------------------------------------------------
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> dict[str, Any]:
-        return self._json(exists_as_values(self._prologue + bind_values(query, params)))
+        # IRI parameters written in as constants where that keeps the meaning
+        # (hopgate.dialect.inline_constants: Virtuoso 7.2.5 loses rows or hangs
+        # on VALUES in each sub-select); the others are bound with VALUES.
+        terms = {k: term_ntriples(v) for k, v in (params or {}).items() if isinstance(v, IRI)}
+        query, inlined = inline_constants(query, terms)
+        rest = {k: v for k, v in (params or {}).items() if k not in inlined}
+        return self._json(exists_as_values(self._prologue + bind_values(query, rest)))
 
     def _empty(self) -> OxigraphStore | None:
         """An empty embedded store when hopgate has no graph on the server, else None.
