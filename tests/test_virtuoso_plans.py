@@ -78,6 +78,7 @@ def test_only_matched_parameters_become_constants() -> None:
         "SELECT ?x WHERE { ?x <p> ?y } GROUP BY ?x ?g": None,
         "SELECT ?x WHERE { BIND (<a> AS ?g) ?x <p> ?g }": None,
         "SELECT ?x WHERE { VALUES ?g { <a> } ?x <p> ?g }": None,
+        "SELECT ?x WHERE { ?x <p> ?y FILTER (!BOUND( ?g) || ?y = ?g) }": None,
         "SELECT (COUNT(*) AS ?n) WHERE { GRAPH $g { ?x ?p ?o } }": (
             "SELECT (COUNT(*) AS ?n) WHERE { GRAPH <G> { ?x ?p ?o } }",
             {"g"},

@@ -190,8 +190,8 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
     server (docs/remote-virtuoso.md). A constant means what the bound
     variable means wherever a variable is only matched or compared; a name
     that is projected (``SELECT ... ?name``, ``SELECT *``), assigned
-    (``AS ?name``), listed by ``VALUES`` or used in ``GROUP BY`` / ``ORDER
-    BY`` is left for ``VALUES``. Strings, IRIs and comments are not touched.
+    (``AS ?name``), tested by ``BOUND``, listed by ``VALUES`` or used in
+    ``GROUP BY`` / ``ORDER BY`` is left for ``VALUES``. Strings, IRIs and comments are not touched.
 
     Returns:
         The rewritten text and the names written in as constants.
@@ -215,7 +215,7 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
                 continue
             name = match.group(0)
             if name in terms:
-                if context or previous == "AS":
+                if context or previous in ("AS", "BOUND("):
                     keep.add(name)
                 spans.append((i, match.end(), name))
             previous = ""
@@ -248,7 +248,7 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
         elif ch in "{}":
             context = ""
         if not ch.isspace():
-            previous = ""
+            previous = "BOUND(" if ch == "(" and previous == "BOUND" else ""
         i += 1
     chosen = set(terms) - keep
     out = []
