@@ -181,10 +181,11 @@ def locate() -> Callable[[dict[str, Any], str, int, str], str]:
 def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One Virtuoso Open Source server per test module, on loopback, stopped by its PID.
 
-    Per module, not per session: on one shared server, Virtuoso 7.2.5 answered
-    ``evaluation-verdicts`` with two of five rows after the coverage module's
-    updates and drops, and after another of them never answered at all (every
-    thread idle): what a module asserts must not depend on what ran before it.
+    Per module, not per session: what a module asserts must not depend on
+    what ran before it. (The failures that prompted it, ``evaluation-verdicts``
+    losing rows or never answering after the coverage module, turned out not
+    to come from that module's state but from Virtuoso 7.2.5's per-server
+    choice of plan: docs/remote-virtuoso.md, tests/test_virtuoso_plans.py.)
 
     Skips when Virtuoso is not installed, except under ``CI=true``, where a
     missing server is a failure.

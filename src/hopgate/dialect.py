@@ -178,4 +178,88 @@ def where_groups(query: str) -> list[int]:
     return found
 
 
-__all__ = ["exists_as_values", "where_groups"]
+def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
+    """Write each parameter in ``terms`` (name -> serialised IRI) as that constant.
+
+    Dialect work-around: Virtuoso 7.2.5 answers ``evaluation-verdicts`` with
+    a parameter bound by a ``VALUES`` block in each of its sub-selects with
+    a plan chosen from sampled cardinalities, different from one server to
+    the next, and some of those plans lose rows (two verdicts of four) or
+    never finish (every thread idle, later requests queued on its locks);
+    with the parameter written as a constant it answered right on every
+    server (docs/remote-virtuoso.md). A constant means what the bound
+    variable means wherever a variable is only matched or compared; a name
+    that is projected (``SELECT ... ?name``, ``SELECT *``), assigned
+    (``AS ?name``), tested by ``BOUND``, listed by ``VALUES`` or used in
+    ``GROUP BY`` / ``ORDER BY`` is left for ``VALUES``. Strings, IRIs and comments are not touched.
+
+    Returns:
+        The rewritten text and the names written in as constants.
+    """
+    keep: set[str] = set()
+    spans: list[tuple[int, int, str]] = []
+    context = ""  # "select", "by", "values" or "": where a variable here may not be a constant
+    previous = ""
+    depth = 0
+    i = 0
+    while i < len(query):
+        skipped = _skip_token(query, i)
+        if skipped != i:
+            i = skipped
+            continue
+        ch = query[i]
+        if ch in "?$":
+            match = _WORD.match(query, i + 1)
+            if match is None:
+                i += 1
+                continue
+            name = match.group(0)
+            if name in terms:
+                if context or previous in ("AS", "BOUND("):
+                    keep.add(name)
+                spans.append((i, match.end(), name))
+            previous = ""
+            i = match.end()
+            continue
+        if ch == ":" or (ch.isalnum() and i > 0 and query[i - 1] in ":_-"):
+            match = _WORD.match(query, i + 1 if ch == ":" else i)
+            i = match.end() if match else i + 1
+            continue
+        match = _WORD.match(query, i)
+        if match:
+            word = match.group(0).upper()
+            if word == "SELECT":
+                context = "select"
+            elif word == "BY":
+                context = "by"
+            elif word == "VALUES":
+                context = "values"
+            elif word in ("WHERE", "LIMIT", "OFFSET", "HAVING"):
+                context = ""
+            previous = word
+            i = match.end()
+            continue
+        if ch == "*" and context == "select" and depth == 0:
+            return query, set()  # SELECT * projects every variable
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch in "{}":
+            context = ""
+        if not ch.isspace():
+            previous = "BOUND(" if ch == "(" and previous == "BOUND" else ""
+        i += 1
+    chosen = set(terms) - keep
+    out = []
+    start = 0
+    for begin, end, name in spans:
+        if name in chosen:
+            out.append(query[start:begin])
+            out.append(terms[name])
+            start = end
+    out.append(query[start:])
+    return "".join(out), {name for _, _, name in spans if name in chosen}
+
+
+__all__ = ["exists_as_values", "inline_constants", "where_groups"]

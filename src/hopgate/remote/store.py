@@ -21,13 +21,13 @@ from typing import Any
 
 from SPARQLWrapper import SPARQLWrapper
 
-from hopgate.dialect import exists_as_values
+from hopgate.dialect import exists_as_values, inline_constants
 from hopgate.errors import QueryError, StoreError
 from hopgate.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
 from hopgate.remote.transport import Auth
 from hopgate.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
 from hopgate.remote.values import as_ntriples, bind_update, boolean, check_iri, integer, rows
-from hopgate.store import OxigraphStore, Row, Store, Value, bind_values
+from hopgate.store import IRI, OxigraphStore, Row, Store, Value, bind_values, term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
 
 
@@ -109,7 +109,13 @@ class RemoteStore(Uploads, Reads, Store):
     # ---- queries -----------------------------------------------------------
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> dict[str, Any]:
-        return self._json(exists_as_values(self._prologue + bind_values(query, params)))
+        # IRI parameters written in as constants where that keeps the meaning
+        # (hopgate.dialect.inline_constants: Virtuoso 7.2.5 loses rows or hangs
+        # on VALUES in each sub-select); the others are bound with VALUES.
+        terms = {k: term_ntriples(v) for k, v in (params or {}).items() if isinstance(v, IRI)}
+        query, inlined = inline_constants(query, terms)
+        rest = {k: v for k, v in (params or {}).items() if k not in inlined}
+        return self._json(exists_as_values(self._prologue + bind_values(query, rest)))
 
     def _empty(self) -> OxigraphStore | None:
         """An empty embedded store when hopgate has no graph on the server, else None.
