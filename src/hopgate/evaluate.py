@@ -65,6 +65,8 @@ class _Card:
     contradictions: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     inadmissible: list[str] = field(default_factory=list)
+    #: (set, uncited, unretrieved) per eligible set of the claim (evaluation-routes.ru).
+    candidates: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def runs(store: Store) -> list[str]:
@@ -176,6 +178,9 @@ def _compute(
             store.update(library_update(update_id).text, params=params)
         verdict_rows = _select(store, "evaluation-verdicts", run, scratch)
         cards = {str(row["output"]): _Card(row) for row in verdict_rows}
+        for row in _select(store, "evaluation-route-candidates", run, scratch):
+            weighed = (str(row["set"]), _count(row["uncited"]), _count(row["unretrieved"]))
+            cards[str(row["output"])].candidates.append(weighed)
         for row in _select(store, "card-links", run):
             card = cards.get(str(row["output"]))
             if card is None:
@@ -350,6 +355,8 @@ class _BundleWriter:
             lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
             age = _days(row["claimTime"], row["oldestObservation"])
             lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
+            lines.append(f"{s} <{HG}oldestObservation> {nt.datetime(str(row['oldestObservation']))}")
+        lines.append(f"{s} <{HG}claimTime> {nt.datetime(str(row['claimTime']))}")
         self._write(lines)
         return node
 
@@ -385,9 +392,14 @@ class _BundleWriter:
         ):
             if value is not None:
                 lines.append(f"{s} <{HG}{name}> {nt.iri(str(value))}")
-        if row["citedRoute"] is not None:
-            rule = ids.mint("rule", ids.ledger_id(str(row["citedRoute"])))
-            lines.append(f"{s} <{HG}jointSupport> {nt.iri(rule)}")
+        # Decided by queries/evaluation-verdicts.rq: the cited route's inference rule.
+        if row["jointSupport"] is not None:
+            lines.append(f"{s} <{HG}jointSupport> {nt.iri(str(row['jointSupport']))}")
+        # What the verdict was decided on, so the auditor queries read it (verdicts.rq).
+        lines.append(f"{s} <{HG}unresolvedContradiction> {nt.boolean(bool(row['unresolved']))}")
+        lines.append(f"{s} <{HG}proposedSetCited> {nt.boolean(bool(row['proposedCited']))}")
+        if row["nearestSet"] is not None:
+            lines.append(f"{s} <{HG}nearestEligibleSet> {nt.iri(str(row['nearestSet']))}")
         for predicate, targets in (
             ("referenceRoute", card.routes),
             ("deliveredCitation", card.cites),
@@ -396,6 +408,15 @@ class _BundleWriter:
             ("inadmissibleCitation", card.inadmissible),
         ):
             lines.extend(f"{s} <{HG}{predicate}> {nt.iri(t)}" for t in sorted(set(targets)))
+        for number, (evidence_set, uncited, unretrieved) in enumerate(sorted(card.candidates), 1):
+            candidate = nt.iri(f"{node}/candidate/{number}")
+            lines += [
+                f"{s} <{HG}weighedSet> {candidate}",
+                f"{candidate} <{A}> <{HG}RouteCandidate>",
+                f"{candidate} <{HG}candidateSet> {nt.iri(evidence_set)}",
+                f"{candidate} <{HG}uncited> {nt.integer(uncited)}",
+                f"{candidate} <{HG}unretrieved> {nt.integer(unretrieved)}",
+            ]
         lines += self.state.card_lines(s, output, sorted(set(card.routes)), card.contradictions)
         self._write(lines)
 

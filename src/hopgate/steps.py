@@ -25,6 +25,7 @@ SCRATCH_UPDATES = (
 #: The queries that read an evaluation's results, after the scratch updates.
 RESULT_QUERIES = (
     "evaluation-verdicts",
+    "evaluation-route-candidates",
     "card-links",
     "evaluation-missing-hops",
     "inadmissible-citations",
