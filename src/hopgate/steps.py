@@ -37,6 +37,7 @@ RESULT_QUERIES = (
 BUNDLE_QUERIES = (
     "cards",
     "card-spans",
+    "gate",
     "metrics",
     "metrics-by-question",
     "metrics-strata",
