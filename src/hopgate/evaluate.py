@@ -171,7 +171,7 @@ def _remove_stale_scratch(store: Store) -> None:
 
 def _compute(
     store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome]]:
+) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome], list[Row]]:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
@@ -191,15 +191,17 @@ def _compute(
             ].append(target)
         for row in _select(store, "evaluation-missing-hops", run, scratch):
             cards[str(row["output"])].missing.append(str(row["span"]))
-        for row in _select(store, "inadmissible-citations", run):
+        for row in _select(store, "evaluation-inadmissible-citations", run, scratch):
             cards[str(row["output"])].inadmissible.append(str(row["span"]))
+        # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
+        flags = _select(store, "evaluation-admissibility", run, scratch)
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
         state = AnnotationState.from_rows(_select(store, "evaluation-annotations", run, scratch))
         # Intervention cases, classified apart (docs/spec/interventions.md).
         intervention_rows = _select(store, "evaluation-interventions", run, scratch)
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases, state, interventions.classify(intervention_rows)
+    return cards, claim_cases, state, interventions.classify(intervention_rows), flags
 
 
 def _evaluate_run(
@@ -218,7 +220,7 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases, state, outcomes = _compute(work, run, scratch, params)
+        cards, claim_cases, state, outcomes, flags = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -238,6 +240,7 @@ def _evaluate_run(
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
             _write_interventions(writer, store, run, cards, case_nodes, outcomes)
+            writer.flags(flags)
             writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
@@ -359,6 +362,12 @@ class _BundleWriter:
         lines.append(f"{s} <{HG}claimTime> {nt.datetime(str(row['claimTime']))}")
         self._write(lines)
         return node
+
+    def flags(self, rows: list[Row]) -> None:
+        """The admissibility rules each version or span broke (queries/evaluation-eligibility.ru)."""
+        self._write(
+            [f"{nt.iri(str(r['node']))} {nt.iri(str(r['rule']))} {nt.iri(str(r['about']))}" for r in rows]
+        )
 
     def card(self, card: _Card, case_nodes: dict[tuple[str, str], str]) -> None:
         row = card.row
