@@ -1,10 +1,13 @@
 # id: evaluation-coverage
-# description: Which members of evidence sets does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
+# description: Which delivered spans cover which members of evidence sets, and so which members does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?deliverer hg:covers ?member (?deliverer an output claim or a case of the run; ?member a member of any evidence set it delivers, or covers by locator; by containment, a member of a set of a claim it concerns: an output's asserted claim, a case's required claims and its outputs' claims)
+# returns: nothing; inserts into GRAPH ?scratch: ?span hg:coversSpan ?member (a span the run delivers covers a member: the same span, by containment or by locator), ?span hg:containsSpan ?member (by containment), and ?deliverer hg:covers ?member (?deliverer an output claim or a case of the run, ?member a member a span it delivers covers; by containment, only members of the sets of the claims a deliverer of the span concerns: an output's asserted claim, a case's required claims and its outputs' claims)
 # spec: docs/spec/acceptance.md "Coverage"
 #
-# Coverage (docs/spec/acceptance.md "Coverage"): a delivered span covers a member when it is
+# The one home of coverage (docs/spec/acceptance.md "Coverage"); the
+# evaluation's later steps read hg:covers, and the bundle records the span
+# pairs for the auditor queries (coverage, report-coverage, the peer metrics).
+# A delivered span covers a member when it is
 # the member, or is of the same version with start <= member start and member
 # end <= end, or is of the same version with the same locator. One insert per
 # way, each a plain join, so no OPTIONAL depends on outer bindings. An
@@ -16,8 +19,9 @@
 # 11.8 and 51 s for 1,000, 2,000 and 4,000 spans of one version cited by
 # 2,000 cases (issue 14; bench/coverage.py). So it is tested only against the
 # members of the sets of the claims a deliverer concerns, the only pairs the
-# later steps read (evaluation-routes, evaluation-missing-hops,
-# evaluation-claim-cases): an output's asserted claim; a case's required
+# later steps and the auditor queries read (evaluation-routes, evaluation-missing-hops,
+# evaluation-claim-cases) and the auditor queries (the peer metrics): an
+# output's asserted claim and its case's required claims; a case's required
 # claims, and its outputs' claims the question does not require (the MINUS
 # keeps a pair from being found twice). The pairs then grow with the cases,
 # not with the square of a version's spans. The three ways are a UNION of
@@ -28,7 +32,7 @@
 # update's time on bench/evaluate.py's ledgers, where versions are small.
 # Locators are compared by equality, a join on (?v, ?locator) that stays
 # linear without the restriction.
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?d } }
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?d } }
 WHERE {
   {
     GRAPH ?g1 { ?case hg:ofRun ?run }
@@ -38,7 +42,7 @@ WHERE {
   }
   GRAPH ?gSet { ?set prov:hadMember ?d }
 } ;
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?m } }
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?m ; hg:containsSpan ?m } }
 WHERE {
   {
     GRAPH ?g1 { ?case hg:ofRun ?run }
@@ -53,6 +57,10 @@ WHERE {
     GRAPH ?g8 { ?output prov:wasGeneratedBy ?deliverer ; hg:asserts ?claim }
     MINUS { GRAPH ?gRequired { ?asking hg:requiresClaim ?claim } }
     GRAPH ?g9 { ?deliverer hg:retrieved ?d }
+  } UNION {
+    GRAPH ?g10 { ?citing hg:ofRun ?run ; hg:forQuestion ?cited }
+    GRAPH ?g11 { ?cited hg:requiresClaim ?claim }
+    GRAPH ?g12 { ?deliverer prov:wasGeneratedBy ?citing ; hg:cites ?d }
   }
   {
     SELECT ?d ?v ?ds ?de
@@ -67,7 +75,7 @@ WHERE {
   }
   FILTER (?ds <= ?ms && ?me <= ?de)
 } ;
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?m } }
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?m } }
 WHERE {
   {
     GRAPH ?g1 { ?case hg:ofRun ?run }
@@ -86,4 +94,15 @@ WHERE {
       GRAPH ?gM { ?m prov:wasQuotedFrom ?v ; oa:hasSelector ?mLocator . ?mLocator rdf:value ?locator }
     }
   }
+} ;
+# What each deliverer covers: the members its delivered spans cover.
+INSERT { GRAPH ?scratch { ?deliverer hg:covers ?m } }
+WHERE {
+  {
+    GRAPH ?g1 { ?case hg:ofRun ?run }
+    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
+  } UNION {
+    GRAPH ?g3 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
+  }
+  GRAPH ?scratch { ?d hg:coversSpan ?m }
 }

@@ -171,7 +171,7 @@ def _remove_stale_scratch(store: Store) -> None:
 
 def _compute(
     store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome], list[Row]]:
+) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome], list[Row], list[Row]]:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
@@ -195,13 +195,15 @@ def _compute(
             cards[str(row["output"])].inadmissible.append(str(row["span"]))
         # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
         flags = _select(store, "evaluation-admissibility", run, scratch)
+        # The span pairs evaluation-coverage found, recorded for the auditor queries.
+        coverage = _select(store, "evaluation-span-coverage", run, scratch)
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
         state = AnnotationState.from_rows(_select(store, "evaluation-annotations", run, scratch))
         # Intervention cases, classified apart (docs/spec/interventions.md).
         intervention_rows = _select(store, "evaluation-interventions", run, scratch)
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases, state, interventions.classify(intervention_rows), flags
+    return cards, claim_cases, state, interventions.classify(intervention_rows), flags, coverage
 
 
 def _evaluate_run(
@@ -220,7 +222,7 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases, state, outcomes, flags = _compute(work, run, scratch, params)
+        cards, claim_cases, state, outcomes, flags, coverage = _compute(work, run, scratch, params)
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -241,6 +243,7 @@ def _evaluate_run(
                 writer.card(card, case_nodes)
             _write_interventions(writer, store, run, cards, case_nodes, outcomes)
             writer.flags(flags)
+            writer.coverage(coverage)
             writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
@@ -368,6 +371,16 @@ class _BundleWriter:
         self._write(
             [f"{nt.iri(str(r['node']))} {nt.iri(str(r['rule']))} {nt.iri(str(r['about']))}" for r in rows]
         )
+
+    def coverage(self, rows: list[Row]) -> None:
+        """Which delivered spans cover which members, and how (queries/evaluation-coverage.ru)."""
+        lines = []
+        for row in rows:
+            span, member = nt.iri(str(row["span"])), nt.iri(str(row["member"]))
+            lines.append(f"{span} <{HG}coversSpan> {member}")
+            if row["contains"]:
+                lines.append(f"{span} <{HG}containsSpan> {member}")
+        self._write(lines)
 
     def card(self, card: _Card, case_nodes: dict[tuple[str, str], str]) -> None:
         row = card.row

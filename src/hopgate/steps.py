@@ -30,6 +30,7 @@ RESULT_QUERIES = (
     "evaluation-missing-hops",
     "evaluation-inadmissible-citations",
     "evaluation-admissibility",
+    "evaluation-span-coverage",
     "evaluation-claim-cases",
     "evaluation-annotations",
     "evaluation-interventions",
