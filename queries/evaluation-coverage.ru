@@ -1,108 +1,123 @@
 # id: evaluation-coverage
-# description: Which delivered spans cover which members of evidence sets, and so which members does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
+# description: Which delivered spans cover which reference spans (members of evidence sets, and the spans a case's outputs cite), and so which does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?span hg:coversSpan ?member (a span the run delivers covers a member: the same span, by containment or by locator), ?span hg:containsSpan ?member (by containment), and ?deliverer hg:covers ?member (?deliverer an output claim or a case of the run, ?member a member a span it delivers covers; by containment, only members of the sets of the claims a deliverer of the span concerns: an output's asserted claim, a case's required claims and its outputs' claims)
+# returns: nothing; inserts into GRAPH ?scratch: ?deliverer hg:delivers ?span (an output claim of the run cites it, or a case of the run retrieved it), ?target hg:coverageTargetOf ?deliverer (a span the deliverer's coverage is weighed against), ?span hg:coversSpan ?target (the same span, by containment or by locator), ?span hg:containsSpan ?target (by containment), and ?deliverer hg:covers ?target
 # spec: docs/spec/acceptance.md "Coverage"
 #
 # The one home of coverage (docs/spec/acceptance.md "Coverage"); the
 # evaluation's later steps read hg:covers, and the bundle records the span
-# pairs for the auditor queries (coverage, report-coverage, the peer metrics).
-# A delivered span covers a member when it is
-# the member, or is of the same version with start <= member start and member
-# end <= end, or is of the same version with the same locator. One insert per
-# way, each a plain join, so no OPTIONAL depends on outer bindings. An
+# pairs for the auditor queries (coverage, report-coverage,
+# unretrieved-citations, the peer metrics). A delivered span covers a target
+# when it is the target, or is of the same version with start <= target start
+# and target end <= end, or is of the same version with the same locator. One
+# insert per way, each a plain join, so no OPTIONAL depends on outer bindings. An
 # update's WHERE reads no union default graph, so every pattern names its
 # graph (GRAPH ?gN).
 #
 # Containment is an inequality, which no join can key on: pairing every
 # delivered span of a version with every member of that version took 2.7,
 # 11.8 and 51 s for 1,000, 2,000 and 4,000 spans of one version cited by
-# 2,000 cases (issue 14; bench/coverage.py). So it is tested only against the
-# members of the sets of the claims a deliverer concerns, the only pairs the
-# later steps and the auditor queries read (evaluation-routes, evaluation-missing-hops,
-# evaluation-claim-cases) and the auditor queries (the peer metrics): an
-# output's asserted claim and its case's required claims; a case's required
-# claims, and its outputs' claims the question does not require (the MINUS
-# keeps a pair from being found twice). The pairs then grow with the cases,
-# not with the square of a version's spans. The three ways are a UNION of
-# plain joins, not a DISTINCT subquery of UNIONs, which Virtuoso 7.2.5
-# answers wrongly. The delivered spans' offsets and the claims' members with
-# their offsets are uncorrelated subqueries, each read once and joined on
-# (?d) and (?claim, ?v); looking them up row by row took twice the old
-# update's time on bench/evaluate.py's ledgers, where versions are small.
-# Locators are compared by equality, a join on (?v, ?locator) that stays
-# linear without the restriction.
+# 2,000 cases (issue 14; bench/coverage.py). So each way is tested only
+# against a deliverer's targets, the only pairs the later steps and the
+# auditor queries read (evaluation-routes, evaluation-missing-hops,
+# evaluation-claim-cases; coverage, report-coverage, unretrieved-citations,
+# the peer metrics): for an output claim, the members of the sets of its
+# asserted claim and of its case's required claims; for a case, the members
+# of the sets of its required claims and of its outputs' claims, and the
+# spans its outputs cite. The pairs then grow with the cases, not with the
+# square of a version's spans. Deliveries and targets are written first as
+# plain joins, so no later insert holds a UNION (Virtuoso 7.2.5 answers a
+# DISTINCT subquery of UNIONs wrongly). The delivered spans' offsets and the
+# targets' offsets are uncorrelated subqueries, each read once and joined on
+# (?d) and (?target, ?v); looking them up row by row took twice the time on
+# bench/evaluate.py's ledgers, where versions are small. Locators are
+# compared by equality, a join on (?v, ?locator).
+# Deliveries: what each output claim of the run cites and each case retrieved.
+INSERT { GRAPH ?scratch { ?deliverer hg:delivers ?d } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
+} ;
+INSERT { GRAPH ?scratch { ?deliverer hg:delivers ?d } }
+WHERE {
+  GRAPH ?g1 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
+} ;
+# Targets of an output claim: the members of its asserted claim's sets and of
+# its case's required claims' sets.
+INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?output } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:asserts ?claim }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+} ;
+INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?output } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+  GRAPH ?g2 { ?question hg:requiresClaim ?claim }
+  GRAPH ?g3 { ?output prov:wasGeneratedBy ?case ; a hg:OutputClaim }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+} ;
+# Targets of a case: the members of its required claims' sets and of its
+# outputs' claims' sets, and the spans its outputs cite.
+INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?case } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+  GRAPH ?g2 { ?question hg:requiresClaim ?claim }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+} ;
+INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?case } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:asserts ?claim }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+} ;
+INSERT { GRAPH ?scratch { ?cited hg:coverageTargetOf ?case } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:cites ?cited }
+} ;
+# Coverage, way 1: the same span.
 INSERT { GRAPH ?scratch { ?d hg:coversSpan ?d } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
-  } UNION {
-    GRAPH ?g3 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
-  }
-  GRAPH ?gSet { ?set prov:hadMember ?d }
+  GRAPH ?scratch { ?deliverer hg:delivers ?d . ?d hg:coverageTargetOf ?deliverer }
 } ;
-INSERT { GRAPH ?scratch { ?d hg:coversSpan ?m ; hg:containsSpan ?m } }
+# Coverage, way 2: a span of the same version whose offsets contain the target's.
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?target ; hg:containsSpan ?target } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:asserts ?claim }
-    GRAPH ?g3 { ?deliverer hg:cites ?d }
-  } UNION {
-    GRAPH ?g4 { ?deliverer hg:ofRun ?run ; hg:forQuestion ?question }
-    GRAPH ?g5 { ?question hg:requiresClaim ?claim }
-    GRAPH ?g6 { ?deliverer hg:retrieved ?d }
-  } UNION {
-    GRAPH ?g7 { ?deliverer hg:ofRun ?run ; hg:forQuestion ?asking }
-    GRAPH ?g8 { ?output prov:wasGeneratedBy ?deliverer ; hg:asserts ?claim }
-    MINUS { GRAPH ?gRequired { ?asking hg:requiresClaim ?claim } }
-    GRAPH ?g9 { ?deliverer hg:retrieved ?d }
-  } UNION {
-    GRAPH ?g10 { ?citing hg:ofRun ?run ; hg:forQuestion ?cited }
-    GRAPH ?g11 { ?cited hg:requiresClaim ?claim }
-    GRAPH ?g12 { ?deliverer prov:wasGeneratedBy ?citing ; hg:cites ?d }
-  }
+  GRAPH ?scratch { ?deliverer hg:delivers ?d . ?target hg:coverageTargetOf ?deliverer }
   {
     SELECT ?d ?v ?ds ?de
     WHERE { GRAPH ?gD { ?d prov:wasQuotedFrom ?v ; oa:hasSelector ?dPosition . ?dPosition oa:start ?ds ; oa:end ?de } }
   }
   {
-    SELECT DISTINCT ?claim ?m ?v ?ms ?me
+    SELECT DISTINCT ?target ?v ?ts ?te
     WHERE {
-      GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
-      GRAPH ?gM { ?m prov:wasQuotedFrom ?v ; oa:hasSelector ?mPosition . ?mPosition oa:start ?ms ; oa:end ?me }
+      GRAPH ?scratch { ?target hg:coverageTargetOf ?anyone }
+      GRAPH ?gT { ?target prov:wasQuotedFrom ?v ; oa:hasSelector ?tPosition . ?tPosition oa:start ?ts ; oa:end ?te }
     }
   }
-  FILTER (?ds <= ?ms && ?me <= ?de)
+  FILTER (?ds <= ?ts && ?te <= ?de)
 } ;
-INSERT { GRAPH ?scratch { ?d hg:coversSpan ?m } }
+# Coverage, way 3: a span of the same version with the same locator (withheld text).
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?target } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
-  } UNION {
-    GRAPH ?g3 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
-  }
+  GRAPH ?scratch { ?deliverer hg:delivers ?d . ?target hg:coverageTargetOf ?deliverer }
   {
     SELECT ?d ?v ?locator
     WHERE { GRAPH ?gD { ?d prov:wasQuotedFrom ?v ; oa:hasSelector ?dLocator . ?dLocator rdf:value ?locator } }
   }
   {
-    SELECT DISTINCT ?m ?v ?locator
+    SELECT DISTINCT ?target ?v ?locator
     WHERE {
-      GRAPH ?gSet { ?set prov:hadMember ?m }
-      GRAPH ?gM { ?m prov:wasQuotedFrom ?v ; oa:hasSelector ?mLocator . ?mLocator rdf:value ?locator }
+      GRAPH ?scratch { ?target hg:coverageTargetOf ?anyone }
+      GRAPH ?gT { ?target prov:wasQuotedFrom ?v ; oa:hasSelector ?tLocator . ?tLocator rdf:value ?locator }
     }
   }
 } ;
-# What each deliverer covers: the members its delivered spans cover.
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?m } }
+# What each deliverer covers: the targets its delivered spans cover.
+INSERT { GRAPH ?scratch { ?deliverer hg:covers ?target } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
-  } UNION {
-    GRAPH ?g3 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
+  GRAPH ?scratch {
+    ?deliverer hg:delivers ?d . ?target hg:coverageTargetOf ?deliverer . ?d hg:coversSpan ?target
   }
-  GRAPH ?scratch { ?d hg:coversSpan ?m }
 }

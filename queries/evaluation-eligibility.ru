@@ -1,7 +1,7 @@
 # id: evaluation-eligibility
 # description: Which spans and versions break an admissibility rule for the run's evaluation (observed late, invalidated, out of effect for a claim, unreadable by its reader), which adjudicated evidence sets of the claims a run touches are therefore eligible, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?version hg:lateFor ?evaluation (rule 1), ?version hg:invalidatedFor ?evaluation (rule 2), ?version hg:weighedFor ?claim and ?version hg:outOfTimeFor ?claim (rule 3), ?span hg:unreadableFor ?evaluation (rule 4), ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation
+# returns: nothing; inserts into GRAPH ?scratch: ?version hg:lateFor ?evaluation (rule 1), ?version hg:invalidatedFor ?evaluation (rule 2), ?version hg:weighedFor ?claim and ?version hg:outOfTimeFor ?claim (rule 3), ?span hg:unreadableFor ?evaluation (rule 4), ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation, ?claim hg:claimAnswerability ?answerability (hg:Answerable, hg:Blocked or hg:NotFound, for each claim the run touches)
 # spec: docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability", docs/spec/adjudication.md "Effect on scoring"
 #
 # The one home of the admissibility rules (docs/spec/acceptance.md
@@ -167,4 +167,31 @@ WHERE {
   GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation } } }
+} ;
+# Answerability (docs/spec/acceptance.md "Answerability"), once per claim the
+# run touches: answerable with an eligible set; else blocked when an adjudicated
+# set passes rules 1-3 (only the reader stops it); else not found.
+INSERT { GRAPH ?scratch { ?claim hg:claimAnswerability ?answerability } }
+WHERE {
+  {
+    SELECT DISTINCT ?claim WHERE {
+      {
+        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
+      } UNION {
+        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
+        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
+      }
+    }
+  }
+  OPTIONAL {
+    SELECT DISTINCT ?claim (true AS ?eligible)
+    WHERE { GRAPH ?gE { ?set hg:supportsClaim ?claim } GRAPH ?scratch { ?set hg:eligibleFor ?e } }
+  }
+  OPTIONAL {
+    SELECT DISTINCT ?claim (true AS ?timely)
+    WHERE { GRAPH ?gT { ?set hg:supportsClaim ?claim } GRAPH ?scratch { ?set hg:timelyFor ?e } }
+  }
+  BIND (IF(BOUND(?eligible), hg:Answerable, IF(BOUND(?timely), hg:Blocked, hg:NotFound))
+        AS ?answerability)
 }
