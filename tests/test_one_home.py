@@ -137,3 +137,21 @@ def test_record_reader_decides_nothing(query_id: str) -> None:
     text = _sparql(QUERIES / f"{query_id}.rq")
     for rule, (pattern, _) in RULES.items():
         assert not re.search(pattern, text), rule
+
+
+def _anchor(heading: str) -> str:
+    return re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
+
+
+def test_readme_lists_the_pipeline_in_order_with_existing_sections() -> None:
+    from hopgate.steps import RESULT_QUERIES, SCRATCH_UPDATES
+
+    readme = (QUERIES / "README.md").read_text("utf-8")
+    steps = re.findall(r"^\d+\. `([\w-]+)\.r[qu]`: (.*)$", readme, flags=re.MULTILINE)
+    assert [name for name, _ in steps] == [*SCRATCH_UPDATES, *RESULT_QUERIES]
+    for name, line in steps:
+        cited = re.findall(r"`(docs/spec/[\w-]+\.md)#([\w-]+)`", line)
+        assert cited, f"{name}: no spec section cited"
+        for doc, anchor in cited:
+            headings = re.findall(r"^#+ (.+)$", (ROOT / doc).read_text("utf-8"), flags=re.MULTILINE)
+            assert anchor in {_anchor(h) for h in headings}, f"{name}: {doc}#{anchor}"
