@@ -169,9 +169,21 @@ def _remove_stale_scratch(store: Store) -> None:
             store.remove_graph(graph)
 
 
-def _compute(
-    store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome], list[Row], list[Row]]:
+@dataclass
+class _Decided:
+    """What one evaluation's steps decided, read from its scratch graph before it is removed."""
+
+    cards: dict[str, _Card]
+    claim_cases: list[Row]
+    state: AnnotationState
+    outcomes: list[interventions.Outcome]
+    #: The admissibility rules each version or span broke (evaluation-admissibility).
+    flags: list[Row]
+    #: The span pairs evaluation-coverage found (evaluation-span-coverage).
+    coverage: list[Row]
+
+
+def _compute(store: Store, run: str, scratch: str, params: dict[str, Value]) -> _Decided:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
@@ -203,7 +215,8 @@ def _compute(
         intervention_rows = _select(store, "evaluation-interventions", run, scratch)
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases, state, interventions.classify(intervention_rows), flags, coverage
+    outcomes = interventions.classify(intervention_rows)
+    return _Decided(cards, claim_cases, state, outcomes, flags, coverage)
 
 
 def _evaluate_run(
@@ -222,7 +235,8 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases, state, outcomes, flags, coverage = _compute(work, run, scratch, params)
+        decided = _compute(work, run, scratch, params)
+    cards, claim_cases, outcomes = decided.cards, decided.claim_cases, decided.outcomes
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -234,7 +248,7 @@ def _evaluate_run(
             bundle_file.open("w", encoding="utf-8") as out,
             catalog_file.open("w", encoding="utf-8") as catalog,
         ):
-            writer = _BundleWriter(out, bundle, activity, stamp, catalog, state)
+            writer = _BundleWriter(out, bundle, activity, stamp, catalog, decided.state)
             case_nodes = {}
             for row in claim_cases:
                 case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
@@ -242,8 +256,8 @@ def _evaluate_run(
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
             _write_interventions(writer, store, run, cards, case_nodes, outcomes)
-            writer.flags(flags)
-            writer.coverage(coverage)
+            writer.flags(decided.flags)
+            writer.coverage(decided.coverage)
             writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
@@ -361,7 +375,9 @@ class _BundleWriter:
             lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
             age = _days(row["claimTime"], row["oldestObservation"])
             lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
-            lines.append(f"{s} <{HG}oldestObservation> {nt.datetime(str(row['oldestObservation']))}")
+            lines.append(
+                f"{s} <{HG}oldestObservation> {nt.datetime(str(row['oldestObservation']))}"
+            )
         lines.append(f"{s} <{HG}claimTime> {nt.datetime(str(row['claimTime']))}")
         self._write(lines)
         return node
@@ -369,7 +385,10 @@ class _BundleWriter:
     def flags(self, rows: list[Row]) -> None:
         """The admissibility rules each version or span broke (queries/evaluation-eligibility.ru)."""
         self._write(
-            [f"{nt.iri(str(r['node']))} {nt.iri(str(r['rule']))} {nt.iri(str(r['about']))}" for r in rows]
+            [
+                f"{nt.iri(str(r['node']))} {nt.iri(str(r['rule']))} {nt.iri(str(r['about']))}"
+                for r in rows
+            ]
         )
 
     def coverage(self, rows: list[Row]) -> None:

@@ -368,6 +368,8 @@ def gate(store: Store, *, run: str) -> GateResult:
     blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
     cards = evaluation_cards(store, state.evaluation) if blocking else []
     failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
-    failing = sorted((row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output))
+    failing = sorted(
+        (row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output)
+    )
     passed = not blocking and not state.stale
     return GateResult(run, passed, failing, len(weighed), stale=state.stale, reason=state.reason)
