@@ -266,6 +266,7 @@ def _model_answers(ledger: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
                     min(len(set(g["members"])) for g in eligible) if eligible else None,
                     bool(asserting),
                     any(bool(o["correct"]) for o in asserting),
+                    _source_age(model, claim, evaluation, eligible),
                 )
             )
             answers["claim-status"].add(
@@ -359,6 +360,17 @@ def _model_answers(ledger: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
     return answers
 
 
+def _source_age(model: Any, claim: str, evaluation: dict[str, Any], eligible: list[Any]) -> Any:
+    """Whole days from the oldest observation of the eligible sets' versions to the claim's time."""
+    if not eligible:
+        return None
+    oldest = min(
+        model.versions[model.spans[m].version].observed_at for g in eligible for m in g["members"]
+    )
+    moment = model.claims[claim].get("applies_at") or evaluation["observation_cutoff"]
+    return (spec_model.parse_time(moment) - oldest).days
+
+
 def _how(d: Any, s: Any) -> str:
     if d.id == s.id:
         return "same span"
@@ -400,6 +412,7 @@ def _engine_answers(store: Any) -> dict[str, set[tuple[Any, ...]]]:
             r["hops"],
             r["answered"],
             r["answeredCorrectly"],
+            r["sourceAgeDays"],
         )
         for r in _rows(store, "claim-cases")
     }

@@ -322,13 +322,6 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _days(later: Value, earlier: Value) -> int:
-    def parse(value: Value) -> datetime:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
-    return (parse(later) - parse(earlier)).days
-
-
 class _BundleWriter:
     def __init__(
         self,
@@ -373,7 +366,10 @@ class _BundleWriter:
         if row["eligibleSets"] is not None:
             lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")
             lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
-            age = _days(row["claimTime"], row["oldestObservation"])
+            # Decided by queries/evaluation-claim-cases.rq; never a silent 0.
+            age = row["sourceAgeDays"]
+            if not isinstance(age, int) or isinstance(age, bool):
+                raise EvaluationError(f"a claim-case's source age came back as {age!r}")
             lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
             lines.append(
                 f"{s} <{HG}oldestObservation> {nt.datetime(str(row['oldestObservation']))}"
