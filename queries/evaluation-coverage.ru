@@ -1,89 +1,107 @@
 # id: evaluation-coverage
-# description: Which members of evidence sets does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
+# description: Which delivered spans cover which reference spans (members of evidence sets, and the spans a case's outputs cite), and so which does each output's citations, and each case's retrieved spans, cover? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?deliverer hg:covers ?member (?deliverer an output claim or a case of the run; ?member a member of any evidence set it delivers, or covers by locator; by containment, a member of a set of a claim it concerns: an output's asserted claim, a case's required claims and its outputs' claims)
+# returns: nothing; inserts into GRAPH ?scratch: ?deliverer hg:delivers ?span (an output claim of the run cites it, or a case of the run retrieved it), ?span hg:deliveredIn ?case (either, within the case), ?target hg:coverageTargetOf ?case (a span coverage within the case is weighed against), ?span hg:coversSpan ?target (the same span, by containment or by locator), ?span hg:containsSpan ?target (by containment), and ?deliverer hg:covers ?target
 # spec: docs/spec/acceptance.md "Coverage"
 #
-# Coverage (docs/spec/acceptance.md "Coverage"): a delivered span covers a member when it is
-# the member, or is of the same version with start <= member start and member
-# end <= end, or is of the same version with the same locator. One insert per
-# way, each a plain join, so no OPTIONAL depends on outer bindings. An
+# The one home of coverage (docs/spec/acceptance.md "Coverage"); the
+# evaluation's later steps read hg:covers, and the bundle records the span
+# pairs for the auditor queries (coverage, report-coverage,
+# unretrieved-citations, the peer metrics). A delivered span covers a target
+# when it is the target, or is of the same version with start <= target start
+# and target end <= end, or is of the same version with the same locator. One
+# insert per way, each a plain join, so no OPTIONAL depends on outer bindings. An
 # update's WHERE reads no union default graph, so every pattern names its
 # graph (GRAPH ?gN).
 #
 # Containment is an inequality, which no join can key on: pairing every
 # delivered span of a version with every member of that version took 2.7,
 # 11.8 and 51 s for 1,000, 2,000 and 4,000 spans of one version cited by
-# 2,000 cases (issue 14; bench/coverage.py). So it is tested only against the
-# members of the sets of the claims a deliverer concerns, the only pairs the
-# later steps read (evaluation-routes, evaluation-missing-hops,
-# evaluation-claim-cases): an output's asserted claim; a case's required
-# claims, and its outputs' claims the question does not require (the MINUS
-# keeps a pair from being found twice). The pairs then grow with the cases,
-# not with the square of a version's spans. The three ways are a UNION of
-# plain joins, not a DISTINCT subquery of UNIONs, which Virtuoso 7.2.5
-# answers wrongly. The delivered spans' offsets and the claims' members with
-# their offsets are uncorrelated subqueries, each read once and joined on
-# (?d) and (?claim, ?v); looking them up row by row took twice the old
-# update's time on bench/evaluate.py's ledgers, where versions are small.
-# Locators are compared by equality, a join on (?v, ?locator) that stays
-# linear without the restriction.
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?d } }
+# 2,000 cases (issue 14; bench/coverage.py). So each way is tested only
+# within a case: the spans delivered in it (retrieved, or cited by its
+# outputs) against its targets, the only pairs the later steps and the
+# auditor queries read (evaluation-routes, evaluation-missing-hops,
+# evaluation-claim-cases; coverage, report-coverage, unretrieved-citations,
+# the peer metrics): the members of the sets of its required claims and of
+# its outputs' claims, and the spans its outputs cite. The pairs then grow
+# with the cases, not with the square of a version's spans. Deliveries and
+# targets are written first as plain joins, so no later insert holds a UNION
+# (Virtuoso 7.2.5 answers a DISTINCT subquery of UNIONs wrongly). The
+# delivered spans' offsets and the targets' offsets are uncorrelated
+# subqueries, each read once and joined on (?d) and (?target, ?v); looking
+# them up row by row took twice the time on bench/evaluate.py's ledgers,
+# where versions are small. Locators are
+# compared by equality, a join on (?v, ?locator).
+# Deliveries: what each output claim of the run cites and each case retrieved,
+# and, per case, every span delivered in it (retrieved, or cited by its outputs).
+INSERT { GRAPH ?scratch { ?deliverer hg:delivers ?d . ?d hg:deliveredIn ?case } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
-  } UNION {
-    GRAPH ?g3 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
-  }
-  GRAPH ?gSet { ?set prov:hadMember ?d }
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
 } ;
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?m } }
+INSERT { GRAPH ?scratch { ?case hg:delivers ?d . ?d hg:deliveredIn ?case } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:asserts ?claim }
-    GRAPH ?g3 { ?deliverer hg:cites ?d }
-  } UNION {
-    GRAPH ?g4 { ?deliverer hg:ofRun ?run ; hg:forQuestion ?question }
-    GRAPH ?g5 { ?question hg:requiresClaim ?claim }
-    GRAPH ?g6 { ?deliverer hg:retrieved ?d }
-  } UNION {
-    GRAPH ?g7 { ?deliverer hg:ofRun ?run ; hg:forQuestion ?asking }
-    GRAPH ?g8 { ?output prov:wasGeneratedBy ?deliverer ; hg:asserts ?claim }
-    MINUS { GRAPH ?gRequired { ?asking hg:requiresClaim ?claim } }
-    GRAPH ?g9 { ?deliverer hg:retrieved ?d }
-  }
+  GRAPH ?g1 { ?case hg:ofRun ?run ; hg:retrieved ?d }
+} ;
+# Targets of a case: the members of its required claims' sets and of its
+# outputs' claims' sets, and the spans its outputs cite.
+INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?case } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+  GRAPH ?g2 { ?question hg:requiresClaim ?claim }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+} ;
+INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?case } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:asserts ?claim }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
+} ;
+INSERT { GRAPH ?scratch { ?cited hg:coverageTargetOf ?case } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:cites ?cited }
+} ;
+# Coverage, way 1: the same span.
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?d } }
+WHERE {
+  GRAPH ?scratch { ?d hg:deliveredIn ?case ; hg:coverageTargetOf ?case }
+} ;
+# Coverage, way 2: a span of the same version whose offsets contain the target's.
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?target ; hg:containsSpan ?target } }
+WHERE {
+  GRAPH ?scratch { ?d hg:deliveredIn ?case . ?target hg:coverageTargetOf ?case }
   {
     SELECT ?d ?v ?ds ?de
     WHERE { GRAPH ?gD { ?d prov:wasQuotedFrom ?v ; oa:hasSelector ?dPosition . ?dPosition oa:start ?ds ; oa:end ?de } }
   }
   {
-    SELECT DISTINCT ?claim ?m ?v ?ms ?me
+    SELECT DISTINCT ?target ?v ?ts ?te
     WHERE {
-      GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
-      GRAPH ?gM { ?m prov:wasQuotedFrom ?v ; oa:hasSelector ?mPosition . ?mPosition oa:start ?ms ; oa:end ?me }
+      GRAPH ?scratch { ?target hg:coverageTargetOf ?anyCase }
+      GRAPH ?gT { ?target prov:wasQuotedFrom ?v ; oa:hasSelector ?tPosition . ?tPosition oa:start ?ts ; oa:end ?te }
     }
   }
-  FILTER (?ds <= ?ms && ?me <= ?de)
+  FILTER (?ds <= ?ts && ?te <= ?de)
 } ;
-INSERT { GRAPH ?scratch { ?deliverer hg:covers ?m } }
+# Coverage, way 3: a span of the same version with the same locator (withheld text).
+INSERT { GRAPH ?scratch { ?d hg:coversSpan ?target } }
 WHERE {
-  {
-    GRAPH ?g1 { ?case hg:ofRun ?run }
-    GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
-  } UNION {
-    GRAPH ?g3 { ?deliverer hg:ofRun ?run ; hg:retrieved ?d }
-  }
+  GRAPH ?scratch { ?d hg:deliveredIn ?case . ?target hg:coverageTargetOf ?case }
   {
     SELECT ?d ?v ?locator
     WHERE { GRAPH ?gD { ?d prov:wasQuotedFrom ?v ; oa:hasSelector ?dLocator . ?dLocator rdf:value ?locator } }
   }
   {
-    SELECT DISTINCT ?m ?v ?locator
+    SELECT DISTINCT ?target ?v ?locator
     WHERE {
-      GRAPH ?gSet { ?set prov:hadMember ?m }
-      GRAPH ?gM { ?m prov:wasQuotedFrom ?v ; oa:hasSelector ?mLocator . ?mLocator rdf:value ?locator }
+      GRAPH ?scratch { ?target hg:coverageTargetOf ?anyCase }
+      GRAPH ?gT { ?target prov:wasQuotedFrom ?v ; oa:hasSelector ?tLocator . ?tLocator rdf:value ?locator }
     }
   }
+} ;
+# What each deliverer covers: the spans its delivered spans cover.
+INSERT { GRAPH ?scratch { ?deliverer hg:covers ?target } }
+WHERE {
+  GRAPH ?scratch { ?deliverer hg:delivers ?d . ?d hg:coversSpan ?target }
 }

@@ -1,22 +1,47 @@
 # id: evaluation-eligibility
-# description: Which adjudicated evidence sets of the claims a run touches are eligible for the run's evaluation, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
+# description: Which spans and versions break an admissibility rule for the run's evaluation (observed late, invalidated, out of effect for a claim, unreadable by its reader), which adjudicated evidence sets of the claims a run touches are therefore eligible, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation
+# returns: nothing; inserts into GRAPH ?scratch: ?version hg:lateFor ?evaluation (rule 1), ?version hg:invalidatedFor ?evaluation (rule 2), ?version hg:weighedFor ?claim and ?version hg:outOfTimeFor ?claim (rule 3), ?span hg:unreadableFor ?evaluation (rule 4), ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation, ?claim hg:claimAnswerability ?answerability (hg:Answerable, hg:Blocked or hg:NotFound, for each claim the run touches)
 # spec: docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability", docs/spec/adjudication.md "Effect on scoring"
 #
-# Set-at-a-time form of the eligibility test of complete-sets.rq (same rules,
-# docs/spec/acceptance.md "Eligibility"): the failing members are found with plain
-# joins, OPTIONAL single triples and MINUS, never a correlated (NOT) EXISTS.
-# An update's WHERE reads no union default graph (Oxigraph, Virtuoso), so
-# every pattern names its graph: GRAPH ?gN over the load graphs.
+# The one home of the admissibility rules (docs/spec/acceptance.md
+# "Eligibility"): each rule is written once, here, against the terms it
+# concerns (rules 1 and 2 a version, rule 3 a version and a claim, rule 4 a
+# span); the set-level answers, the evaluation's later steps, the acceptance
+# cards and the auditor queries (admissible-spans, inadmissible-citations,
+# report-spans, interventions-plan) read the flags written here.
+# The failing members are found with plain joins, OPTIONAL single triples and
+# MINUS, never a correlated (NOT) EXISTS. An update's WHERE reads no union
+# default graph (Oxigraph, Virtuoso), so every pattern names its graph:
+# GRAPH ?gN over the load graphs.
 # The claims a run touches are those its cases' questions require and those
 # its outputs assert. A set's status is the one in force (hg:statusInForce,
 # written by evaluation-adjudication: a final judgment's re-annotation, else
 # the loaded status; docs/spec/adjudication.md "Effect on scoring").
-INSERT { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation ; hg:excludedBy ?evaluation } }
+#
+# Rule 1, observed in time: a version observed after the cutoff.
+INSERT { GRAPH ?scratch { ?version hg:lateFor ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
   GRAPH ?gEvaluation { ?evaluation hg:observationCutoff ?cutoff }
+  GRAPH ?gVersion { ?version a hg:Version ; prov:wasGeneratedBy ?fetch }
+  GRAPH ?gFetch { ?fetch prov:endedAtTime ?observed }
+  FILTER (?observed > ?cutoff)
+} ;
+# Rule 2, not invalidated: a version invalidated at or before the cutoff.
+INSERT { GRAPH ?scratch { ?version hg:invalidatedFor ?evaluation } }
+WHERE {
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gEvaluation { ?evaluation hg:observationCutoff ?cutoff }
+  GRAPH ?gVersion { ?version a hg:Version ; prov:invalidatedAtTime ?invalidated }
+  FILTER (?invalidated <= ?cutoff)
+} ;
+# Rule 3 is weighed for a claim with an applicable time and each version a
+# member of its sets quotes, a span its outputs cite quotes, or another
+# version of those versions' sources (the temporal replacements of
+# interventions-plan).
+INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
+WHERE {
   {
     SELECT DISTINCT ?claim WHERE {
       {
@@ -28,63 +53,83 @@ WHERE {
       }
     }
   }
+  GRAPH ?gClaim { ?claim hg:appliesAt ?at }
   GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
-  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
-  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
-  GRAPH ?gVersion { ?xv prov:wasGeneratedBy ?fetch }
-  GRAPH ?gFetch { ?fetch prov:endedAtTime ?observed }
-  OPTIONAL { GRAPH ?gClaim { ?claim hg:appliesAt ?at } }
-  OPTIONAL { GRAPH ?gInvalidated { ?xv prov:invalidatedAtTime ?invalidated } }
-  OPTIONAL { GRAPH ?gFrom { ?xv hg:effectiveFrom ?from } }
-  OPTIONAL { GRAPH ?gUntil { ?xv hg:effectiveUntil ?until } }
-  FILTER (?observed > ?cutoff
-    || (BOUND(?invalidated) && ?invalidated <= ?cutoff)
-    || (BOUND(?at) && BOUND(?from) && ?at < ?from)
-    || (BOUND(?at) && BOUND(?until) && ?at >= ?until))
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
 } ;
-# Rule 4, a member with readers of its own that exclude the evaluation's reader.
-INSERT { GRAPH ?scratch { ?set hg:excludedBy ?evaluation } }
+INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
+WHERE {
+  GRAPH ?g1 { ?case hg:ofRun ?run }
+  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:asserts ?claim ; hg:cites ?x }
+  GRAPH ?gClaim { ?claim hg:appliesAt ?at }
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
+} ;
+INSERT { GRAPH ?scratch { ?sibling hg:weighedFor ?claim } }
+WHERE {
+  GRAPH ?scratch { ?version hg:weighedFor ?claim }
+  GRAPH ?gSource { ?version prov:specializationOf ?source }
+  GRAPH ?gSibling { ?sibling prov:specializationOf ?source }
+} ;
+# Rule 3, in effect: the claim's applicable time outside the version's
+# effective interval (from inclusive, until exclusive, a missing bound open).
+INSERT { GRAPH ?scratch { ?version hg:outOfTimeFor ?claim } }
+WHERE {
+  GRAPH ?scratch { ?version hg:weighedFor ?claim }
+  GRAPH ?gClaim { ?claim hg:appliesAt ?at }
+  OPTIONAL { GRAPH ?gFrom { ?version hg:effectiveFrom ?from } }
+  OPTIONAL { GRAPH ?gUntil { ?version hg:effectiveUntil ?until } }
+  FILTER ((BOUND(?from) && ?at < ?from) || (BOUND(?until) && ?at >= ?until))
+} ;
+# Rule 4, readable: a span with readers of its own that exclude the reader.
+INSERT { GRAPH ?scratch { ?x hg:unreadableFor ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
   GRAPH ?gEvaluation { ?evaluation hg:reader ?reader }
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
-  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
-  GRAPH ?gReaders { ?x hg:readableBy ?anyone }
+  GRAPH ?gReaders { ?x hg:readableBy ?anyone ; prov:wasQuotedFrom ?xv }
   MINUS { GRAPH ?gAllowed { ?x hg:readableBy ?reader } }
 } ;
-# Rule 4, a member without readers of its own whose version's readers exclude the reader.
-INSERT { GRAPH ?scratch { ?set hg:excludedBy ?evaluation } }
+# Rule 4, readable: a span without readers of its own whose version's readers exclude the reader.
+INSERT { GRAPH ?scratch { ?x hg:unreadableFor ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
   GRAPH ?gEvaluation { ?evaluation hg:reader ?reader }
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
-  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
-  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
   GRAPH ?gReaders { ?xv hg:readableBy ?anyone }
   MINUS { GRAPH ?gSpanReaders { ?x hg:readableBy ?someone } }
   MINUS { GRAPH ?gAllowed { ?xv hg:readableBy ?reader } }
+} ;
+# A set with a member whose version breaks rule 1, 2 or 3 is untimely and excluded.
+INSERT { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation ; hg:excludedBy ?evaluation } }
+WHERE {
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
+  GRAPH ?scratch { ?xv hg:lateFor ?evaluation }
+} ;
+INSERT { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation ; hg:excludedBy ?evaluation } }
+WHERE {
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
+  GRAPH ?scratch { ?xv hg:invalidatedFor ?evaluation }
+} ;
+INSERT { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation ; hg:excludedBy ?evaluation } }
+WHERE {
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?xv }
+  GRAPH ?scratch { ?xv hg:outOfTimeFor ?claim }
+} ;
+# A set with a member that breaks rule 4 is excluded.
+INSERT { GRAPH ?scratch { ?set hg:excludedBy ?evaluation } }
+WHERE {
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
+  GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
+  GRAPH ?scratch { ?x hg:unreadableFor ?evaluation }
 } ;
 # Eligible: adjudicated and not excluded; timely: adjudicated and passing rules 1-3.
 INSERT { GRAPH ?scratch { ?set hg:eligibleFor ?evaluation } }
@@ -122,4 +167,31 @@ WHERE {
   GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation } } }
+} ;
+# Answerability (docs/spec/acceptance.md "Answerability"), once per claim the
+# run touches: answerable with an eligible set; else blocked when an adjudicated
+# set passes rules 1-3 (only the reader stops it); else not found.
+INSERT { GRAPH ?scratch { ?claim hg:claimAnswerability ?answerability } }
+WHERE {
+  {
+    SELECT DISTINCT ?claim WHERE {
+      {
+        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
+      } UNION {
+        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
+        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
+      }
+    }
+  }
+  OPTIONAL {
+    SELECT DISTINCT ?claim (true AS ?eligible)
+    WHERE { GRAPH ?gE { ?set hg:supportsClaim ?claim } GRAPH ?scratch { ?set hg:eligibleFor ?e } }
+  }
+  OPTIONAL {
+    SELECT DISTINCT ?claim (true AS ?timely)
+    WHERE { GRAPH ?gT { ?set hg:supportsClaim ?claim } GRAPH ?scratch { ?set hg:timelyFor ?e } }
+  }
+  BIND (IF(BOUND(?eligible), hg:Answerable, IF(BOUND(?timely), hg:Blocked, hg:NotFound))
+        AS ?answerability)
 }

@@ -85,6 +85,11 @@ def test_query_parameter_is_bound_not_spliced(run) -> None:  # type: ignore[no-u
 
 def test_library_query_by_id_and_file(run) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "cedar.yaml"))
+    # The auditor queries read the latest evaluation: nothing before one (a read never evaluates).
+    before = run("query", "claim-status", "--format", "json")
+    assert before.exit_code == 0, before.output
+    assert json.loads(before.output) == []
+    run("evaluate")
     by_id = run("query", "claim-status", "--format", "json")
     assert by_id.exit_code == 0, by_id.output
     assert {row["status"] for row in json.loads(by_id.output)} == {"hg:Answerable"}

@@ -61,6 +61,8 @@ class _Card:
     contradictions: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     inadmissible: list[str] = field(default_factory=list)
+    #: (set, uncited, unretrieved) per eligible set of the claim (evaluation-routes.ru).
+    candidates: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def runs(store: Store) -> list[str]:
@@ -163,15 +165,30 @@ def _remove_stale_scratch(store: Store) -> None:
             store.remove_graph(graph)
 
 
-def _compute(
-    store: Store, run: str, scratch: str, params: dict[str, Value]
-) -> tuple[dict[str, _Card], list[Row], AnnotationState, list[interventions.Outcome]]:
+@dataclass
+class _Decided:
+    """What one evaluation's steps decided, read from its scratch graph before it is removed."""
+
+    cards: dict[str, _Card]
+    claim_cases: list[Row]
+    state: AnnotationState
+    outcomes: list[interventions.Outcome]
+    #: The admissibility rules each version or span broke (evaluation-admissibility).
+    flags: list[Row]
+    #: The span pairs evaluation-coverage found (evaluation-span-coverage).
+    coverage: list[Row]
+
+
+def _compute(store: Store, run: str, scratch: str, params: dict[str, Value]) -> _Decided:
     """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
             store.update(library_update(update_id).text, params=params)
         verdict_rows = _select(store, "evaluation-verdicts", run, scratch)
         cards = {str(row["output"]): _Card(row) for row in verdict_rows}
+        for row in _select(store, "evaluation-route-candidates", run, scratch):
+            weighed = (str(row["set"]), _count(row["uncited"]), _count(row["unretrieved"]))
+            cards[str(row["output"])].candidates.append(weighed)
         for row in _select(store, "card-links", run):
             card = cards.get(str(row["output"]))
             if card is None:
@@ -182,15 +199,20 @@ def _compute(
             ].append(target)
         for row in _select(store, "evaluation-missing-hops", run, scratch):
             cards[str(row["output"])].missing.append(str(row["span"]))
-        for row in _select(store, "inadmissible-citations", run):
+        for row in _select(store, "evaluation-inadmissible-citations", run, scratch):
             cards[str(row["output"])].inadmissible.append(str(row["span"]))
+        # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
+        flags = _select(store, "evaluation-admissibility", run, scratch)
+        # The span pairs evaluation-coverage found, recorded for the auditor queries.
+        coverage = _select(store, "evaluation-span-coverage", run, scratch)
         claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
         state = AnnotationState.from_rows(_select(store, "evaluation-annotations", run, scratch))
         # Intervention cases, classified apart (docs/spec/interventions.md).
         intervention_rows = _select(store, "evaluation-interventions", run, scratch)
     finally:
         store.remove_graph(scratch)
-    return cards, claim_cases, state, interventions.classify(intervention_rows)
+    outcomes = interventions.classify(intervention_rows)
+    return _Decided(cards, claim_cases, state, outcomes, flags, coverage)
 
 
 def _evaluate_run(
@@ -209,7 +231,8 @@ def _evaluate_run(
         _progress.phase(f"evaluate {run}: decide"),
         snapshots.working_copy(store, evaluation_projection(), graphs) as work,
     ):
-        cards, claim_cases, state, outcomes = _compute(work, run, scratch, params)
+        decided = _compute(work, run, scratch, params)
+    cards, claim_cases, outcomes = decided.cards, decided.claim_cases, decided.outcomes
     ended = datetime.now(UTC)
     stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -221,7 +244,7 @@ def _evaluate_run(
             bundle_file.open("w", encoding="utf-8") as out,
             catalog_file.open("w", encoding="utf-8") as catalog,
         ):
-            writer = _BundleWriter(out, bundle, activity, stamp, catalog, state)
+            writer = _BundleWriter(out, bundle, activity, stamp, catalog, decided.state)
             case_nodes = {}
             for row in claim_cases:
                 case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
@@ -229,6 +252,8 @@ def _evaluate_run(
             for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
                 writer.card(card, case_nodes)
             _write_interventions(writer, store, run, cards, case_nodes, outcomes)
+            writer.flags(decided.flags)
+            writer.coverage(decided.coverage)
             writer.provenance(run, graphs, started, ended, previous, by=by)
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
@@ -293,13 +318,6 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _days(later: Value, earlier: Value) -> int:
-    def parse(value: Value) -> datetime:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
-    return (parse(later) - parse(earlier)).days
-
-
 class _BundleWriter:
     def __init__(
         self,
@@ -344,10 +362,36 @@ class _BundleWriter:
         if row["eligibleSets"] is not None:
             lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")
             lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
-            age = _days(row["claimTime"], row["oldestObservation"])
+            # Decided by queries/evaluation-claim-cases.rq; never a silent 0.
+            age = row["sourceAgeDays"]
+            if not isinstance(age, int) or isinstance(age, bool):
+                raise EvaluationError(f"a claim-case's source age came back as {age!r}")
             lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
+            lines.append(
+                f"{s} <{HG}oldestObservation> {nt.datetime(str(row['oldestObservation']))}"
+            )
+        lines.append(f"{s} <{HG}claimTime> {nt.datetime(str(row['claimTime']))}")
         self._write(lines)
         return node
+
+    def flags(self, rows: list[Row]) -> None:
+        """The admissibility rules each version or span broke (queries/evaluation-eligibility.ru)."""
+        self._write(
+            [
+                f"{nt.iri(str(r['node']))} {nt.iri(str(r['rule']))} {nt.iri(str(r['about']))}"
+                for r in rows
+            ]
+        )
+
+    def coverage(self, rows: list[Row]) -> None:
+        """Which delivered spans cover which members, and how (queries/evaluation-coverage.ru)."""
+        lines = []
+        for row in rows:
+            span, member = nt.iri(str(row["span"])), nt.iri(str(row["member"]))
+            lines.append(f"{span} <{HG}coversSpan> {member}")
+            if row["contains"]:
+                lines.append(f"{span} <{HG}containsSpan> {member}")
+        self._write(lines)
 
     def card(self, card: _Card, case_nodes: dict[tuple[str, str], str]) -> None:
         row = card.row
@@ -381,9 +425,14 @@ class _BundleWriter:
         ):
             if value is not None:
                 lines.append(f"{s} <{HG}{name}> {nt.iri(str(value))}")
-        if row["citedRoute"] is not None:
-            rule = ids.mint("rule", ids.ledger_id(str(row["citedRoute"])))
-            lines.append(f"{s} <{HG}jointSupport> {nt.iri(rule)}")
+        # Decided by queries/evaluation-verdicts.rq: the cited route's inference rule.
+        if row["jointSupport"] is not None:
+            lines.append(f"{s} <{HG}jointSupport> {nt.iri(str(row['jointSupport']))}")
+        # What the verdict was decided on, so the auditor queries read it (verdicts.rq).
+        lines.append(f"{s} <{HG}unresolvedContradiction> {nt.boolean(bool(row['unresolved']))}")
+        lines.append(f"{s} <{HG}proposedSetCited> {nt.boolean(bool(row['proposedCited']))}")
+        if row["nearestSet"] is not None:
+            lines.append(f"{s} <{HG}nearestEligibleSet> {nt.iri(str(row['nearestSet']))}")
         for predicate, targets in (
             ("referenceRoute", card.routes),
             ("deliveredCitation", card.cites),
@@ -392,6 +441,15 @@ class _BundleWriter:
             ("inadmissibleCitation", card.inadmissible),
         ):
             lines.extend(f"{s} <{HG}{predicate}> {nt.iri(t)}" for t in sorted(set(targets)))
+        for number, (evidence_set, uncited, unretrieved) in enumerate(sorted(card.candidates), 1):
+            candidate = nt.iri(f"{node}/candidate/{number}")
+            lines += [
+                f"{s} <{HG}weighedSet> {candidate}",
+                f"{candidate} <{A}> <{HG}RouteCandidate>",
+                f"{candidate} <{HG}candidateSet> {nt.iri(evidence_set)}",
+                f"{candidate} <{HG}uncited> {nt.integer(uncited)}",
+                f"{candidate} <{HG}unretrieved> {nt.integer(unretrieved)}",
+            ]
         lines += self.state.card_lines(s, output, sorted(set(card.routes)), card.contradictions)
         self._write(lines)
 

@@ -360,7 +360,14 @@ def gate(store: Store, *, run: str) -> GateResult:
         raise NotEvaluatedError(f"unknown run {run!r}")
     if state.evaluation is None:
         return GateResult(run, False, [], 0, stale=True, reason=state.reason)
-    rows = [row for row in verdicts(store, run=run) if row.consequential]
-    failing = [row for row in rows if row.verdict != "accept"]
-    passed = not failing and not state.stale
-    return GateResult(run, passed, failing, len(rows), stale=state.stale, reason=state.reason)
+    # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
+    with _reading_copy(store, state.evaluation) as copy:
+        weighed = _bundle_select(copy, "gate", state.evaluation.bundle)
+    blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
+    cards = evaluation_cards(store, state.evaluation) if blocking else []
+    failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
+    failing = sorted(
+        (row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output)
+    )
+    passed = not blocking and not state.stale
+    return GateResult(run, passed, failing, len(weighed), stale=state.stale, reason=state.reason)

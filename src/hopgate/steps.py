@@ -25,9 +25,12 @@ SCRATCH_UPDATES = (
 #: The queries that read an evaluation's results, after the scratch updates.
 RESULT_QUERIES = (
     "evaluation-verdicts",
+    "evaluation-route-candidates",
     "card-links",
     "evaluation-missing-hops",
-    "inadmissible-citations",
+    "evaluation-inadmissible-citations",
+    "evaluation-admissibility",
+    "evaluation-span-coverage",
     "evaluation-claim-cases",
     "evaluation-annotations",
     "evaluation-interventions",
@@ -36,6 +39,7 @@ RESULT_QUERIES = (
 BUNDLE_QUERIES = (
     "cards",
     "card-spans",
+    "gate",
     "metrics",
     "metrics-by-question",
     "metrics-strata",

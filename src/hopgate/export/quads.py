@@ -18,57 +18,18 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from hopgate.export.scope import Scope
+from hopgate.library import library_query
 from hopgate.store import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH, HG
 
-#: Spans and versions whose text the reader may not inspect. A span is withheld
-#: when its own readers or its version's exclude the reader (a span only
-#: narrows), and also when its offsets overlap a span of the same version that
-#: the reader may not inspect: an inline citation (or another span) repeating a
-#: narrowed span's text would otherwise carry that text out. A version is
-#: withheld when the reader may not inspect it or any span of it: its whole
-#: text holds every span's. Every test on ``?reader`` sits in the group that
-#: binds it: SPARQL evaluates nested groups before joining them, so a FILTER in
-#: a nested group would see ``?reader`` unbound.
-WITHHELD = """
-  { { SELECT DISTINCT ?node ?class WHERE {
-      ?node a ?class . VALUES ?class { hg:Span hg:Version }
-      OPTIONAL { ?node prov:wasQuotedFrom ?version }
-      FILTER (
-        (EXISTS { ?node hg:readableBy ?anyReader } && NOT EXISTS { ?node hg:readableBy ?reader })
-        || (BOUND(?version) && EXISTS { ?version hg:readableBy ?anyVersionReader }
-            && NOT EXISTS { ?version hg:readableBy ?reader }))
-    } }
-    UNION
-    { SELECT DISTINCT ?node ?class WHERE {
-      ?narrowed a hg:Span ; hg:readableBy ?narrowedReader ; prov:wasQuotedFrom ?version ;
-                oa:hasSelector ?narrowedPosition .
-      FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader }
-      ?narrowedPosition oa:start ?narrowedStart ; oa:end ?narrowedEnd .
-      ?node prov:wasQuotedFrom ?version ; oa:hasSelector ?position .
-      ?position oa:start ?start ; oa:end ?end .
-      # The span's text reaches as far as its prefix and suffix.
-      OPTIONAL { ?node oa:hasSelector ?quote . ?quote oa:prefix ?prefix }
-      OPTIONAL { ?node oa:hasSelector ?quote2 . ?quote2 oa:suffix ?suffix }
-      BIND (?start - COALESCE(STRLEN(?prefix), 0) AS ?from)
-      BIND (?end + COALESCE(STRLEN(?suffix), 0) AS ?to)
-      FILTER (?from < ?narrowedEnd && ?narrowedStart < ?to)
-      BIND (hg:Span AS ?class)
-    } }
-    UNION
-    { SELECT DISTINCT ?node ?class WHERE {
-      ?narrowed a hg:Span ; hg:readableBy ?narrowedReader ; prov:wasQuotedFrom ?node .
-      FILTER NOT EXISTS { ?narrowed hg:readableBy ?reader }
-      BIND (hg:Version AS ?class)
-    } } }
-"""
+#: Spans and versions whose text the reader may not inspect: queries/withheld.rq
+#: (the rule's one home), as a group to join into the export's queries.
+WITHHELD = "{ " + library_query("withheld").text + "\n}"
 
 
 def withheld_nodes(store: Store, reader: str) -> set[str]:
     """The spans and versions whose text ``reader`` may not inspect (the rule of :data:`WITHHELD`)."""
-    rows = store.select(
-        f"SELECT DISTINCT ?node WHERE {{ {WITHHELD} }}", params={"reader": IRI(reader)}
-    )
+    rows = store.select(library_query("withheld").text, params={"reader": IRI(reader)})
     return {str(row["node"]) for row in rows}
 
 

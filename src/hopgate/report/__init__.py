@@ -129,9 +129,11 @@ class Report:
         }
 
 
-def _order(card: CardDetail) -> tuple[int, str, str]:
-    urgent = card.row.consequential and card.row.verdict != "accept"
-    return (0 if urgent else 1, card.row.question, card.row.output)
+def _blocking(store: Store, bundle: str) -> tuple[int, set[str]]:
+    """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
+    weighed = store.select(library_query("gate").text, params={"bundle": IRI(bundle)})
+    failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
+    return len(weighed), failing
 
 
 def build_report(
@@ -174,10 +176,14 @@ def build_report(
         chosen,
         signature=signature_status(signed_export, chosen.evaluation.bundle, trusted),
     )
-    cards = sorted(collect_cards(store, chosen), key=_order)
+    weighed, blocking = _blocking(store, chosen.evaluation.bundle)
+
+    def order(card: CardDetail) -> tuple[int, str, str]:
+        return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
+
+    cards = sorted(collect_cards(store, chosen), key=order)
     metrics = evaluation_metrics(store, chosen.evaluation)
-    consequential = [c for c in cards if c.row.consequential]
-    failing = [c.row.output for c in consequential if c.row.verdict != "accept"]
+    failing = [c.row.output for c in cards if c.row.output in blocking]
     note = None
     if not chosen.latest:
         note = "This is not the run's latest evaluation; the gate reads only the latest."
@@ -185,7 +191,7 @@ def build_report(
         note = f"The evaluation is stale ({chosen.stale_reason}): the gate fails on it."
     gate = GateDecision(
         passed=not failing and not chosen.stale and chosen.latest,
-        consequential=len(consequential),
+        consequential=weighed,
         failing=failing,
         policy=GATE_POLICY,
         note=note,
@@ -215,7 +221,7 @@ def build_report(
         peers=peer_rows,
         verdict_strata={k: dict(v) for k, v in strata.items()},
         verdict_counts=dict(counts),
-        attention=[c for c in cards if c.row.consequential and c.row.verdict != "accept"],
+        attention=[c for c in cards if c.row.output in blocking],
         cards=cards,
         changes=changes,
         pictures=drawn,

@@ -336,11 +336,11 @@ def _collect(
     texts = {ids.ledger_id(str(r["card"])): r for r in _select(store, "report-cards", params)}
     spans: dict[str, list[Row]] = defaultdict(list)
     # The export's reader rule decides what is withheld, overlap with a
-    # narrowed span included (hopgate.export.quads.WITHHELD).
+    # narrowed span included (queries/withheld.rq); a withheld quote is dropped here.
     hidden = withheld_nodes(store, chosen.reader_iri)
-    for r in _select(store, "report-spans", {**params, "reader": IRI(chosen.reader_iri)}):
-        if str(r["span"]) in hidden:
-            r = {**r, "exact": None, "withheld": True}
+    for r in _select(store, "report-spans", params):
+        withheld = str(r["span"]) in hidden
+        r = {**r, "exact": None if withheld else r["exact"], "withheld": withheld}
         spans[ids.ledger_id(str(r["card"]))].append(r)
     coverage: dict[str, list[Row]] = defaultdict(list)
     for r in _select(facts, "report-coverage", params):
