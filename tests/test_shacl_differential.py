@@ -76,9 +76,9 @@ LITERALS = [
     Literal("ef", lang="de"),
 ]
 NUMBERS = [t for t in LITERALS[:8] if str(t) != "aldi"]
-#: Objects per predicate. The numbers compared by sh:lessThan and the ranges are
-#: well formed and comparable: where they are not, SHACL 1.0 (4.4, 4.5.3)
-#: reports a result and pySHACL does not (tested in test_shacl_api.py).
+#: Objects per predicate. The numbers of ex:q are well formed; ex:r may hold an
+#: ill-typed one, which sh:lessThan cannot compare: SHACL 1.0 (4.5.3) reports a
+#: result and pySHACL does not (``_uncomparable``; also tested in test_shacl_api.py).
 OBJECTS: dict[URIRef, list[Node]] = {
     EX.p: [*NODES, LITERALS[8]],
     EX.q: NUMBERS,
@@ -118,8 +118,29 @@ def test_compiled_engine_agrees_with_pyshacl(drawn: list[tuple[Node, Node, Node]
     compiled = validate_graph(data, SHAPES)
     assert compiled.engine == "store", compiled.fallback
     reference = validate_graph(data, SHAPES, engine="pyshacl")
-    assert _found(compiled) == _found(reference)
-    assert compiled.conforms is reference.conforms
+    known = _uncomparable(data)
+    assert _found(compiled) == _found(reference) | known
+    assert compiled.conforms is (reference.conforms and not known)
+
+
+def _uncomparable(data: rdflib.Graph) -> set[tuple[str, str, str, str]]:
+    """The sh:lessThan(OrEquals) results SHACL 1.0 gives and pySHACL leaves out.
+
+    ex:r may hold the ill-typed "aldi"^^xsd:int (for its sh:datatype); a value
+    of ex:q cannot be compared with it, which SHACL 1.0 (4.5.3, 4.5.4) reports
+    as a result, and pySHACL drops (its int() conversion fails).
+    """
+    found = set()
+    for focus in data.subjects(RDF.type, EX.C):
+        compared = data.objects(focus, EX.r)
+        if any(isinstance(o, Literal) and o.ill_typed for o in compared):
+            for value in data.objects(focus, EX.q):
+                for component in (
+                    "LessThanConstraintComponent",
+                    "LessThanOrEqualsConstraintComponent",
+                ):
+                    found.add((focus.n3(), component, EX.q.n3(), value.n3()))
+    return found
 
 
 COMPONENT_SHAPES = rdflib.Graph().parse(

@@ -2,9 +2,10 @@
 
 Everything here reads (docs/spec/records.md "Writes and reads"): the evaluation chosen
 is a recorded one (the run's latest, or one named ``RUN@TIME``), and its
-cards, metrics and strata are read from its bundle. Texts pass the reader
-filter inside the store (``queries/report-spans.rq`` leaves a withheld quote
-unbound), so nothing the reader may not inspect reaches Python.
+cards, metrics and strata are read from its bundle. Texts pass the export's
+reader rule (``queries/withheld.rq``, its one home): a quote the reader may
+not inspect is dropped as the rows are read, before any card, page or JSON
+is built, so no output of the report carries it.
 """
 
 from __future__ import annotations
