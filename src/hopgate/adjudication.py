@@ -178,14 +178,6 @@ class ScoreChanges:
         }
 
 
-_FIGURES = (
-    "complete_set_recall",
-    "citation_set_completeness",
-    "answer_correctness",
-    "whole_answer",
-)
-
-
 def _bundle_cards(store: Store, bundle: str) -> dict[str, tuple[str, str, str]]:
     rows = store.select(
         "SELECT ?card ?output ?question ?verdict WHERE { GRAPH ?bundle { "
@@ -253,13 +245,23 @@ def verdict_causes(store: Store, before: str, after: str) -> dict[str, tuple[str
     what (docs/spec/adjudication.md "Changed scores"); outputs with nothing
     changed under them are left out. Reads only.
     """
+    return {
+        ids.ledger_id(output): causes
+        for output, (_, _, causes) in _changed_under(store, before, after).items()
+        if causes
+    }
+
+
+def _changed_under(
+    store: Store, before: str, after: str
+) -> dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+    """Output IRI -> (judgments now in force, re-annotated routes, causes) from ``before`` to
+    ``after`` (bundle IRIs): what :func:`_causes` finds under each card."""
     old, new = _card_states(store, before), _card_states(store, after)
-    found = {}
-    for output in sorted(old.keys() | new.keys()):
-        causes = _causes(old.get(output, {}), new.get(output, {}))[2]
-        if causes:
-            found[ids.ledger_id(output)] = causes
-    return found
+    return {
+        output: _causes(old.get(output, {}), new.get(output, {}))
+        for output in sorted(old.keys() | new.keys())
+    }
 
 
 def changes(store: Store, run: str) -> ScoreChanges:
@@ -291,12 +293,9 @@ def changes(store: Store, run: str) -> ScoreChanges:
         if output in old_cards and old_cards[output][2] != verdict
     ]
     if changed and before is not None:
-        new_states = _card_states(store, after.bundle)
-        old_states = _card_states(store, before.bundle)
+        under = _changed_under(store, before.bundle, after.bundle)
         for output, question, was, verdict in changed:
-            judged, versions, causes = _causes(
-                old_states.get(output, {}), new_states.get(output, {})
-            )
+            judged, versions, causes = under.get(output, ((), (), ()))
             result.verdicts.append(
                 VerdictChange(
                     output=ids.ledger_id(output),
@@ -310,7 +309,7 @@ def changes(store: Store, run: str) -> ScoreChanges:
             )
     now = results.bundle_metrics(store, run, after)
     then = None if before is None else results.bundle_metrics(store, run, before)
-    for name in _FIGURES:
+    for name in results.FIGURES:
         new = asdict(getattr(now, name))
         old_figure = None if then is None else asdict(getattr(then, name))
         result.metrics[name] = {

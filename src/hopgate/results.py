@@ -86,6 +86,15 @@ class Proportion:
     interval: str | None
 
 
+#: The plain figures of a run (docs/spec/acceptance.md "Metrics"), in the order shown.
+FIGURES = (
+    "complete_set_recall",
+    "citation_set_completeness",
+    "answer_correctness",
+    "whole_answer",
+)
+
+
 @dataclass
 class RunMetrics:
     """The metrics of one run's latest evaluation."""

@@ -14,6 +14,7 @@ import click
 from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store
 from hopgate.formatting import render
 from hopgate.peers import PeerMetric
+from hopgate.results import FIGURES
 from hopgate.store import Store
 
 
@@ -121,15 +122,7 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
     for run_id, m in result.items():
         label = f" BASELINE ({labels[run_id]['summary']})" if run_id in labels else ""
         click.echo(f"run {run_id}{label} (evaluation {m.evaluation})")
-        rows = [
-            _metric_row(name, getattr(m, name))
-            for name in (
-                "complete_set_recall",
-                "citation_set_completeness",
-                "answer_correctness",
-                "whole_answer",
-            )
-        ]
+        rows = [_metric_row(name, getattr(m, name)) for name in FIGURES]
         click.echo(
             render(
                 rows,

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.results import FIGURES
 from hopgate.store import Store
 
 
@@ -242,12 +243,7 @@ def diff_command(
     click.echo(f"\n{'metric':<28}{result.before:>34}  {result.after:>34}")
     before_m, after_m = result.metrics_before, result.metrics_after
     assert before_m is not None and after_m is not None
-    for name in (
-        "complete_set_recall",
-        "citation_set_completeness",
-        "answer_correctness",
-        "whole_answer",
-    ):
+    for name in FIGURES:
         click.echo(
             f"{name.replace('_', ' '):<28}{_figure(getattr(before_m, name)):>34}  "
             f"{_figure(getattr(after_m, name)):>34}"
