@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from hopgate.adapters import FORMATS, import_files
+from hopgate import api
+from hopgate.adapters import FORMATS
 from hopgate.cli.shared import UsageError, handle_errors, open_store
 from hopgate.loader import load as load_ledger
 from hopgate.store import Store
@@ -161,9 +162,9 @@ def import_command(
             first = answers or gold
             assert first is not None
             output = first.with_name(first.name.split(".")[0] + ".ledger.jsonl")
-    result = import_files(
+    result = api.import_files(
         format,
-        list(inputs),
+        inputs,
         output=output,
         predictions=predictions,
         max_evidence=max_evidence,

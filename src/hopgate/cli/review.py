@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from hopgate import adjudication, review
+from hopgate import api
 from hopgate.cli.shared import handle_errors, open_store
 from hopgate.judgments import QUESTIONS
 from hopgate.store import Store
@@ -45,7 +45,7 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
 
     Example: hopgate review queue --run sys-a
     """
-    items = review.queue(_open(ctx), run)
+    items = api.review_queue(_open(ctx), run=run)
     if fmt == "json":
         click.echo(json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False))
         return
@@ -73,7 +73,7 @@ def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
 
     Example: hopgate evaluate && hopgate review changes --run sys-a
     """
-    found = adjudication.changes(_open(ctx), run)
+    found = api.review_changes(_open(ctx), run=run)
     if fmt == "json":
         click.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
         return
@@ -136,7 +136,7 @@ def judge_command(
     Example: hopgate judge gC2 --question alternatives --decision sufficient --by ana --reason "both hops stated" --final --settles j1,j2
     """
     settled = [s for s in (part.strip() for part in settles.split(",")) if s]
-    recorded = adjudication.judge(
+    recorded = api.judge(
         _open(ctx),
         subject,
         question=question,
@@ -146,7 +146,7 @@ def judge_command(
         final=final,
         settles=settled,
         judgment_id=judgment_id,
-        folder=keep_in,
+        keep_in=keep_in,
     )
     kind = "final" if final else "initial"
     click.echo(f"recorded {kind} judgment {recorded.id!r} ({recorded.file})")
