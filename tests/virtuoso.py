@@ -16,6 +16,7 @@ import socket
 import subprocess
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,10 @@ class VirtuosoServer:
 
     def _wait(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        url = self.endpoint + "?query=ASK%7B%7D"
+        # A CONSTRUCT, not an ASK: a fresh server answered ASK while a CONSTRUCT
+        # was still refused (SR186, no permission on DB.DBA.SPARQL_CONSTRUCT_FIN).
+        query = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1"
+        url = self.endpoint + "?query=" + urllib.parse.quote(query)
         while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
