@@ -1,16 +1,27 @@
-"""Load and evaluate times on Virtuoso (remote store) and on the embedded store, and their ratios.
+"""Load and evaluate on Virtuoso (remote store) against the embedded store: times, ratios, client memory.
 
 Starts a private Virtuoso (tests/virtuoso.py) under a temporary folder, writes
-synthetic ledgers (bench/synthetic.py), and for each size loads and evaluates
-the same ledger on an on-disk embedded store and on Virtuoso through the
-Graph Store bulk path. Prints figures; asserts nothing about time.
+synthetic ledgers (bench/synthetic.py), and for each size loads the same
+ledger into an on-disk embedded store and into Virtuoso (Graph Store bulk
+path). Each evaluation then runs in a child process of its own, so its peak
+resident memory (``ru_maxrss``) is the evaluation's alone:
 
-    python bench/remote.py --sizes 10000,100000
+- ``embedded``: the on-disk embedded store;
+- ``on the server``: the rule files run on Virtuoso (``RemoteStore.scoped``);
+- ``working copy``: the older way, the run's load graphs copied into client
+  memory and the rules run there (``evaluate_on_server=False``).
+
+Prints figures; asserts nothing about time.
+
+    python bench/remote.py --sizes 1000,10000
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,55 +35,104 @@ from synthetic import write_ledger  # noqa: E402
 from virtuoso import PASSWORD, USER, VirtuosoServer, missing  # noqa: E402
 
 import hopgate  # noqa: E402
-from hopgate.evaluate import evaluate  # noqa: E402
 from hopgate.remote import RemoteStore  # noqa: E402
 
+WAYS = ("embedded", "on the server", "working copy")
 
-def _timed(action: object) -> float:
+
+def _remote(port: int, *, on_server: bool = True) -> RemoteStore:
+    return RemoteStore(
+        f"http://127.0.0.1:{port}/sparql",
+        update_endpoint=f"http://127.0.0.1:{port}/sparql-auth",
+        graph_store=f"http://127.0.0.1:{port}/sparql-graph-crud-auth",
+        user=USER,
+        password=PASSWORD,
+        timeout=3600,
+        evaluate_on_server=on_server,
+    )
+
+
+def _child(way: str, target: str) -> None:
+    """Evaluate once (forced) in this process; print seconds and peak RSS as JSON."""
+    if way == "embedded":
+        store: hopgate.Store = hopgate.open_store(Path(target))
+    else:
+        store = _remote(int(target), on_server=way == "on the server")
     clock = time.perf_counter()
-    action()  # type: ignore[operator]
-    return time.perf_counter() - clock
+    records = hopgate.evaluate(store, force=True)
+    seconds = time.perf_counter() - clock
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "cards": records[0].cards}))
+    store.close()
+
+
+def _measure(way: str, target: str) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", way, target], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the {way} evaluation failed:\n{done.stderr[-3000:]}")
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000")
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--child", nargs=2, metavar=("WAY", "TARGET"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--skip-copy", action="store_true", help="leave out the working-copy way (slow)"
+    )
     args = parser.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
     reason = missing()
     if reason:
         print(reason)
         return 1
+    ways = [w for w in WAYS if not (args.skip_copy and w == "working copy")]
     with tempfile.TemporaryDirectory(prefix="hopgate-remote-bench-") as folder:
         server = VirtuosoServer(Path(folder) / "virtuoso")
         server.start()
         try:
-            print(
-                "claims  triples  load embedded  load Virtuoso  ratio  evaluate embedded  evaluate Virtuoso  ratio"
-            )
+            print("claims  triples  load embedded  load Virtuoso  ratio")
+            results: list[tuple[int, dict[str, dict[str, float]]]] = []
             for size in (int(s) for s in args.sizes.split(",")):
                 ledger = Path(folder) / f"ledger-{size}.jsonl"
                 write_ledger(ledger, size)
-                embedded = hopgate.open_store(Path(folder) / f"store-{size}")
-                remote = RemoteStore(
-                    server.endpoint,
-                    update_endpoint=server.update_endpoint,
-                    graph_store=f"http://127.0.0.1:{server.http_port}/sparql-graph-crud-auth",
-                    user=USER,
-                    password=PASSWORD,
-                )
+                path = Path(folder) / f"store-{size}"
+                remote = _remote(server.http_port)
                 for graph in remote.graphs():
                     remote.remove_graph(graph)
-                load_e = _timed(lambda s=embedded, p=ledger: hopgate.load(s, p))
-                load_r = _timed(lambda s=remote, p=ledger: hopgate.load(s, p))
-                eval_e = _timed(lambda s=embedded: evaluate(s))
-                eval_r = _timed(lambda s=remote: evaluate(s))
+                with hopgate.open_store(path) as embedded:
+                    clock = time.perf_counter()
+                    hopgate.load(embedded, ledger)
+                    load_e = time.perf_counter() - clock
+                    triples = embedded.count()
+                clock = time.perf_counter()
+                hopgate.load(remote, ledger)
+                load_r = time.perf_counter() - clock
                 print(
-                    f"{size:>6}  {embedded.count():>7}  {load_e:>11.1f} s  {load_r:>11.1f} s  "
-                    f"{load_r / load_e:>4.1f}x  {eval_e:>15.1f} s  {eval_r:>15.1f} s  "
-                    f"{eval_r / eval_e:>4.1f}x",
+                    f"{size:>6}  {triples:>7}  {load_e:>11.1f} s  {load_r:>11.1f} s  "
+                    f"{load_r / load_e:>4.1f}x",
                     flush=True,
                 )
-                embedded.close()
+                figures = {}
+                for way in ways:
+                    target = str(path) if way == "embedded" else str(server.http_port)
+                    figures[way] = _measure(way, target)
+                results.append((size, figures))
+            print()
+            print("claims  way            evaluate  ratio to embedded  peak RSS of the process")
+            for size, figures in results:
+                base = figures["embedded"]["seconds"]
+                for way, found in figures.items():
+                    print(
+                        f"{size:>6}  {way:<13}  {found['seconds']:>6.1f} s  "
+                        f"{found['seconds'] / base:>16.2f}x  {found['peak_mb']:>10.0f} MB",
+                        flush=True,
+                    )
         finally:
             server.stop()
     return 0

@@ -10,13 +10,14 @@
 # Only final judgments whose decision is a term of their question count
 # (initial judgments, and the old spelling without hg:question, score
 # nothing). The latest final judgment wins: the greatest time (a judgment
-# without one is the earliest), then the greatest hg:ledgerId (a literal
-# compare); judgments stay terms, no key is built from an id. An update's
+# without one is the earliest), then the greatest hg:ledgerId (compared as
+# plain strings: on Virtuoso 7.2.5, MAX of xsd:string literals is not the
+# greatest string); judgments stay terms, no key is built from an id. An update's
 # WHERE reads no union default graph, so every pattern names its graph.
 INSERT { GRAPH ?scratch { ?set hg:reannotatedBy ?judgment } }
 WHERE {
   {
-    SELECT ?set ?latestAt (MAX(?id) AS ?latestId)
+    SELECT ?set ?latestAt (MAX(STR(?id)) AS ?latestId)
     WHERE {
       {
         SELECT ?set (MAX(?when) AS ?latestAt)
@@ -36,7 +37,8 @@ WHERE {
     }
     GROUP BY ?set ?latestAt
   }
-  GRAPH ?g6 { ?judgment hg:judges ?set ; hg:ledgerId ?latestId ; a hg:Judgment }
+  GRAPH ?g6 { ?judgment hg:judges ?set ; hg:ledgerId ?judgmentId ; a hg:Judgment }
+  FILTER (STR(?judgmentId) = ?latestId)
 } ;
 INSERT { GRAPH ?scratch { ?set hg:statusInForce ?status } }
 WHERE {
@@ -54,7 +56,7 @@ WHERE {
 INSERT { GRAPH ?scratch { ?contradiction hg:resolvedBy ?judgment } }
 WHERE {
   {
-    SELECT ?contradiction ?latestAt (MAX(?id) AS ?latestId)
+    SELECT ?contradiction ?latestAt (MAX(STR(?id)) AS ?latestId)
     WHERE {
       {
         SELECT ?contradiction (MAX(?when) AS ?latestAt)
@@ -73,12 +75,13 @@ WHERE {
     }
     GROUP BY ?contradiction ?latestAt
   }
-  GRAPH ?g6 { ?judgment hg:judges ?contradiction ; hg:ledgerId ?latestId ; a hg:Judgment }
+  GRAPH ?g6 { ?judgment hg:judges ?contradiction ; hg:ledgerId ?judgmentId ; a hg:Judgment }
+  FILTER (STR(?judgmentId) = ?latestId)
 } ;
 INSERT { GRAPH ?scratch { ?output hg:boundaryDecidedBy ?judgment } }
 WHERE {
   {
-    SELECT ?output ?latestAt (MAX(?id) AS ?latestId)
+    SELECT ?output ?latestAt (MAX(STR(?id)) AS ?latestId)
     WHERE {
       {
         SELECT ?output (MAX(?when) AS ?latestAt)
@@ -97,7 +100,8 @@ WHERE {
     }
     GROUP BY ?output ?latestAt
   }
-  GRAPH ?g6 { ?judgment hg:judges ?output ; hg:ledgerId ?latestId ; a hg:Judgment }
+  GRAPH ?g6 { ?judgment hg:judges ?output ; hg:ledgerId ?judgmentId ; a hg:Judgment }
+  FILTER (STR(?judgmentId) = ?latestId)
   GRAPH ?g7 { ?output prov:wasGeneratedBy ?case }
   GRAPH ?g8 { ?case hg:ofRun ?run }
   MINUS { GRAPH ?g9 { ?output hg:asserts ?anyClaim } }

@@ -6,8 +6,9 @@
 #
 # Sets stay terms throughout: the counts are kept per (output, set) on a
 # candidate node, the least count per output is found with GROUP BY, and among
-# the sets reaching it the least hg:ledgerId (a literal compare) is joined
-# back to its set. No key is built from an id and no IRI from a string, so
+# the sets reaching it the least hg:ledgerId (compared as plain strings: on
+# Virtuoso 7.2.5, MIN of xsd:string literals is not the least string,
+# docs/remote-virtuoso.md) is matched back to its set. No key is built from an id and no IRI from a string, so
 # any id (a newline, U+0001, an emoji) behaves as a plain one. An update's
 # WHERE reads no union default graph, so every pattern names its graph;
 # counts are DISTINCT in case a triple is in several load graphs.
@@ -36,7 +37,7 @@ INSERT { GRAPH ?scratch { ?output hg:bestCited ?candidate } }
 WHERE {
   {
     # Among the candidates with fewest uncited members, the least set id.
-    SELECT ?output ?fewest (MIN(?setId) AS ?bestId)
+    SELECT ?output ?fewest (MIN(STR(?setId)) AS ?bestId)
     WHERE {
       {
         SELECT ?output (MIN(?count) AS ?fewest)
@@ -49,13 +50,14 @@ WHERE {
     GROUP BY ?output ?fewest
   }
   GRAPH ?scratch { ?output hg:routeCandidate ?candidate . ?candidate hg:uncited ?fewest ; hg:candidateSet ?set }
-  GRAPH ?gSet { ?set hg:ledgerId ?bestId }
+  GRAPH ?gSet { ?set hg:ledgerId ?setId }
+  FILTER (STR(?setId) = ?bestId)
 } ;
 INSERT { GRAPH ?scratch { ?output hg:bestRetrieved ?candidate } }
 WHERE {
   {
     # Among the candidates with fewest unretrieved members, the least set id.
-    SELECT ?output ?fewest (MIN(?setId) AS ?bestId)
+    SELECT ?output ?fewest (MIN(STR(?setId)) AS ?bestId)
     WHERE {
       {
         SELECT ?output (MIN(?count) AS ?fewest)
@@ -68,7 +70,8 @@ WHERE {
     GROUP BY ?output ?fewest
   }
   GRAPH ?scratch { ?output hg:routeCandidate ?candidate . ?candidate hg:unretrieved ?fewest ; hg:candidateSet ?set }
-  GRAPH ?gSet { ?set hg:ledgerId ?bestId }
+  GRAPH ?gSet { ?set hg:ledgerId ?setId }
+  FILTER (STR(?setId) = ?bestId)
 } ;
 INSERT { GRAPH ?scratch { ?output hg:nearestSet ?set } }
 WHERE {

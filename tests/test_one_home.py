@@ -47,7 +47,7 @@ RULES = {
         "evaluation-eligibility.ru",
     ),
     # docs/spec/acceptance.md "Per output claim": the route with fewest uncovered members, ties by id.
-    "routes": (r"MIN\(\?setId\)", "evaluation-routes.ru"),
+    "routes": (r"MIN\(STR\(\?setId\)\)", "evaluation-routes.ru"),
     # The nearest set: the best cited candidate while it leaves members uncited.
     "missing hops: nearest set": (r"FILTER \(\?uncited > 0\)", "evaluation-routes.ru"),
     # docs/spec/acceptance.md "Verdict": the verdict order.

@@ -59,6 +59,73 @@ def _closing(text: str, i: int, opener: str, closer: str) -> int:
     raise ValueError(f"unbalanced {opener}{closer} in the query")
 
 
+def operations(update: str) -> list[str]:
+    """The operations of a SPARQL Update request, split at its top-level ``;``.
+
+    A ``;`` inside a string, IRI, comment or group is not a separator. The
+    prologue, if any, stays with the first operation only, so callers split
+    the library text before adding one. Empty operations are dropped.
+    """
+    parts = []
+    depth = 0
+    start = 0
+    i = 0
+    while i < len(update):
+        skipped = _skip_token(update, i)
+        if skipped != i:
+            i = skipped
+            continue
+        ch = update[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            parts.append(update[start:i])
+            start = i + 1
+        i += 1
+    parts.append(update[start:])
+    return [part for part in parts if _has_content(part)]
+
+
+def without_comments(text: str) -> str:
+    """``text`` with every comment removed (its line break kept); strings and IRIs untouched.
+
+    SPARQLWrapper guesses a request's form from the first keyword it finds
+    after removing whole-line comments, and its pattern skips every other
+    line of a comment block: a query whose header said "Which load graphs"
+    was sent to the update endpoint as a LOAD. Sent without comments, the
+    first keyword after the prologue is the form.
+    """
+    parts = []
+    start = 0
+    i = 0
+    while i < len(text):
+        skipped = _skip_token(text, i)
+        if skipped == i:
+            i += 1
+            continue
+        if text[i] == "#":
+            parts.append(text[start:i])
+            start = skipped
+        i = skipped
+    parts.append(text[start:])
+    return "".join(parts)
+
+
+def _has_content(text: str) -> bool:
+    """Whether ``text`` holds anything but whitespace and comments."""
+    i = 0
+    while i < len(text):
+        if text[i] == "#":
+            i = _skip_token(text, i)
+            continue
+        if not text[i].isspace():
+            return True
+        i += 1
+    return False
+
+
 def _wrap_exists(expression: str) -> str:
     out = []
     i = 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -215,6 +217,22 @@ def _compute(store: Store, run: str, scratch: str, params: dict[str, Value]) -> 
     return _Decided(cards, claim_cases, state, outcomes, flags, coverage)
 
 
+@contextmanager
+def _decision_space(store: Store, graphs: list[str], scratch: str) -> Iterator[Store]:
+    """Where the rule files run: the run's load graphs and the scratch graph, nothing else.
+
+    Earlier bundles are not evidence. A store that evaluates in place (a
+    remote server) runs them itself, seen through those graphs
+    (:meth:`~hopgate.store.Store.scoped`), so nothing is copied to the client;
+    otherwise they run on a working copy of the graphs (hopgate.snapshots).
+    """
+    if store.evaluates_in_place:
+        yield store.scoped([*graphs, scratch])
+        return
+    with snapshots.working_copy(store, evaluation_projection(), graphs) as work:
+        yield work
+
+
 def _evaluate_run(
     store: Store, run: str, graphs: list[str], *, previous: str | None, by: str | None = None
 ) -> EvaluationRecord:
@@ -226,10 +244,9 @@ def _evaluate_run(
     _remove_stale_scratch(store)
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
-    # The copy holds the load graphs only: earlier bundles are not evidence.
     with (
         _progress.phase(f"evaluate {run}: decide"),
-        snapshots.working_copy(store, evaluation_projection(), graphs) as work,
+        _decision_space(store, graphs, scratch) as work,
     ):
         decided = _compute(work, run, scratch, params)
     cards, claim_cases, outcomes = decided.cards, decided.claim_cases, decided.outcomes

@@ -106,6 +106,14 @@ class Store(ABC):
         """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
         return []
 
+    #: Whether an evaluation runs its rule files on this store itself, through
+    #: :meth:`scoped`, rather than on a working copy (a remote server: yes).
+    evaluates_in_place: bool = False
+
+    def scoped(self, graphs: list[str]) -> Store:
+        """This store seen through ``graphs`` only, writable (for stores that evaluate in place)."""
+        raise NotImplementedError(f"{type(self).__name__} does not evaluate in place")
+
     @contextmanager
     def working_copy(
         self, projection: Projection | None = None, graphs: list[str] | None = None

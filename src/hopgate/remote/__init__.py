@@ -1,5 +1,9 @@
 """The remote store: the same :class:`~hopgate.store.Store` on any SPARQL 1.1 endpoint.
 
+An evaluation runs on the server itself (:meth:`RemoteStore.scoped`): its
+rule files as SPARQL Update into a scratch graph there, read through the
+run's load graphs only; nothing of them is copied to the client.
+
 :class:`RemoteStore` (:mod:`hopgate.remote.store`) is built from one module
 per concern:
 
@@ -8,7 +12,7 @@ per concern:
 - :mod:`hopgate.remote.uploads`: writes through private staging graphs in
   bounded batches, N-Quads split by graph, published all or nothing;
 - :mod:`hopgate.remote.reads`: whole graphs read by predicate in pages,
-  checked against the server's counts (dump, the evaluation's working copy);
+  checked against the server's counts (dump, the peer metrics' working copy);
 - :mod:`hopgate.remote.values`: SPARQL JSON results as Python values, and
   update parameters written in as escaped terms.
 """

@@ -146,18 +146,18 @@ class Reads(Transport):
     def working_copy(
         self, projection: Projection | None = None, graphs: list[str] | None = None
     ) -> Iterator[Store]:
-        """An in-memory Oxigraph copy of hopgate's graphs, for the evaluation's queries.
+        """An in-memory Oxigraph copy of hopgate's graphs, for queries Virtuoso answers wrongly.
 
-        Why not evaluate on the server: Virtuoso 7.2.5 gives wrong answers
-        for two of the evaluation's steps (a ``SELECT DISTINCT`` subquery of
-        UNIONs joined on ``?d`` loses that join in ``evaluation-coverage``,
-        and a ``MINUS`` of a subquery removes nothing in
-        ``evaluation-missing-hops``), so verdicts would differ from the
-        embedded store's. The copy is N-Triples per graph (the server's
-        fastest export), checked against the server's counts; the scratch
-        writes stay in the copy, and the evaluation bundle is written back to
-        the server through the staged, all-or-nothing path. A ``projection``
-        is applied on the server, so only the triples it keeps are sent.
+        The peer metrics and the report's readers run on such a copy: Virtuoso
+        7.2.5 fails ``peer-hotpotqa-sp``, ``peer-multihop-rag`` and
+        ``peer-ragas-context-recall`` with an internal optimizer error and
+        divides integers as integers in ``peer-fever``. The evaluation does
+        not: it runs on the server (:meth:`~hopgate.remote.RemoteStore.scoped`),
+        unless the store was opened with ``evaluate_on_server=False``. The
+        copy is N-Triples per graph (the server's fastest export), checked
+        against the server's counts; writes to it are discarded. A
+        ``projection`` is applied on the server, so only the triples it keeps
+        are sent.
         """
         copy = OxigraphStore(None)
         try:

@@ -31,6 +31,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     Unauthorized,
 )
 
+from hopgate.dialect import without_comments
 from hopgate.errors import QueryError, StoreError
 
 T = TypeVar("T")
@@ -76,7 +77,9 @@ class Transport:
         )
         return urllib.request.build_opener(handler)
 
-    def _wrapper(self, text: str, *, update: bool, dataset: bool) -> SPARQLWrapper:
+    def _wrapper(
+        self, text: str, *, update: bool, dataset: bool, using: list[str] | None = None
+    ) -> SPARQLWrapper:
         wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
         wrapper.setMethod(POST)
         # Content negotiation only: SPARQLWrapper's extra ``format`` parameter
@@ -90,12 +93,18 @@ class Transport:
         if self.user and self.password and (update or self.endpoint == self.update_endpoint):
             wrapper.setHTTPAuth(DIGEST if self.auth == "digest" else BASIC)
             wrapper.setCredentials(self.user, self.password)
+        for graph in using or ():
+            # The named graphs an update's WHERE reads (SPARQL 1.1 Protocol
+            # 2.2.3), for every operation of the request; a USING NAMED in the
+            # text binds only its own operation, and Virtuoso 7.2.5 widened
+            # the second operation's dataset when each had its own.
+            wrapper.addParameter("using-named-graph-uri", graph)
         if dataset:
             # An empty dataset never gets here (see _empty).
             for graph in self.graphs():
                 wrapper.addParameter("default-graph-uri", graph)
                 wrapper.addParameter("named-graph-uri", graph)
-        wrapper.setQuery(text)
+        wrapper.setQuery(without_comments(text))
         return wrapper
 
     def _attempt(self, action: Callable[[], T], *, idempotent: bool, what: str) -> T:
@@ -162,9 +171,12 @@ class Transport:
 
         return self._attempt(action, idempotent=True, what="query")
 
-    def _update(self, text: str, *, idempotent: bool = False) -> None:
+    def _update(
+        self, text: str, *, idempotent: bool = False, using: list[str] | None = None
+    ) -> None:
         def action() -> None:
-            self._wrapper(self._prologue + text, update=True, dataset=False).query().response.read()
+            wrapper = self._wrapper(self._prologue + text, update=True, dataset=False, using=using)
+            wrapper.query().response.read()
 
         try:
             self._attempt(action, idempotent=idempotent, what="update")
