@@ -4,7 +4,7 @@ Starts a private Virtuoso (tests/virtuoso.py) under a temporary folder, writes
 synthetic ledgers (bench/synthetic.py), and for each size loads the same
 ledger into an on-disk embedded store and into Virtuoso (Graph Store bulk
 path). Each evaluation then runs in a child process of its own, so its peak
-resident memory (``ru_maxrss``) is the evaluation's alone:
+resident memory (VmHWM) is the evaluation's alone:
 
 - ``embedded``: the on-disk embedded store;
 - ``on the server``: the rule files run on Virtuoso (``RemoteStore.scoped``);
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -52,6 +51,18 @@ def _remote(port: int, *, on_server: bool = True) -> RemoteStore:
     )
 
 
+def _peak_mb() -> float:
+    """This process's peak resident memory (VmHWM).
+
+    Not ``ru_maxrss``: Linux keeps it across ``execve``, so a child would
+    report the parent's peak from before it started.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _child(way: str, target: str) -> None:
     """Evaluate once (forced) in this process; print seconds and peak RSS as JSON."""
     if way == "embedded":
@@ -61,8 +72,7 @@ def _child(way: str, target: str) -> None:
     clock = time.perf_counter()
     records = hopgate.evaluate(store, force=True)
     seconds = time.perf_counter() - clock
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "cards": records[0].cards}))
+    print(json.dumps({"seconds": seconds, "peak_mb": _peak_mb(), "cards": records[0].cards}))
     store.close()
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -133,13 +134,18 @@ def _verdicts(store: Store) -> list[dict[str, Any]]:
     ]
 
 
-def _assert_same_steps(path: Path, remote: RemoteStore) -> None:
+def _assert_same_steps(path: Path, remote: RemoteStore, *more: Path) -> dict[str, int]:
+    """Compare step by step; return how many rows each step gave on the embedded store."""
     _clear(remote)
+    sizes: dict[str, int] = {}
     with hopgate.open_store(None) as embedded:
-        hopgate.load(embedded, path)
-        hopgate.load(remote, path)
+        for ledger in (path, *more):
+            hopgate.load(embedded, ledger)
+            hopgate.load(remote, ledger)
         for run in catalog.runs(embedded):
             expected = _steps(embedded, run)
+            for step, rows in expected:
+                sizes[step] = sizes.get(step, 0) + len(rows)
             for (step, rows), (_, found) in zip(expected, _steps(remote, run), strict=True):
                 # The first step that differs names the rule file to look at.
                 assert found == rows, f"{step} answers differently on Virtuoso ({path.name}, {run})"
@@ -147,6 +153,7 @@ def _assert_same_steps(path: Path, remote: RemoteStore) -> None:
             hopgate.evaluate(embedded)
             hopgate.evaluate(remote)
             assert _verdicts(remote) == _verdicts(embedded)
+    return sizes
 
 
 @pytest.mark.parametrize("server", range(SERVERS))
@@ -169,6 +176,32 @@ def test_random_ledgers_step_by_step(
     """Every scratch update and result query answers as on Oxigraph, and so do the verdicts."""
     path = write(tmp_path / f"ledger-{server}", ledger, "yaml")
     _assert_same_steps(path, _remote(servers[server]))
+
+
+#: A system that answers every intervention variant, citing all it may (tests/test_interventions.py).
+ALWAYS_ANSWERS = """
+import json, sys
+request = json.load(sys.stdin)
+json.dump({"answer": "Entity R and Vendor V", "cites": request["citable"], "abstained": False,
+           "correct": True}, sys.stdout)
+"""
+
+
+def test_intervention_answers_step_by_step(servers: list[Any], tmp_path: Path) -> None:
+    """The interventions step (docs/spec/interventions.md) answers on the server as on Oxigraph."""
+    from hopgate.interventions.plan import plan
+    from hopgate.interventions.run import run_plan
+
+    with hopgate.open_store(None) as planning:
+        hopgate.load(planning, CEDAR)
+        hopgate.evaluate(planning)
+        variants = plan(planning, "sys-a").variants
+    system = tmp_path / "answers.py"
+    system.write_text(ALWAYS_ANSWERS, encoding="utf-8")
+    answers = tmp_path / "answers.jsonl"
+    assert run_plan(variants, f"{sys.executable} {system}", answers).answered
+    sizes = _assert_same_steps(CEDAR, _remote(servers[2]), answers)
+    assert sizes["evaluation-interventions"] > 0
 
 
 def test_no_graph_is_read_into_the_client(
