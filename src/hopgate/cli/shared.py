@@ -3,7 +3,7 @@
 The store is the embedded one under ``--store`` or a remote SPARQL 1.1 store
 chosen by the global options ``hopgate --endpoint URL [--update-endpoint URL]
 [--graph-store URL] [--user U --password-env VAR] [--auth digest|basic]
-COMMAND``; the endpoint may also come from ``HOPGATE_ENDPOINT``. The password
+[--evaluate-on-server] COMMAND``; the endpoint may also come from ``HOPGATE_ENDPOINT``. The password
 is read from the named environment variable, never from the command line
 (where ``ps`` shows it).
 
@@ -63,6 +63,13 @@ _OPTIONS = [
         show_default=True,
         help="HTTP authentication of the remote store.",
     ),
+    click.option(
+        "--evaluate-on-server",
+        is_flag=True,
+        envvar="HOPGATE_EVALUATE_ON_SERVER",
+        help="Run the evaluation's rule files on the remote server instead of a copy "
+        "in client memory (experimental on Virtuoso 7.2.5: see docs/remote-virtuoso.md).",
+    ),
 ]
 
 
@@ -91,6 +98,7 @@ def remote_settings(
     user: str | None,
     password_env: str | None,
     auth: str,
+    evaluate_on_server: bool = False,
 ) -> dict[str, Any] | None:
     """Check the remote options; None when no endpoint is given (the embedded store)."""
     if endpoint is None:
@@ -98,6 +106,7 @@ def remote_settings(
             ("--update-endpoint", update_endpoint),
             ("--graph-store", graph_store),
             ("--password-env", password_env),
+            ("--evaluate-on-server", True if evaluate_on_server else None),
         ):
             if value is not None:
                 raise click.UsageError(f"{name} needs --endpoint (or HOPGATE_ENDPOINT)")
@@ -127,6 +136,7 @@ def remote_settings(
         "user": user,
         "password": password,
         "auth": auth,
+        "evaluate_on_server": evaluate_on_server,
     }
 
 

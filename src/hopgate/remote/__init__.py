@@ -1,8 +1,9 @@
 """The remote store: the same :class:`~hopgate.store.Store` on any SPARQL 1.1 endpoint.
 
-An evaluation runs on the server itself (:meth:`RemoteStore.scoped`): its
-rule files as SPARQL Update into a scratch graph there, read through the
-run's load graphs only; nothing of them is copied to the client.
+An evaluation runs on an in-memory copy of the run's load graphs, or, with
+``evaluate_on_server``, on the server itself (:meth:`RemoteStore.scoped`):
+its rule files as SPARQL Update into a scratch graph there, read through
+the run's load graphs only, nothing of them copied to the client.
 
 :class:`RemoteStore` (:mod:`hopgate.remote.store`) is built from one module
 per concern:
@@ -12,7 +13,7 @@ per concern:
 - :mod:`hopgate.remote.uploads`: writes through private staging graphs in
   bounded batches, N-Quads split by graph, published all or nothing;
 - :mod:`hopgate.remote.reads`: whole graphs read by predicate in pages,
-  checked against the server's counts (dump, the peer metrics' working copy);
+  checked against the server's counts (dump, working copies);
 - :mod:`hopgate.remote.values`: SPARQL JSON results as Python values, and
   update parameters written in as escaped terms.
 """

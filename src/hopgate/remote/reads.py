@@ -146,14 +146,15 @@ class Reads(Transport):
     def working_copy(
         self, projection: Projection | None = None, graphs: list[str] | None = None
     ) -> Iterator[Store]:
-        """An in-memory Oxigraph copy of hopgate's graphs, for queries Virtuoso answers wrongly.
+        """An in-memory Oxigraph copy of hopgate's graphs, for queries a server may answer wrongly.
 
         The peer metrics and the report's readers run on such a copy: Virtuoso
         7.2.5 fails ``peer-hotpotqa-sp``, ``peer-multihop-rag`` and
         ``peer-ragas-context-recall`` with an internal optimizer error and
-        divides integers as integers in ``peer-fever``. The evaluation does
-        not: it runs on the server (:meth:`~hopgate.remote.RemoteStore.scoped`),
-        unless the store was opened with ``evaluate_on_server=False``. The
+        divides integers as integers in ``peer-fever``. The evaluation runs on
+        one too, unless the store was opened with ``evaluate_on_server``
+        (:meth:`~hopgate.remote.RemoteStore.scoped`): a verdict must not
+        depend on the server's choice of plan (docs/remote-virtuoso.md). The
         copy is N-Triples per graph (the server's fastest export), checked
         against the server's counts; writes to it are discarded. A
         ``projection`` is applied on the server, so only the triples it keeps

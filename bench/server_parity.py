@@ -1,0 +1,91 @@
+"""How often Virtuoso 7.2.5 answers an evaluation step differently from Oxigraph, on random ledgers.
+
+Starts fresh private Virtuoso servers (tests/virtuoso.py). On each, draws
+random ledgers (tests/ledger_strategies.py, not derandomised), loads each
+into an embedded store and the server, and compares every step of each run's
+evaluation: the scratch graph after each update, then each result query's
+rows (``tests/test_server_evaluation.py``'s comparison). Prints, per server,
+how many ledgers differed and at which step first; asserts nothing. This is
+the measure behind ``evaluate_on_server`` being off by default.
+
+    python bench/server_parity.py --servers 3 --ledgers 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import warnings
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from conftest import write  # noqa: E402
+from ledger_strategies import ledgers  # noqa: E402
+from test_server_evaluation import _clear, _remote, _steps  # noqa: E402
+from virtuoso import VirtuosoServer, missing  # noqa: E402
+
+import hopgate  # noqa: E402
+from hopgate import catalog  # noqa: E402
+
+
+def _first_difference(path: Path, remote: object) -> str | None:
+    """The first step that answers differently on the server, or None."""
+    _clear(remote)  # type: ignore[arg-type]
+    with hopgate.open_store(None) as embedded:
+        hopgate.load(embedded, path)
+        hopgate.load(remote, path)  # type: ignore[arg-type]
+        for run in catalog.runs(embedded):
+            try:
+                found = _steps(remote, run)  # type: ignore[arg-type]
+            except hopgate.HopgateError as exc:
+                return f"error: {str(exc)[:80]}"
+            for (step, rows), (_, answer) in zip(_steps(embedded, run), found, strict=True):
+                if answer != rows:
+                    return step
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--servers", type=int, default=3)
+    parser.add_argument("--ledgers", type=int, default=30, help="random ledgers per server")
+    args = parser.parse_args(argv)
+    reason = missing()
+    if reason:
+        print(reason)
+        return 1
+    warnings.simplefilter("ignore")  # Hypothesis warns about example() outside a test.
+    strategy = ledgers()
+    total: Counter[str] = Counter()
+    print("server  ledgers  differing  first differing step")
+    with tempfile.TemporaryDirectory(prefix="hopgate-parity-") as folder:
+        for number in range(args.servers):
+            server = VirtuosoServer(Path(folder) / f"virtuoso-{number}")
+            server.start()
+            try:
+                remote = _remote(server)
+                found: Counter[str] = Counter()
+                for index in range(args.ledgers):
+                    path = write(
+                        Path(folder) / f"ledger-{number}-{index}", strategy.example(), "yaml"
+                    )
+                    step = _first_difference(path, remote)
+                    if step is not None:
+                        found[step] += 1
+                total.update(found)
+                steps = ", ".join(f"{step} ({n})" for step, n in found.most_common()) or "-"
+                print(
+                    f"{number:>6}  {args.ledgers:>7}  {sum(found.values()):>9}  {steps}", flush=True
+                )
+            finally:
+                server.stop()
+    print(f"all     {args.servers * args.ledgers:>7}  {sum(total.values()):>9}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
