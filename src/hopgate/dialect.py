@@ -10,6 +10,7 @@ the Virtuoso parity tests.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _EXISTS = re.compile(r"(NOT\s+)?EXISTS\s*\{", re.IGNORECASE)
 _BIND = re.compile(r"\bBIND\s*\(", re.IGNORECASE)
@@ -40,22 +41,28 @@ def _skip_token(text: str, i: int) -> int:
     return i
 
 
+def _code(text: str, start: int = 0) -> Iterator[int]:
+    """The indexes from ``start`` on that are not inside a string literal, IRI or comment."""
+    i = start
+    while i < len(text):
+        skipped = _skip_token(text, i)
+        if skipped != i:
+            i = skipped
+            continue
+        yield i
+        i += 1
+
+
 def _closing(text: str, i: int, opener: str, closer: str) -> int:
     """The index of the bracket closing the one at ``i``."""
     depth = 0
-    j = i
-    while j < len(text):
-        skipped = _skip_token(text, j)
-        if skipped != j:
-            j = skipped
-            continue
+    for j in _code(text, i):
         if text[j] == opener:
             depth += 1
         elif text[j] == closer:
             depth -= 1
             if depth == 0:
                 return j
-        j += 1
     raise ValueError(f"unbalanced {opener}{closer} in the query")
 
 
@@ -69,12 +76,7 @@ def operations(update: str) -> list[str]:
     parts = []
     depth = 0
     start = 0
-    i = 0
-    while i < len(update):
-        skipped = _skip_token(update, i)
-        if skipped != i:
-            i = skipped
-            continue
+    for i in _code(update):
         ch = update[i]
         if ch == "{":
             depth += 1
@@ -83,9 +85,8 @@ def operations(update: str) -> list[str]:
         elif ch == ";" and depth == 0:
             parts.append(update[start:i])
             start = i + 1
-        i += 1
     parts.append(update[start:])
-    return [part for part in parts if _has_content(part)]
+    return [part for part in parts if without_comments(part).strip()]
 
 
 def without_comments(text: str) -> str:
@@ -111,19 +112,6 @@ def without_comments(text: str) -> str:
         i = skipped
     parts.append(text[start:])
     return "".join(parts)
-
-
-def _has_content(text: str) -> bool:
-    """Whether ``text`` holds anything but whitespace and comments."""
-    i = 0
-    while i < len(text):
-        if text[i] == "#":
-            i = _skip_token(text, i)
-            continue
-        if not text[i].isspace():
-            return True
-        i += 1
-    return False
 
 
 def _wrap_exists(expression: str) -> str:
