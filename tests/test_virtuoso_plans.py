@@ -40,17 +40,9 @@ RUN = hopgate.IRI("https://w3id.org/hopgate/id/run/sys-a")
 
 
 def _remote(server: Any) -> RemoteStore:
-    from virtuoso import PASSWORD, USER
-
-    return RemoteStore(
-        server.endpoint,
-        update_endpoint=server.update_endpoint,
-        graph_store=f"http://127.0.0.1:{server.http_port}/sparql-graph-crud-auth",
-        user=USER,
-        password=PASSWORD,
-        # A plan that never finishes fails the test in a minute.
-        timeout=60,
-    )
+    # A plan that never finishes fails the test in a minute.
+    store: RemoteStore = server.remote_store(timeout=60)
+    return store
 
 
 def _clear(store: RemoteStore) -> None:

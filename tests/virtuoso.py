@@ -20,6 +20,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SERVER = "virtuoso-t"
 ISQL = "isql-vt"
@@ -113,6 +114,23 @@ class VirtuosoServer:
     def update_endpoint(self) -> str:
         """The endpoint that accepts SPARQL Update for an authenticated user (digest)."""
         return f"http://127.0.0.1:{self.http_port}/sparql-auth"
+
+    def remote_store(self, **options: Any) -> Any:
+        """A hopgate RemoteStore on this server, as the test user, with the Graph Store bulk path.
+
+        ``options`` go to :class:`hopgate.remote.RemoteStore` (``timeout``,
+        ``evaluate_on_server``, ...).
+        """
+        from hopgate.remote import RemoteStore
+
+        return RemoteStore(
+            self.endpoint,
+            update_endpoint=self.update_endpoint,
+            graph_store=f"http://127.0.0.1:{self.http_port}/sparql-graph-crud-auth",
+            user=USER,
+            password=PASSWORD,
+            **options,
+        )
 
     def start(self, *, timeout: float = 90.0, first: bool = True) -> None:
         """Start the server (writing its ini the first time) and wait until HTTP answers."""
