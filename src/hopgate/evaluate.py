@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from hopgate.annotations import AnnotationState
 from hopgate.errors import EvaluationError
 from hopgate.interventions import score as interventions
 from hopgate.library import library_query, library_update
+from hopgate.spool import Card, Spool
 from hopgate.steps import (
     RESULT_QUERIES,
     SCRATCH_UPDATES,
@@ -53,18 +54,6 @@ class EvaluationRecord:
     ended: str
     reused: bool = False
     seconds: float = 0.0
-
-
-@dataclass
-class _Card:
-    row: Row
-    cites: list[str] = field(default_factory=list)
-    routes: list[str] = field(default_factory=list)
-    contradictions: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    inadmissible: list[str] = field(default_factory=list)
-    #: (set, uncited, unretrieved) per eligible set of the claim (evaluation-routes.ru).
-    candidates: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def runs(store: Store) -> list[str]:
@@ -141,13 +130,14 @@ def _count(value: Value) -> int:
     return int(value) if isinstance(value, int | float) else 0
 
 
-def _select(store: Store, query_id: str, run: str, scratch: str | None = None) -> list[Row]:
+def _rows(store: Store, query_id: str, run: str, scratch: str | None = None) -> Iterator[Row]:
+    """One result query's rows, as the store answers them (never held whole)."""
     # The working copy holds only what the listed queries read.
     assert query_id in RESULT_QUERIES, f"{query_id} must be listed in RESULT_QUERIES"
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run))}
     if scratch is not None:
         params["scratch"] = IRI(scratch)
-    return store.select(library_query(query_id).text, params=params)
+    return store.select_rows(library_query(query_id).text, params=params)
 
 
 def _scratch_graph(run: str) -> str:
@@ -169,52 +159,50 @@ def _remove_stale_scratch(store: Store) -> None:
 
 @dataclass
 class _Decided:
-    """What one evaluation's steps decided, read from its scratch graph before it is removed."""
+    """What one evaluation's steps decided, read from its scratch graph before it is removed.
 
-    cards: dict[str, _Card]
-    claim_cases: list[Row]
+    The answers that grow with the run (cards, claim-cases, flags, coverage)
+    are in ``spool``; the annotation state and intervention outcomes are small.
+    """
+
+    spool: Spool
     state: AnnotationState
     outcomes: list[interventions.Outcome]
-    #: The admissibility rules each version or span broke (evaluation-admissibility).
-    flags: list[Row]
-    #: The span pairs evaluation-coverage found (evaluation-span-coverage).
-    coverage: list[Row]
 
 
-def _compute(store: Store, run: str, scratch: str, params: dict[str, Value]) -> _Decided:
-    """Run the evaluation's updates and queries on ``store``; the scratch graph is removed."""
+def _compute(
+    store: Store, run: str, scratch: str, params: dict[str, Value], spool: Spool
+) -> _Decided:
+    """Run the evaluation's updates and queries on ``store`` into ``spool``; the scratch graph is removed."""
     try:
         for update_id in SCRATCH_UPDATES:
             store.update(library_update(update_id).text, params=params)
-        verdict_rows = _select(store, "evaluation-verdicts", run, scratch)
-        cards = {str(row["output"]): _Card(row) for row in verdict_rows}
-        for row in _select(store, "evaluation-route-candidates", run, scratch):
-            weighed = (str(row["set"]), _count(row["uncited"]), _count(row["unretrieved"]))
-            cards[str(row["output"])].candidates.append(weighed)
-        for row in _select(store, "card-links", run):
-            card = cards.get(str(row["output"]))
-            if card is None:
-                continue
-            target = str(row["target"])
-            {"cites": card.cites, "route": card.routes, "contradiction": card.contradictions}[
-                str(row["relation"])
-            ].append(target)
-        for row in _select(store, "evaluation-missing-hops", run, scratch):
-            cards[str(row["output"])].missing.append(str(row["span"]))
-        for row in _select(store, "evaluation-inadmissible-citations", run, scratch):
-            cards[str(row["output"])].inadmissible.append(str(row["span"]))
+        spool.verdicts(_rows(store, "evaluation-verdicts", run, scratch), _card_case)
+        spool.candidates(_rows(store, "evaluation-route-candidates", run, scratch))
+        spool.relations(_rows(store, "card-links", run))
+        spool.links("missing", _rows(store, "evaluation-missing-hops", run, scratch), "span")
+        spool.links(
+            "inadmissible", _rows(store, "evaluation-inadmissible-citations", run, scratch), "span"
+        )
         # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
-        flags = _select(store, "evaluation-admissibility", run, scratch)
+        spool.flags(_rows(store, "evaluation-admissibility", run, scratch))
         # The span pairs evaluation-coverage found, recorded for the auditor queries.
-        coverage = _select(store, "evaluation-span-coverage", run, scratch)
-        claim_cases = _select(store, "evaluation-claim-cases", run, scratch)
-        state = AnnotationState.from_rows(_select(store, "evaluation-annotations", run, scratch))
+        spool.coverage(_rows(store, "evaluation-span-coverage", run, scratch))
+        spool.claim_cases(_rows(store, "evaluation-claim-cases", run, scratch))
+        state = AnnotationState.from_rows(
+            list(_rows(store, "evaluation-annotations", run, scratch))
+        )
         # Intervention cases, classified apart (docs/spec/interventions.md).
-        intervention_rows = _select(store, "evaluation-interventions", run, scratch)
+        intervention_rows = list(_rows(store, "evaluation-interventions", run, scratch))
     finally:
         store.remove_graph(scratch)
     outcomes = interventions.classify(intervention_rows)
-    return _Decided(cards, claim_cases, state, outcomes, flags, coverage)
+    return _Decided(spool, state, outcomes)
+
+
+def _card_case(row: Row) -> str | None:
+    """The case IRI of a verdict row's claim-case, or None for an output without a claim."""
+    return ids.mint_case(*_case_of(row)) if row["claim"] is not None else None
 
 
 @contextmanager
@@ -244,34 +232,33 @@ def _evaluate_run(
     _remove_stale_scratch(store)
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
-    with (
-        _progress.phase(f"evaluate {run}: decide"),
-        _decision_space(store, graphs, scratch) as work,
-    ):
-        decided = _compute(work, run, scratch, params)
-    cards, claim_cases, outcomes = decided.cards, decided.claim_cases, decided.outcomes
-    ended = datetime.now(UTC)
-    stamp = ended.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
-    bundle = activity + "/bundle"
     with tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir:
-        bundle_file = Path(scratch_dir) / "bundle.nq"
-        catalog_file = Path(scratch_dir) / "catalog.nq"
-        with (
-            bundle_file.open("w", encoding="utf-8") as out,
-            catalog_file.open("w", encoding="utf-8") as catalog,
-        ):
-            writer = _BundleWriter(out, bundle, activity, stamp, catalog, decided.state)
-            case_nodes = {}
-            for row in claim_cases:
-                case_nodes[(str(row["case"]), str(row["claim"]))] = writer.claim_case(row)
-            name = f"evaluate {run}: write cards"
-            for card in _progress.counted(cards.values(), name, len(cards), unit="cards"):
-                writer.card(card, case_nodes)
-            _write_interventions(writer, store, run, cards, case_nodes, outcomes)
-            writer.flags(decided.flags)
-            writer.coverage(decided.coverage)
-            writer.provenance(run, graphs, started, ended, previous, by=by)
+        spool = Spool(Path(scratch_dir))
+        try:
+            with (
+                _progress.phase(f"evaluate {run}: decide"),
+                _decision_space(store, graphs, scratch) as work,
+            ):
+                decided = _compute(work, run, scratch, params, spool)
+            ended = datetime.now(UTC)
+            bundle_file = Path(scratch_dir) / "bundle.nq"
+            catalog_file = Path(scratch_dir) / "catalog.nq"
+            writer = _write_bundle(
+                decided,
+                store,
+                run,
+                graphs,
+                bundle_file,
+                catalog_file,
+                started=started,
+                ended=ended,
+                previous=previous,
+                by=by,
+            )
+            cards, cases = spool.count("verdicts"), spool.count("cases")
+        finally:
+            spool.close()
+        bundle = writer.bundle
         # The bundle is a new graph (bulk-loaded, removed on failure), hidden
         # until the catalog entry that publishes it (with its snapshot's
         # digest) is added in one small transaction after it.
@@ -291,23 +278,73 @@ def _evaluate_run(
     return EvaluationRecord(
         run,
         bundle,
-        activity,
-        len(cards),
-        len(claim_cases),
+        writer.activity,
+        cards,
+        cases,
         _stamp(ended),
         seconds=time.perf_counter() - clock,
     )
 
 
-def _write_interventions(
-    writer: _BundleWriter,
+def _write_bundle(
+    decided: _Decided,
     store: Store,
     run: str,
-    cards: dict[str, _Card],
-    case_nodes: dict[tuple[str, str], str],
-    outcomes: list[interventions.Outcome],
-) -> None:
-    """Outcomes of the answered variants, linked from claim-cases and cards (interventions.md)."""
+    graphs: list[str],
+    bundle_file: Path,
+    catalog_file: Path,
+    *,
+    started: datetime,
+    ended: datetime,
+    previous: str | None,
+    by: str | None,
+) -> _BundleWriter:
+    """Write the bundle's N-Quads and its catalog entry's, a card at a time from the spool."""
+    spool = decided.spool
+    stamp = _stamp(ended)
+    activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
+    with (
+        bundle_file.open("w", encoding="utf-8") as out,
+        catalog_file.open("w", encoding="utf-8") as catalog,
+    ):
+        writer = _BundleWriter(
+            out, activity + "/bundle", activity, stamp, catalog, decided.state, spool
+        )
+        for row in spool.claim_case_rows():
+            writer.claim_case(row)
+        writer.items = _write_outcomes(writer, store, run, decided.outcomes)
+        name = f"evaluate {run}: write cards"
+        total = spool.count("verdicts")
+        for card in _progress.counted(spool.cards(), name, total, unit="cards"):
+            writer.card(card)
+        writer.flags(spool.flag_rows())
+        writer.coverage(spool.coverage_rows())
+        writer.provenance(run, graphs, started, ended, previous, by=by)
+    return writer
+
+
+@dataclass
+class _CardItems:
+    """Each card's interventions checklist item and answered outcomes (interventions.md)."""
+
+    answered: dict[tuple[str, str], list[str]]
+    planned: set[tuple[str, str]]
+
+    def lines(self, row: Row, card: str) -> list[str]:
+        """N-Triples lines: the item and outcomes of the card ``card`` (an N-Triples IRI)."""
+        claim = str(row["claim"]) if row["claim"] is not None else None
+        asked = (str(row["question"]), claim or "")
+        item = interventions.card_item(asked[0], claim, set(self.answered), self.planned)
+        lines = [f"{card} <{HG}interventionsItem> {nt.string(item)}"]
+        return lines + [
+            f"{card} <{HG}interventionOutcome> {nt.iri(o)}" for o in self.answered.get(asked, [])
+        ]
+
+
+def _write_outcomes(
+    writer: _BundleWriter, store: Store, run: str, outcomes: list[interventions.Outcome]
+) -> _CardItems:
+    """Outcomes of the answered variants, linked from claim-cases; what the cards link (interventions.md)."""
     plans = interventions.planned(store, run)
     answered: dict[tuple[str, str], list[str]] = {}
     for number, outcome in enumerate(outcomes, 1):
@@ -316,19 +353,11 @@ def _write_interventions(
         writer._write(interventions.outcome_lines(outcome, node, writer.activity))
         asked = (ids.mint("question", outcome.question), ids.mint("claim", outcome.claim))
         answered.setdefault(asked, []).append(node)
-        case_node = case_nodes.get((ids.mint_case(run, outcome.question), asked[1]))
-        if case_node is not None:
+        case = ids.mint_case(run, outcome.question)
+        if writer.spool.has_claim_case(case, asked[1]):
+            case_node = writer.claim_case_node(case, asked[1])
             writer._write([f"{nt.iri(case_node)} <{HG}interventionOutcome> {nt.iri(node)}"])
-    planned = {(key[0], key[1]) for key in plans}
-    for card in cards.values():
-        row = card.row
-        claim = str(row["claim"]) if row["claim"] is not None else None
-        asked = (str(row["question"]), claim or "")
-        item = interventions.card_item(asked[0], claim, set(answered), planned)
-        node = nt.iri(ids.mint("card", f"{ids.ledger_id(str(row['output']))}@{writer.stamp}"))
-        lines = [f"{node} <{HG}interventionsItem> {nt.string(item)}"]
-        lines += [f"{node} <{HG}interventionOutcome> {nt.iri(o)}" for o in answered.get(asked, [])]
-        writer._write(lines)
+    return _CardItems(answered, {(key[0], key[1]) for key in plans})
 
 
 def _stamp(moment: datetime) -> str:
@@ -343,10 +372,13 @@ class _BundleWriter:
         activity: str,
         stamp: str,
         catalog: Any,
-        state: AnnotationState | None = None,
+        state: AnnotationState,
+        spool: Spool,
     ) -> None:
         self.out = out
-        self.state = state or AnnotationState()
+        self.state = state
+        self.spool = spool
+        self.items = _CardItems({}, set())
         self.catalog = catalog
         self.graph = f" <{bundle}> .\n"
         self.bundle = bundle
@@ -358,10 +390,14 @@ class _BundleWriter:
         target = self.out if graph is None else self.catalog
         target.write("".join(line + suffix for line in lines))
 
+    def claim_case_node(self, case: str, claim: str) -> str:
+        """The IRI of the claim-case record of (``case``, ``claim``) in this bundle."""
+        _, question_id = ids.parse_case(case)
+        claim_id = ids.ledger_id(claim)
+        return f"{self.activity}/claim-case/{ids.encode_id(question_id)}/{ids.encode_id(claim_id)}"
+
     def claim_case(self, row: Row) -> str:
-        run_id, question_id = ids.parse_case(str(row["case"]))
-        claim_id = ids.ledger_id(str(row["claim"]))
-        node = f"{self.activity}/claim-case/{ids.encode_id(question_id)}/{ids.encode_id(claim_id)}"
+        node = self.claim_case_node(str(row["case"]), str(row["claim"]))
         s = nt.iri(node)
         lines = [
             f"{s} <{A}> <{PROV}Entity>",
@@ -391,26 +427,20 @@ class _BundleWriter:
         self._write(lines)
         return node
 
-    def flags(self, rows: list[Row]) -> None:
+    def flags(self, rows: Iterable[tuple[str, str, str]]) -> None:
         """The admissibility rules each version or span broke (queries/evaluation-eligibility.ru)."""
-        self._write(
-            [
-                f"{nt.iri(str(r['node']))} {nt.iri(str(r['rule']))} {nt.iri(str(r['about']))}"
-                for r in rows
-            ]
-        )
+        for node, rule, about in rows:
+            self._write([f"{nt.iri(node)} {nt.iri(rule)} {nt.iri(about)}"])
 
-    def coverage(self, rows: list[Row]) -> None:
+    def coverage(self, rows: Iterable[tuple[str, str, bool]]) -> None:
         """Which delivered spans cover which members, and how (queries/evaluation-coverage.ru)."""
-        lines = []
-        for row in rows:
-            span, member = nt.iri(str(row["span"])), nt.iri(str(row["member"]))
-            lines.append(f"{span} <{HG}coversSpan> {member}")
-            if row["contains"]:
-                lines.append(f"{span} <{HG}containsSpan> {member}")
-        self._write(lines)
+        for span, member, contains in rows:
+            lines = [f"{nt.iri(span)} <{HG}coversSpan> {nt.iri(member)}"]
+            if contains:
+                lines.append(f"{nt.iri(span)} <{HG}containsSpan> {nt.iri(member)}")
+            self._write(lines)
 
-    def card(self, card: _Card, case_nodes: dict[tuple[str, str], str]) -> None:
+    def card(self, card: Card) -> None:
         row = card.row
         output = str(row["output"])
         output_id = ids.ledger_id(output)
@@ -431,9 +461,9 @@ class _BundleWriter:
         if row["claim"] is not None:
             claim = str(row["claim"])
             lines.append(f"{s} <{HG}forClaim> {nt.iri(claim)}")
-            case_node = case_nodes.get((ids.mint_case(*_case_of(row)), claim))
-            if case_node is not None:
-                lines.append(f"{s} <{HG}claimCase> {nt.iri(case_node)}")
+            case = ids.mint_case(*_case_of(row))
+            if self.spool.has_claim_case(case, claim):
+                lines.append(f"{s} <{HG}claimCase> {nt.iri(self.claim_case_node(case, claim))}")
         if row["answerability"] is not None:
             lines.append(f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}")
         for name, value in (
@@ -450,12 +480,13 @@ class _BundleWriter:
         lines.append(f"{s} <{HG}proposedSetCited> {nt.boolean(bool(row['proposedCited']))}")
         if row["nearestSet"] is not None:
             lines.append(f"{s} <{HG}nearestEligibleSet> {nt.iri(str(row['nearestSet']))}")
+        links = card.links
         for predicate, targets in (
-            ("referenceRoute", card.routes),
-            ("deliveredCitation", card.cites),
-            ("contradictionConsidered", card.contradictions),
-            ("missingSpan", card.missing),
-            ("inadmissibleCitation", card.inadmissible),
+            ("referenceRoute", links["route"]),
+            ("deliveredCitation", links["cites"]),
+            ("contradictionConsidered", links["contradiction"]),
+            ("missingSpan", links["missing"]),
+            ("inadmissibleCitation", links["inadmissible"]),
         ):
             lines.extend(f"{s} <{HG}{predicate}> {nt.iri(t)}" for t in sorted(set(targets)))
         for number, (evidence_set, uncited, unretrieved) in enumerate(sorted(card.candidates), 1):
@@ -467,7 +498,10 @@ class _BundleWriter:
                 f"{candidate} <{HG}uncited> {nt.integer(uncited)}",
                 f"{candidate} <{HG}unretrieved> {nt.integer(unretrieved)}",
             ]
-        lines += self.state.card_lines(s, output, sorted(set(card.routes)), card.contradictions)
+        lines += self.state.card_lines(
+            s, output, sorted(set(links["route"])), links["contradiction"]
+        )
+        lines += self.items.lines(row, s)
         self._write(lines)
 
     def provenance(

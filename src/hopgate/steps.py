@@ -21,6 +21,7 @@ SCRATCH_UPDATES = (
     "evaluation-eligibility",
     "evaluation-coverage",
     "evaluation-routes",
+    "evaluation-claim-sets",
 )
 #: The queries that read an evaluation's results, after the scratch updates.
 RESULT_QUERIES = (

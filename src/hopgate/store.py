@@ -102,6 +102,16 @@ class Store(ABC):
         """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
         raise NotImplementedError
 
+    def select_rows(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> Iterator[Row]:
+        """Run a SELECT query; yield its rows one at a time, as :meth:`select` would list them.
+
+        An engine that can answer a row at a time does so, so a caller that
+        consumes rows as they come never holds the whole answer.
+        """
+        return iter(self.select(query, params=params))
+
     def unpublished_graphs(self) -> list[str]:
         """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
         return []
@@ -200,12 +210,17 @@ def _from_term(term: object) -> Value:
     return str(term)
 
 
-def _solution_rows(result: ox.QuerySolutions) -> list[Row]:
-    """A SELECT result as rows of Python values, keyed by variable name."""
+def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
+    """A SELECT result's rows of Python values, keyed by variable name, as they come."""
     names = [variable.value for variable in result.variables]
     # A solution iterates its terms in the order of ``variables``: zipping
     # them is a third of the cost of looking each up by name.
-    return [dict(zip(names, map(_from_term, solution), strict=True)) for solution in result]
+    return (dict(zip(names, map(_from_term, solution), strict=True)) for solution in result)
+
+
+def _solution_rows(result: ox.QuerySolutions) -> list[Row]:
+    """A SELECT result as rows of Python values, keyed by variable name."""
+    return list(_solutions(result))
 
 
 class OxigraphStore(Store):
@@ -336,6 +351,15 @@ class OxigraphStore(Store):
         if not isinstance(result, ox.QuerySolutions):
             raise QueryError("expected a SELECT query")
         return _solution_rows(result)
+
+    def select_rows(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> Iterator[Row]:
+        """Run a SELECT query; yield its rows as Oxigraph produces them."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError("expected a SELECT query")
+        return _solutions(result)
 
     def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
         """Run an ASK query with ``params`` bound to variables."""

@@ -104,6 +104,13 @@ class Transport:
             for graph in self.graphs():
                 wrapper.addParameter("default-graph-uri", graph)
                 wrapper.addParameter("named-graph-uri", graph)
+        pragma = getattr(self, "pragma", "")
+        if pragma:
+            wrapper.setQuery(without_comments(text))
+            kind = wrapper.queryType
+            wrapper.setQuery(pragma + "\n" + without_comments(text))
+            wrapper.queryType = kind
+            return wrapper
         wrapper.setQuery(without_comments(text))
         return wrapper
 
@@ -170,6 +177,28 @@ class Transport:
             return body
 
         return self._attempt(action, idempotent=True, what="query")
+
+    def _json_response(self, text: str, *, dataset: bool = True) -> Any:
+        """The open response to a query, to be read as it arrives; the caller closes it.
+
+        Failures before the answer starts are handled as for :meth:`_json`; a
+        failure while it is read is the reader's (:meth:`_reading`).
+        """
+
+        def action() -> Any:
+            wrapper = self._wrapper(text, update=False, dataset=dataset)
+            wrapper.setReturnFormat(JSON)
+            return wrapper.query().response
+
+        return self._attempt(action, idempotent=True, what="query")
+
+    def _reading(self, exc: BaseException) -> StoreError:
+        """The error for an answer cut off while it was read (never retried: rows were used)."""
+        if isinstance(exc, TimeoutError):
+            return StoreError(
+                f"the server stopped sending an answer for {self.timeout:g} s (the store's timeout)"
+            )
+        return StoreError(f"the server's answer was cut off: {exc}")
 
     def _update(
         self, text: str, *, idempotent: bool = False, using: list[str] | None = None

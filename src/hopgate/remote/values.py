@@ -8,8 +8,10 @@ escaped RDF terms (:func:`bind_update`), never formatted from input.
 
 from __future__ import annotations
 
+import codecs
+import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -68,6 +70,76 @@ def rows(body: dict[str, Any]) -> list[Row]:
     ]
 
 
+#: How much of a streamed answer is read at a time.
+_CHUNK = 1 << 16
+_VARS = re.compile(r'"vars"\s*:\s*')
+_BINDINGS = re.compile(r'"bindings"\s*:\s*\[')
+
+
+def stream_rows(read: Callable[[int], bytes]) -> Iterator[Row]:
+    """The rows of a SPARQL JSON results document read a chunk at a time, one by one.
+
+    ``read(n)`` returns up to ``n`` bytes (b"" at the end), as a response's
+    ``read`` does. Only the binding being decoded is held, never the whole
+    answer. The document must name its variables (``head.vars``) before its
+    bindings, as every server hopgate was tested with writes it; one that
+    does not is read whole.
+
+    Raises:
+        QueryError: the document is not a SPARQL JSON results document.
+    """
+    decoder = json.JSONDecoder()
+    text = codecs.getincrementaldecoder("utf-8")()
+    buffer = ""
+
+    def more() -> bool:
+        nonlocal buffer
+        chunk = read(_CHUNK)
+        buffer += text.decode(chunk, final=not chunk)
+        return bool(chunk)
+
+    while (start := _BINDINGS.search(buffer)) is None:
+        if not more():
+            yield from _whole(buffer)
+            return
+    found = _VARS.search(buffer, 0, start.start())
+    if found is None:
+        while more():
+            pass
+        yield from _whole(buffer)
+        return
+    names, _ = decoder.raw_decode(buffer, found.end())
+    position = start.end()
+    while True:
+        while True:
+            while position < len(buffer) and buffer[position] in " \t\r\n,":
+                position += 1
+            if position < len(buffer):
+                break
+            buffer, position = "", 0
+            if not more():
+                raise QueryError("the server's answer ended inside its results")
+        if buffer[position] == "]":
+            return
+        try:
+            binding, position = decoder.raw_decode(buffer, position)
+        except json.JSONDecodeError:
+            # The binding goes on in the next chunk.
+            buffer, position = buffer[position:], 0
+            if not more():
+                raise QueryError("the server's answer ended inside a result row") from None
+            continue
+        yield {name: term_value(binding[name]) if name in binding else None for name in names}
+
+
+def _whole(document: str) -> Iterator[Row]:
+    try:
+        body = json.loads(document)
+        return iter(rows(body))
+    except (ValueError, KeyError, TypeError):
+        raise QueryError("the server's answer is not a SPARQL JSON results document") from None
+
+
 def term_value(term: dict[str, Any]) -> Value:
     """A SPARQL JSON result term as the Python value the embedded store would give."""
     kind = term["type"]
@@ -121,5 +193,6 @@ __all__ = [
     "check_iri",
     "integer",
     "rows",
+    "stream_rows",
     "term_value",
 ]
