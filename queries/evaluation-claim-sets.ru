@@ -1,21 +1,46 @@
 # id: evaluation-claim-sets
-# description: For each claim a case of a run requires, how many eligible sets support it, the fewest members and the fewest unretrieved members among them, and the oldest observation of the versions they quote (with its count of seconds, for the source age). Reads and writes the evaluation's scratch graph.
+# description: For each claim a case of a run requires, its claim time (applies_at, else the run's observation cutoff); when eligible sets support it, how many, the fewest members and fewest unretrieved members among them, the oldest observation of the versions they quote, and the source age in whole days. Reads and writes the evaluation's scratch graph.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
-# returns: nothing; inserts into GRAPH ?scratch one blank node per (case, claim) with an eligible set: hg:setsForCase ?case, hg:setsForClaim ?claim, hg:setCount, hg:fewestMembers, hg:fewestUnretrieved, hg:oldestObserved (a dateTime) and hg:oldestSeconds (its seconds from a Julian day number)
+# returns: nothing; inserts into GRAPH ?scratch one blank node per (case, required claim): hg:setsForCase ?case, hg:setsForClaim ?claim, hg:caseClaimTime and hg:caseClaimSeconds; with an eligible set also hg:setCount, hg:fewestMembers, hg:fewestUnretrieved, hg:oldestObserved and hg:caseSourceAge
 # spec: docs/spec/acceptance.md "Answerability", docs/spec/acceptance.md "Metrics", docs/spec/acceptance.md "Strata"
 #
-# Kept apart from evaluation-claim-cases, which reads these counts with a plain
-# OPTIONAL: as an OPTIONAL sub-select of that query, some of Virtuoso 7.2.5's
-# plans returned a row with ?oldestObservation bound and the counts of the same
-# sub-select unbound (docs/remote-virtuoso.md). The oldest observation's
-# seconds are counted here, where it is bound: Virtuoso fails a whole query on
-# DAY() of an unbound value. Each pattern names its graph: an update's WHERE
+# evaluation-claim-cases reads these with plain patterns. Computed there, as
+# OPTIONAL sub-selects and BINDs after them, some of Virtuoso 7.2.5's plans
+# returned a claim-case with the counts, or the age, unbound while the oldest
+# observation of the same sub-select was bound (docs/remote-virtuoso.md). Each
+# time is counted in seconds where it is bound (Virtuoso fails a whole query on
+# DAY() of an unbound value), as a decimal (Virtuoso writes a double in its
+# JSON answers to six digits). Each pattern names its graph: an update's WHERE
 # reads the default graph otherwise, which holds nothing (evaluation-eligibility).
+
+# The claim time of each claim-case, and its seconds from a Julian day number.
 INSERT {
   GRAPH ?scratch {
-    _:sets hg:setsForCase ?case ; hg:setsForClaim ?claim ; hg:setCount ?eligibleSets ;
-      hg:fewestMembers ?hops ; hg:fewestUnretrieved ?fewestUnretrieved ;
-      hg:oldestObserved ?oldestObservation ; hg:oldestSeconds ?oldestSeconds .
+    _:sets hg:setsForCase ?case ; hg:setsForClaim ?claim ;
+      hg:caseClaimTime ?claimTime ; hg:caseClaimSeconds ?claimSeconds .
+  }
+}
+WHERE {
+  GRAPH ?gCase { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+  GRAPH ?gQuestion { ?question hg:requiresClaim ?claim }
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gEvaluation { ?evaluation hg:observationCutoff ?cutoff }
+  OPTIONAL { GRAPH ?gClaim { ?claim hg:appliesAt ?at } }
+  BIND (COALESCE(?at, ?cutoff) AS ?claimTime)
+  BIND (xsd:decimal(((DAY(?claimTime) + FLOOR((153 * (MONTH(?claimTime) + 12 * FLOOR((14 - MONTH(?claimTime)) / 12) - 3) + 2) / 5)
+          + 365 * (YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) + FLOOR((YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) / 4) - FLOOR((YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) / 100) + FLOOR((YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) / 400) - 32045) * 86400
+         + HOURS(?claimTime) * 3600 + MINUTES(?claimTime) * 60 + SECONDS(?claimTime))) AS ?claimSeconds)
+} ;
+
+# The eligible sets of each claim-case, and the source age (docs/spec/acceptance.md
+# "Strata"): whole days, rounded down, from the oldest observation to the claim
+# time, each counted in seconds from a Julian day number (SPARQL 1.1 has no
+# duration arithmetic every engine shares).
+INSERT {
+  GRAPH ?scratch {
+    ?sets hg:setCount ?eligibleSets ; hg:fewestMembers ?hops ;
+      hg:fewestUnretrieved ?fewestUnretrieved ; hg:oldestObserved ?oldestObservation ;
+      hg:caseSourceAge ?sourceAgeDays .
   }
 }
 WHERE {
@@ -41,9 +66,8 @@ WHERE {
     }
     GROUP BY ?case ?claim
   }
-  # The run's own cases (the sub-select's ?run is its own variable).
-  GRAPH ?gRun { ?case hg:ofRun ?run }
-  BIND (((DAY(?oldestObservation) + FLOOR((153 * (MONTH(?oldestObservation) + 12 * FLOOR((14 - MONTH(?oldestObservation)) / 12) - 3) + 2) / 5)
-      + 365 * (YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) + FLOOR((YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) / 4) - FLOOR((YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) / 100) + FLOOR((YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) / 400) - 32045) * 86400
-     + HOURS(?oldestObservation) * 3600 + MINUTES(?oldestObservation) * 60 + SECONDS(?oldestObservation)) AS ?oldestSeconds)
+  GRAPH ?scratch { ?sets hg:setsForCase ?case ; hg:setsForClaim ?claim ; hg:caseClaimSeconds ?claimSeconds }
+  BIND (xsd:integer(FLOOR((?claimSeconds - xsd:decimal(((DAY(?oldestObservation) + FLOOR((153 * (MONTH(?oldestObservation) + 12 * FLOOR((14 - MONTH(?oldestObservation)) / 12) - 3) + 2) / 5)
+          + 365 * (YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) + FLOOR((YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) / 4) - FLOOR((YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) / 100) + FLOOR((YEAR(?oldestObservation) + 4800 - FLOOR((14 - MONTH(?oldestObservation)) / 12)) / 400) - 32045) * 86400
+         + HOURS(?oldestObservation) * 3600 + MINUTES(?oldestObservation) * 60 + SECONDS(?oldestObservation)))) / 86400)) AS ?sourceAgeDays)
 }
