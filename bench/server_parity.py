@@ -4,9 +4,11 @@ Starts fresh private Virtuoso servers (tests/virtuoso.py). On each, draws
 random ledgers (tests/ledger_strategies.py, not derandomised), loads each
 into an embedded store and the server, and compares every step of each run's
 evaluation: the scratch graph after each update, then each result query's
-rows (``tests/test_server_evaluation.py``'s comparison). Prints, per server,
-how many ledgers differed and at which step first; asserts nothing. This is
-the measure behind ``evaluate_on_server`` being off by default.
+rows (``tests/test_server_evaluation.py``'s comparison), under each join
+order (the server's own plans, and the order the text is written, which
+forces others). Prints, per server and order, how many ledgers differed and
+at which step first; asserts nothing. The tests compare a few ledgers this
+way under CI; this runs as many as asked.
 
     python bench/server_parity.py --servers 3 --ledgers 30
 """
@@ -52,7 +54,10 @@ def _first_difference(path: Path, remote: object) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", type=int, default=3)
-    parser.add_argument("--ledgers", type=int, default=30, help="random ledgers per server")
+    parser.add_argument(
+        "--ledgers", type=int, default=30, help="random ledgers per server and join order"
+    )
+    parser.add_argument("--orders", default="server,written", help="join orders to run")
     args = parser.parse_args(argv)
     reason = missing()
     if reason:
@@ -61,29 +66,36 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore")  # Hypothesis warns about example() outside a test.
     strategy = ledgers()
     total: Counter[str] = Counter()
-    print("server  ledgers  differing  first differing step")
+    orders = args.orders.split(",")
+    print("server  join order  ledgers  differing  first differing step")
     with tempfile.TemporaryDirectory(prefix="hopgate-parity-") as folder:
         for number in range(args.servers):
             server = VirtuosoServer(Path(folder) / f"virtuoso-{number}")
             server.start()
             try:
-                remote = _remote(server)
-                found: Counter[str] = Counter()
-                for index in range(args.ledgers):
-                    path = write(
-                        Path(folder) / f"ledger-{number}-{index}", strategy.example(), "yaml"
+                for order in orders:
+                    remote = _remote(server, order)
+                    found: Counter[str] = Counter()
+                    for index in range(args.ledgers):
+                        path = write(
+                            Path(folder) / f"ledger-{number}-{order}-{index}",
+                            strategy.example(),
+                            "yaml",
+                        )
+                        step = _first_difference(path, remote)
+                        if step is not None:
+                            found[step] += 1
+                    total.update(found)
+                    steps = ", ".join(f"{step} ({n})" for step, n in found.most_common()) or "-"
+                    print(
+                        f"{number:>6}  {order:<10}  {args.ledgers:>7}  "
+                        f"{sum(found.values()):>9}  {steps}",
+                        flush=True,
                     )
-                    step = _first_difference(path, remote)
-                    if step is not None:
-                        found[step] += 1
-                total.update(found)
-                steps = ", ".join(f"{step} ({n})" for step, n in found.most_common()) or "-"
-                print(
-                    f"{number:>6}  {args.ledgers:>7}  {sum(found.values()):>9}  {steps}", flush=True
-                )
             finally:
                 server.stop()
-    print(f"all     {args.servers * args.ledgers:>7}  {sum(total.values()):>9}")
+    compared = args.servers * len(orders) * args.ledgers
+    print(f"all     {'':<10}  {compared:>7}  {sum(total.values()):>9}")
     return 0
 
 

@@ -12,6 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+#: Virtuoso's pragma that makes it join in the order the text is written
+#: (its SQL compiler's ``OPTION (ORDER)``). Not a rewrite: the remote store
+#: sends it on request (``join_order="written"``), so the parity tests see the
+#: rule files under a second plan, chosen by the text instead of the
+#: server's statistics (docs/remote-virtuoso.md).
+WRITTEN_JOIN_ORDER = 'DEFINE sql:select-option "order"'
+
 _EXISTS = re.compile(r"(NOT\s+)?EXISTS\s*\{", re.IGNORECASE)
 _BIND = re.compile(r"\bBIND\s*\(", re.IGNORECASE)
 _IRIREF = re.compile(r'<[^<>"{}|^`\\\s]*>')
@@ -317,4 +324,4 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
     return "".join(out), {name for _, _, name in spans if name in chosen}
 
 
-__all__ = ["exists_as_values", "inline_constants", "where_groups"]
+__all__ = ["WRITTEN_JOIN_ORDER", "exists_as_values", "inline_constants", "where_groups"]

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -150,11 +150,47 @@ def _is_scratch(graph: str) -> bool:
     return graph.startswith(f"{ID_BASE}evaluation-activity/") and graph.endswith(SCRATCH_SUFFIX)
 
 
+#: A scratch graph a server's catalog has listed for this long belongs to an
+#: evaluation that never ended (its client was killed): the next evaluation
+#: removes it. Far longer than any evaluation runs; a shorter wait could
+#: remove the scratch graph of another client's evaluation still running.
+STALE_SCRATCH = timedelta(hours=24)
+
+
 def _remove_stale_scratch(store: Store) -> None:
-    """Remove scratch graphs an interrupted evaluation left behind."""
-    for graph in store.graphs():
-        if _is_scratch(graph):
-            store.remove_graph(graph)
+    """Remove scratch graphs an interrupted evaluation left behind.
+
+    A store that evaluates in place lists its scratch graphs in the catalog
+    (:func:`_decision_space`), since listing a server's graphs means scanning
+    its quads; those listed longer than :data:`STALE_SCRATCH` are removed.
+    """
+    if not store.evaluates_in_place:
+        for graph in store.graphs():
+            if _is_scratch(graph):
+                store.remove_graph(graph)
+        return
+    before = nt.datetime(_stamp(datetime.now(UTC) - STALE_SCRATCH))
+    found = store.select(
+        f"SELECT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{HG}ScratchGraph> ; "
+        f"<{PROV}generatedAtTime> ?t }} FILTER (?t < {before}) }}"
+    )
+    for row in found:
+        _forget_scratch(store, str(row["g"]))
+
+
+def _record_scratch(store: Store, scratch: str) -> None:
+    """List an evaluation's scratch graph in the catalog while it exists on the server."""
+    when = nt.datetime(_stamp(datetime.now(UTC)))
+    store.update(
+        f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> {{ {nt.iri(scratch)} a <{HG}ScratchGraph> ; "
+        f"<{PROV}generatedAtTime> {when} }} }}"
+    )
+
+
+def _forget_scratch(store: Store, scratch: str) -> None:
+    """Remove a scratch graph from the server, then its catalog listing."""
+    store.remove_graph(scratch)
+    store.update(f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ {nt.iri(scratch)} ?p ?o }} }}")
 
 
 @dataclass
@@ -215,7 +251,11 @@ def _decision_space(store: Store, graphs: list[str], scratch: str) -> Iterator[S
     otherwise they run on a working copy of the graphs (hopgate.snapshots).
     """
     if store.evaluates_in_place:
-        yield store.scoped([*graphs, scratch])
+        _record_scratch(store, scratch)
+        try:
+            yield store.scoped([*graphs, scratch])
+        finally:
+            _forget_scratch(store, scratch)
         return
     with snapshots.working_copy(store, evaluation_projection(), graphs) as work:
         yield work

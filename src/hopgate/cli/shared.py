@@ -3,7 +3,7 @@
 The store is the embedded one under ``--store`` or a remote SPARQL 1.1 store
 chosen by the global options ``hopgate --endpoint URL [--update-endpoint URL]
 [--graph-store URL] [--user U --password-env VAR] [--auth digest|basic]
-[--evaluate-on-server] COMMAND``; the endpoint may also come from ``HOPGATE_ENDPOINT``. The password
+[--evaluate-on-server/--evaluate-on-client] COMMAND``; the endpoint may also come from ``HOPGATE_ENDPOINT``. The password
 is read from the named environment variable, never from the command line
 (where ``ps`` shows it).
 
@@ -64,11 +64,12 @@ _OPTIONS = [
         help="HTTP authentication of the remote store.",
     ),
     click.option(
-        "--evaluate-on-server",
-        is_flag=True,
+        "--evaluate-on-server/--evaluate-on-client",
+        default=None,
         envvar="HOPGATE_EVALUATE_ON_SERVER",
-        help="Run the evaluation's rule files on the remote server instead of a copy "
-        "in client memory (experimental on Virtuoso 7.2.5: see docs/remote-virtuoso.md).",
+        help="Where a remote store's evaluation runs: on the server, as SPARQL Update "
+        "into a scratch graph there (the default), or on a copy of the run's load "
+        "graphs in client memory (docs/remote-virtuoso.md).",
     ),
 ]
 
@@ -98,7 +99,7 @@ def remote_settings(
     user: str | None,
     password_env: str | None,
     auth: str,
-    evaluate_on_server: bool = False,
+    evaluate_on_server: bool | None = None,
 ) -> dict[str, Any] | None:
     """Check the remote options; None when no endpoint is given (the embedded store)."""
     if endpoint is None:
@@ -106,7 +107,7 @@ def remote_settings(
             ("--update-endpoint", update_endpoint),
             ("--graph-store", graph_store),
             ("--password-env", password_env),
-            ("--evaluate-on-server", True if evaluate_on_server else None),
+            ("--evaluate-on-server/--evaluate-on-client", evaluate_on_server),
         ):
             if value is not None:
                 raise click.UsageError(f"{name} needs --endpoint (or HOPGATE_ENDPOINT)")
@@ -136,7 +137,7 @@ def remote_settings(
         "user": user,
         "password": password,
         "auth": auth,
-        "evaluate_on_server": evaluate_on_server,
+        "evaluate_on_server": evaluate_on_server is not False,
     }
 
 

@@ -19,11 +19,17 @@ import copy
 from collections.abc import Iterator, Mapping
 from http.client import HTTPException
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from SPARQLWrapper import SPARQLWrapper
 
-from hopgate.dialect import exists_as_values, inline_constants, operations, without_comments
+from hopgate.dialect import (
+    WRITTEN_JOIN_ORDER,
+    exists_as_values,
+    inline_constants,
+    operations,
+    without_comments,
+)
 from hopgate.errors import QueryError, StoreError
 from hopgate.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
 from hopgate.remote.transport import Auth
@@ -60,12 +66,14 @@ class RemoteStore(Uploads, Reads, Store):
             victim).
         batch_bytes: the largest write request body.
         evaluate_on_server: run an evaluation's rule files on the server
-            (:meth:`scoped`), as SPARQL Update into a scratch graph there,
-            instead of copying the run's load graphs into client memory and
-            running them on the copy (the default). Experimental: on Virtuoso
-            7.2.5 a step still answered differently from Oxigraph under some
-            of the server's plans (docs/remote-virtuoso.md), and a verdict must
-            not depend on a server's plan.
+            (:meth:`scoped`), as SPARQL Update into a scratch graph there (the
+            default). With False, the run's load graphs are copied into client
+            memory and the rule files run on the copy.
+        join_order: ``"server"`` lets the server plan each request;
+            ``"written"`` asks it to join in the order the text is written
+            (:data:`hopgate.dialect.WRITTEN_JOIN_ORDER`, Virtuoso only). The
+            answers must not differ: the parity tests run the rule files both
+            ways, to see them under more than one plan.
     """
 
     def __init__(
@@ -80,7 +88,8 @@ class RemoteStore(Uploads, Reads, Store):
         timeout: float = 600.0,
         retries: int = 3,
         batch_bytes: int = DEFAULT_BATCH_BYTES,
-        evaluate_on_server: bool = False,
+        evaluate_on_server: bool = True,
+        join_order: Literal["server", "written"] = "server",
     ) -> None:
         if auth not in ("digest", "basic"):
             raise StoreError(f"unknown authentication {auth!r}: use digest or basic")
@@ -94,6 +103,9 @@ class RemoteStore(Uploads, Reads, Store):
         self.retries = retries
         self.batch_bytes = batch_bytes
         self.evaluates_in_place = evaluate_on_server
+        if join_order not in ("server", "written"):
+            raise StoreError(f"unknown join order {join_order!r}: use server or written")
+        self.pragma = WRITTEN_JOIN_ORDER if join_order == "written" else ""
         self.read_page_triples = READ_PAGE_TRIPLES
         self.read_workers = READ_WORKERS
         self.write_workers = WRITE_WORKERS

@@ -55,6 +55,8 @@ class Transport:
     auth: Auth
     timeout: float
     retries: int
+    #: Put before every request's text (a join-order pragma, or nothing).
+    pragma: str
     _prologue: str
     _dataset: list[str] | None
     _opener: urllib.request.OpenerDirector
@@ -104,14 +106,14 @@ class Transport:
             for graph in self.graphs():
                 wrapper.addParameter("default-graph-uri", graph)
                 wrapper.addParameter("named-graph-uri", graph)
-        pragma = getattr(self, "pragma", "")
-        if pragma:
-            wrapper.setQuery(without_comments(text))
-            kind = wrapper.queryType
-            wrapper.setQuery(pragma + "\n" + without_comments(text))
-            wrapper.queryType = kind
-            return wrapper
         wrapper.setQuery(without_comments(text))
+        if self.pragma:
+            # Before the prologue, where a DEFINE goes. SPARQLWrapper guesses the
+            # form from the first keyword it finds, which the pragma's own
+            # "select-option" would be, so the form read from the text is kept.
+            form = wrapper.queryType
+            wrapper.setQuery(f"{self.pragma}\n{without_comments(text)}")
+            wrapper.queryType = form
         return wrapper
 
     def _attempt(self, action: Callable[[], T], *, idempotent: bool, what: str) -> T:

@@ -129,7 +129,13 @@ def stream_rows(read: Callable[[int], bytes]) -> Iterator[Row]:
             if not more():
                 raise QueryError("the server's answer ended inside a result row") from None
             continue
-        yield {name: term_value(binding[name]) if name in binding else None for name in names}
+        try:
+            row = {name: term_value(binding[name]) if name in binding else None for name in names}
+        except (KeyError, TypeError):
+            raise QueryError(
+                f"the server's answer holds a malformed row: {binding!r:.200}"
+            ) from None
+        yield row
 
 
 def _whole(document: str) -> Iterator[Row]:
