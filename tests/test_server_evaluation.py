@@ -304,9 +304,10 @@ def test_a_failed_step_removes_its_scratch_graph(
     real_update = RemoteStore.update
 
     def failing_third(self: RemoteStore, update: str, *, params: Any = None) -> None:
-        written.append(str(params["scratch"]))
-        if len(written) == 3:
-            update = "INSERT { GRAPH ?scratch { ?s ?p ?o } } WHERE { ?s ?p }"  # does not parse
+        if params is not None:  # a rule file's step, not the scratch graph's listing
+            written.append(str(params["scratch"]))
+            if len(written) == 3:
+                update = "INSERT { GRAPH ?scratch { ?s ?p ?o } } WHERE { ?s ?p }"  # does not parse
         real_update(self, update, params=params)
 
     monkeypatch.setattr(RemoteStore, "update", failing_third)
@@ -314,6 +315,7 @@ def test_a_failed_step_removes_its_scratch_graph(
         hopgate.evaluate(remote)
     leftover = remote._json(f"ASK {{ GRAPH <{written[0]}> {{ ?s ?p ?o }} }}", dataset=False)
     assert leftover["boolean"] in (False, 0, "false")
+    assert not remote.ask("ASK { GRAPH ?c { ?g a hg:ScratchGraph } }")
     assert not catalog.evaluations(remote)
 
 
