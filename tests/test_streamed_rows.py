@@ -78,3 +78,79 @@ def test_a_cut_or_foreign_answer_is_an_error(data: bytes) -> None:
     """An answer cut off mid-row, or not SPARQL JSON at all, is a QueryError, never fewer rows."""
     with pytest.raises(QueryError):
         list(stream_rows(_reader(data, 16)))
+
+
+def test_an_answer_that_stops_midway_is_an_error_within_the_timeout() -> None:
+    """A server that sends part of a SELECT answer, then nothing: StoreError after the timeout.
+
+    Rows already read were used, so the query is not sent again.
+    """
+    import socket
+    import threading
+    import time
+
+    from hopgate.errors import StoreError
+    from hopgate.remote import RemoteStore
+    from hopgate.vocab import ID_BASE
+
+    catalog = json.dumps(
+        {
+            "head": {"vars": ["g"]},
+            "results": {"bindings": [{"g": {"type": "uri", "value": f"{ID_BASE}load/x"}}]},
+        }
+    ).encode()
+    partial = b'{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "literal", "value": "1"}}, '
+    requests: list[bytes] = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    open_connections: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            open_connections.append(connection)
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += connection.recv(65536)
+            head, _, body = request.partition(b"\r\n\r\n")
+            length = int(
+                next(
+                    line.split(b":")[1]
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )
+            )
+            while len(body) < length:
+                body += connection.recv(65536)
+            requests.append(body)
+            answer = catalog if b"Bundle" in body else partial
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/sparql-results+json\r\n"
+                + (b"Content-Length: %d\r\n" % len(catalog) if answer is catalog else b"")
+                + b"\r\n"
+                + answer
+            )
+            if answer is catalog:
+                connection.close()
+            # Otherwise the answer just stops: the connection stays open, silent.
+
+    threading.Thread(target=serve, daemon=True).start()
+    port = listener.getsockname()[1]
+    store = RemoteStore(f"http://127.0.0.1:{port}/sparql", retries=3, timeout=1)
+    try:
+        clock = time.monotonic()
+        found = []
+        with pytest.raises(StoreError, match="stopped sending an answer for 1 s"):
+            for row in store.select_rows("SELECT ?a WHERE { ?a ?b ?c }"):
+                found.append(row)
+        assert found == [{"a": "1"}]
+        assert time.monotonic() - clock < 10
+        assert sum(b"Bundle" not in body for body in requests) == 1
+    finally:
+        listener.close()
+        for connection in open_connections:
+            connection.close()

@@ -1,9 +1,9 @@
 """The remote store: the same :class:`~hopgate.store.Store` on any SPARQL 1.1 endpoint.
 
-An evaluation runs on an in-memory copy of the run's load graphs, or, with
-``evaluate_on_server``, on the server itself (:meth:`RemoteStore.scoped`):
-its rule files as SPARQL Update into a scratch graph there, read through
-the run's load graphs only, nothing of them copied to the client.
+An evaluation runs on the server itself (:meth:`RemoteStore.scoped`): its
+rule files as SPARQL Update into a scratch graph there, read through the
+run's load graphs only, nothing of them copied to the client; with
+``evaluate_on_server=False``, on an in-memory copy of the run's load graphs.
 
 :class:`RemoteStore` (:mod:`hopgate.remote.store`) is built from one module
 per concern:

@@ -152,9 +152,8 @@ class Reads(Transport):
         7.2.5 fails ``peer-hotpotqa-sp``, ``peer-multihop-rag`` and
         ``peer-ragas-context-recall`` with an internal optimizer error and
         divides integers as integers in ``peer-fever``. The evaluation runs on
-        one too, unless the store was opened with ``evaluate_on_server``
-        (:meth:`~hopgate.remote.RemoteStore.scoped`): a verdict must not
-        depend on the server's choice of plan (docs/remote-virtuoso.md). The
+        one only when the store was opened with ``evaluate_on_server=False``
+        (by default it runs on the server: :meth:`~hopgate.remote.RemoteStore.scoped`). The
         copy is N-Triples per graph (the server's fastest export), checked
         against the server's counts; writes to it are discarded. A
         ``projection`` is applied on the server, so only the triples it keeps

@@ -199,7 +199,8 @@ class RemoteStore(Uploads, Reads, Store):
             return
         response = self._json_response(self._query_text(query, params))
         try:
-            yield from stream_rows(response.read)
+            # read1: what has arrived (up to a chunk), not a whole chunk's wait.
+            yield from stream_rows(getattr(response, "read1", response.read))
         except (TimeoutError, OSError, HTTPException) as exc:
             raise self._reading(exc) from None
         finally:
