@@ -213,7 +213,7 @@ def _compute(
     try:
         for update_id in SCRATCH_UPDATES:
             store.update(library_update(update_id).text, params=params)
-        spool.verdicts(_rows(store, "evaluation-verdicts", run, scratch), _card_case)
+        spool.verdicts(_rows(store, "evaluation-verdicts", run, scratch))
         spool.candidates(_rows(store, "evaluation-route-candidates", run, scratch))
         spool.relations(_rows(store, "card-links", run))
         spool.links("missing", _rows(store, "evaluation-missing-hops", run, scratch), "span")
@@ -234,11 +234,6 @@ def _compute(
         store.remove_graph(scratch)
     outcomes = interventions.classify(intervention_rows)
     return _Decided(spool, state, outcomes)
-
-
-def _card_case(row: Row) -> str | None:
-    """The case IRI of a verdict row's claim-case, or None for an output without a claim."""
-    return ids.mint_case(*_case_of(row)) if row["claim"] is not None else None
 
 
 @contextmanager

@@ -26,7 +26,7 @@ from hopgate.store import Row
 LINKS = ("cites", "route", "contradiction", "missing", "inadmissible")
 
 _SCHEMA = """
-CREATE TABLE verdicts (output TEXT PRIMARY KEY, card_case TEXT, claim TEXT, row TEXT);
+CREATE TABLE verdicts (output TEXT PRIMARY KEY, row TEXT);
 CREATE TABLE links (output TEXT, relation TEXT, target TEXT);
 CREATE TABLE candidates (output TEXT, evidence_set TEXT, uncited INTEGER, unretrieved INTEGER);
 CREATE TABLE cases (case_iri TEXT, claim TEXT, row TEXT, PRIMARY KEY (case_iri, claim));
@@ -87,20 +87,9 @@ class Spool:
 
     # ---- writing, as the store answers -----------------------------------
 
-    def verdicts(self, rows: Iterable[Row], case_of: Any) -> None:
-        """One row per output claim; ``case_of(row)`` is its case IRI, or None without a claim."""
-        self._insert(
-            "verdicts",
-            (
-                (
-                    str(r["output"]),
-                    case_of(r),
-                    None if r["claim"] is None else str(r["claim"]),
-                    _dumps(r),
-                )
-                for r in rows
-            ),
-        )
+    def verdicts(self, rows: Iterable[Row]) -> None:
+        """One row per output claim: its card's verdict and what it was decided on."""
+        self._insert("verdicts", ((str(r["output"]), _dumps(r)) for r in rows))
 
     def links(self, relation: str, rows: Iterable[Row], target: str = "target") -> None:
         """Targets a card lists under ``relation`` (each row's ``output`` and ``target``)."""
