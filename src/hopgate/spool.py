@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import groupby
@@ -137,32 +137,19 @@ class Spool:
 
     def cards(self) -> Iterator[Card]:
         """Each card in the order of its output IRI, with its links and candidates."""
-        links = groupby(
-            self._db.execute("SELECT output, relation, target FROM links ORDER BY output"),
-            key=lambda r: r[0],
+        links = _by_output(
+            self._db.execute("SELECT output, relation, target FROM links ORDER BY output")
         )
-        candidates = groupby(
+        candidates = _by_output(
             self._db.execute(
                 "SELECT output, evidence_set, uncited, unretrieved FROM candidates ORDER BY output"
-            ),
-            key=lambda r: r[0],
+            )
         )
-        next_links, next_candidates = next(links, None), next(candidates, None)
         for output, text in self._db.execute("SELECT output, row FROM verdicts ORDER BY output"):
             card = Card(json.loads(text))
-            # Rows of an output without a card are skipped, as before (a card-link
-            # of an output the verdicts query did not list).
-            while next_links is not None and next_links[0] < output:
-                next_links = next(links, None)
-            if next_links is not None and next_links[0] == output:
-                for _, relation, target in next_links[1]:
-                    card.links[relation].append(target)
-                next_links = next(links, None)
-            while next_candidates is not None and next_candidates[0] < output:
-                next_candidates = next(candidates, None)
-            if next_candidates is not None and next_candidates[0] == output:
-                card.candidates = [(s, u, r) for _, s, u, r in next_candidates[1]]
-                next_candidates = next(candidates, None)
+            for _, relation, target in links(output):
+                card.links[relation].append(target)
+            card.candidates = [(s, u, r) for _, s, u, r in candidates(output)]
             yield card
 
     def claim_case_rows(self) -> Iterator[Row]:
@@ -187,6 +174,28 @@ class Spool:
             "SELECT span, member, contains FROM coverage"
         ):
             yield span, member, bool(contains)
+
+
+def _by_output(rows: Iterable[tuple[Any, ...]]) -> Callable[[str], list[tuple[Any, ...]]]:
+    """The rows of each output, for rows sorted by output (their first column) and outputs asked in order.
+
+    Rows of an output never asked are skipped (a card-link of an output the
+    verdicts query did not list).
+    """
+    groups = groupby(rows, key=lambda row: row[0])
+    current = next(groups, None)
+
+    def of(output: str) -> list[tuple[Any, ...]]:
+        nonlocal current
+        while current is not None and current[0] < output:
+            current = next(groups, None)
+        if current is None or current[0] != output:
+            return []
+        found = list(current[1])
+        current = next(groups, None)
+        return found
+
+    return of
 
 
 def _int(value: Any) -> int:
