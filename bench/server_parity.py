@@ -31,7 +31,7 @@ from test_server_evaluation import _clear, _remote, _steps  # noqa: E402
 from virtuoso import VirtuosoServer, missing  # noqa: E402
 
 import hopgate  # noqa: E402
-from hopgate import catalog  # noqa: E402
+from hopgate.store import catalog  # noqa: E402
 
 
 def _first_difference(path: Path, remote: object) -> str | None:

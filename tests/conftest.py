@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import hopgate
-from hopgate.ledger import KINDS
+from hopgate.ingest.ledger import KINDS
 
 #: Tests marked slow (10k claims, minutes each) run under CI=true or HOPGATE_SLOW_TESTS=1;
 #: `make test` on a workstation stays within minutes without them.

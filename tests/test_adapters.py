@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from evaluated import metrics, peer_metrics, verdicts
 
 import hopgate
-from hopgate.adapters import import_files
 from hopgate.cli import cli
 from hopgate.errors import LedgerError
-from hopgate.ledger import read_records
+from hopgate.ingest.adapters import import_files
+from hopgate.ingest.ledger import read_records
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "adapters"
 
@@ -127,7 +127,7 @@ def test_multihop_rag_fixture(tmp_path: Path) -> None:
     assert ("evidence_set", "2") not in records  # the null query has no set
     store = hopgate.open_store(None)
     hopgate.load(store, ledger)
-    from hopgate.baseline import baseline
+    from hopgate.ingest.baseline import baseline
 
     run = baseline(store, k=2, citer="topk").run
     m = metrics(store)[run]
@@ -210,7 +210,7 @@ def test_baseline_and_peers_cli(tmp_path: Path) -> None:
 
 def test_wice_fixture_family_checks_through_validate(tmp_path: Path) -> None:
     """The shapes flag the superset and the repeated set of the hand-written claim."""
-    from hopgate.validate import validate
+    from hopgate.shacl.validation import validate
 
     store = _load(tmp_path, "wice", ["wice.jsonl"], drop_empty=True)
     result = validate(store)

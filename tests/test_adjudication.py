@@ -222,7 +222,7 @@ def test_final_alternatives_judgment_reannotates_and_accepts(tmp_path: Path) -> 
         )
         assert str(version[0]["v"]) in {str(r["v"]) for r in routes}
         # The consequential claim cC is accepted on the re-annotated version: conforming.
-        from hopgate.validate import validate
+        from hopgate.shacl.validation import validate
 
         for engine in ("store", "pyshacl"):
             found = validate(store, run="sys-a", engine=engine)
@@ -322,7 +322,8 @@ def test_final_boundary_judgment_decides_an_extra_assertion(
 def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
     from evaluated import evaluated, metrics
 
-    from hopgate import adjudication, review
+    from hopgate.audit import adjudication
+    from hopgate.audit import queue as review_queue
 
     keep = tmp_path / "judgments"
     ledger = disputed()
@@ -332,7 +333,7 @@ def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
     with hopgate.open_store(None) as store:
         hopgate.load(store, write(tmp_path, ledger, "base"))
         evaluated(store, "sys-a")
-        queue = review.queue(store, "sys-a")
+        queue = review_queue.queue(store, "sys-a")
         assert [(i.subject, i.question, i.disagreement) for i in queue] == [
             ("gC2", "alternatives", False),
             ("k2", "contradiction", False),
@@ -343,14 +344,14 @@ def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
             store, "gC2", question="minimality", decision="minimal", by="adjudicator",
             reason="both hops needed", final=True, folder=keep,
         )  # fmt: skip
-        assert [i.subject for i in review.queue(store, "sys-a")] == ["gC2", "k2"]
+        assert [i.subject for i in review_queue.queue(store, "sys-a")] == ["gC2", "k2"]
         for reviewer, decision in (("reviewer-1", "sufficient"), ("reviewer-2", "insufficient")):
             adjudication.judge(
                 store, "gC2", question="alternatives", decision=decision, by=reviewer,
                 reason=f"{reviewer} read c3 and c4", judgment_id=f"j-{reviewer}", folder=keep,
             )  # fmt: skip
         # Disagreements first, with the initial judgments and their reasons.
-        queue = review.queue(store, "sys-a")
+        queue = review_queue.queue(store, "sys-a")
         assert (queue[0].subject, queue[0].disagreement) == ("gC2", True)
         assert {(j.by, j.decision) for j in queue[0].judgments} == {
             ("reviewer-1", "sufficient"),
@@ -365,9 +366,9 @@ def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
             judgment_id="j-final", folder=keep,
         )  # fmt: skip
         assert Path(recorded.file).is_file() and Path(recorded.file).parent == keep
-        assert [i.subject for i in review.queue(store, "sys-a")] == ["k2"]
+        assert [i.subject for i in review_queue.queue(store, "sys-a")] == ["k2"]
         # The run is stale until evaluated; the re-evaluation changes one verdict.
-        assert hopgate.catalog.staleness(store, "sys-a").stale
+        assert hopgate.store.catalog.staleness(store, "sys-a").stale
         assert _verdicts(store)["sys-a/qC/o1"] == "accept"
         found = adjudication.changes(store, "sys-a")
         assert [(c.output, c.before, c.after, c.judgments) for c in found.verdicts] == [
@@ -411,7 +412,7 @@ BAD_JUDGE = [
 def test_malformed_judge_call_is_an_error_and_keeps_nothing(
     tmp_path: Path, change: dict[str, Any], error: type[Exception], phrase: str
 ) -> None:
-    from hopgate import adjudication
+    from hopgate.audit import adjudication
     from hopgate.errors import HopgateError
 
     ledger = disputed()
@@ -496,7 +497,7 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
 def test_a_final_judgment_makes_only_the_dependent_runs_stale(tmp_path: Path) -> None:
     from evaluated import evaluated
 
-    from hopgate.catalog import staleness
+    from hopgate.store.catalog import staleness
 
     ledger = disputed()
     ledger["claims"].append({"id": "cZ", "text": "Unrelated."})

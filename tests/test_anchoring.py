@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hopgate.anchoring import Anchor, anchor, sha256_digest
 from hopgate.errors import AnchorError
+from hopgate.ingest.anchoring import Anchor, anchor, sha256_digest
 
 # "café" occurs twice, "東京" twice, the emoji twice; one emoji sits before each café.
 TEXT = "Zürich — 東京 😀 café au lait; café noir 😀 東京."

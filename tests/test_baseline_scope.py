@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import hopgate
-from hopgate.adapters import import_files
-from hopgate.baseline import baseline
+from hopgate.ingest.adapters import import_files
+from hopgate.ingest.baseline import baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "adapters"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import hopgate
-from hopgate.dialect import where_groups
 from hopgate.errors import QueryError
 from hopgate.store import bind_values
+from hopgate.store.dialect import where_groups
 
 PARAMS = {"x": hopgate.IRI("https://example.org/a")}
 

@@ -14,10 +14,10 @@ import pyoxigraph as ox
 import pytest
 
 import hopgate
-from hopgate.evaluate import evaluate
-from hopgate.export import FORMATS, export_bundle, write_export
-from hopgate.export.constraints import CONSTRAINTS, check
-from hopgate.export.verify import verify
+from hopgate.bundles.constraints import CONSTRAINTS, check
+from hopgate.bundles.export import FORMATS, export_bundle, write_export
+from hopgate.bundles.verify import verify
+from hopgate.decide.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 import hopgate
-from hopgate import catalog, ids, snapshots
-from hopgate.library import library_update
-from hopgate.remote import RemoteStore
-from hopgate.steps import evaluation_projection
-from hopgate.store import IRI, Store
+from hopgate import ids
+from hopgate.library.artefacts import library_update
+from hopgate.library.steps import evaluation_projection
+from hopgate.store import IRI, Store, catalog, snapshots
+from hopgate.store.remote import RemoteStore
 from hopgate.vocab import HG
 
 ROOT = Path(__file__).parents[1]

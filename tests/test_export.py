@@ -16,18 +16,19 @@ from click.testing import CliRunner
 from evaluated import export_bundle
 
 import hopgate
+from hopgate.bundles.export import FORMATS, write_export
+from hopgate.bundles.formats import parse_rdf, serialize
+from hopgate.bundles.picture import card_dot
+from hopgate.bundles.provdoc import build_document, parse_document
+from hopgate.bundles.quads import export_quads
+from hopgate.bundles.scope import resolve_scope
+from hopgate.bundles.verify import verify
 from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import ExportError
-from hopgate.evaluate import evaluate
-from hopgate.explain import explain
-from hopgate.export import FORMATS, write_export
-from hopgate.export.formats import parse_rdf, serialize
-from hopgate.export.picture import card_dot
-from hopgate.export.provdoc import build_document, parse_document
-from hopgate.export.quads import export_quads
-from hopgate.export.scope import resolve_scope
-from hopgate.export.verify import verify
-from hopgate.report import build_report, render
+from hopgate.report.build import build_report
+from hopgate.report.explain import explain
+from hopgate.report.pages import render
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,15 +25,15 @@ from hypothesis import strategies as st
 
 import hopgate
 from hopgate import ids
+from hopgate.bundles.export import FORMATS
+from hopgate.bundles.formats import parse_rdf
+from hopgate.bundles.provdoc import PROV_FORMATS, build_document, parse_document
+from hopgate.bundles.quads import export_quads
+from hopgate.bundles.scope import resolve_scope
 from hopgate.cli import cli
-from hopgate.evaluate import evaluate
-from hopgate.export import FORMATS
-from hopgate.export.formats import parse_rdf
-from hopgate.export.provdoc import PROV_FORMATS, build_document, parse_document
-from hopgate.export.quads import export_quads
-from hopgate.export.scope import resolve_scope
-from hopgate.library import library_query
-from hopgate.validate import validate
+from hopgate.decide.evaluation import evaluate
+from hopgate.library.artefacts import library_query
+from hopgate.shacl.validation import validate
 
 try:
     from tests import spec_model

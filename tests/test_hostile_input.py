@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hopgate
-from hopgate.anchoring import anchor
 from hopgate.cli import cli
-from hopgate.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
+from hopgate.ingest.anchoring import anchor
+from hopgate.ingest.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
 from hopgate.vocab import HG
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -413,9 +413,9 @@ def test_a_control_character_already_in_a_store_stops_prov_exports_cleanly(
     it with an error (no traceback, no raw NUL written); TriG carries it escaped."""
     import pyoxigraph as ox
 
+    from hopgate.bundles.export import export_bundle
+    from hopgate.decide.evaluation import evaluate
     from hopgate.errors import ExportError
-    from hopgate.evaluate import evaluate
-    from hopgate.export import export_bundle
 
     with hopgate.open_store(None) as store:
         result = hopgate.load(store, CEDAR)

@@ -19,15 +19,14 @@ from typing import Any
 import pytest
 
 import hopgate
-from hopgate import catalog
+from hopgate.audit.results import metrics, verdicts
+from hopgate.decide import variants as v
+from hopgate.decide.evaluation import evaluate
+from hopgate.decide.outcomes import figures, recorded
 from hopgate.errors import LedgerError, PlanError
-from hopgate.evaluate import evaluate
-from hopgate.interventions import variants as v
 from hopgate.interventions.plan import plan, read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_plan
-from hopgate.interventions.score import figures, recorded
-from hopgate.results import metrics, verdicts
-from hopgate.store import Store
+from hopgate.store import Store, catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

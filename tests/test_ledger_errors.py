@@ -799,7 +799,7 @@ def test_version_text_from_file_with_verified_digest(
     tmp_path: Path,
     store: hopgate.Store,
 ) -> None:
-    from hopgate.anchoring import sha256_digest
+    from hopgate.ingest.anchoring import sha256_digest
 
     ledger = minimal_ledger()
     text = ledger["versions"][0]["text"]

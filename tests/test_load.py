@@ -22,7 +22,7 @@ import yaml
 
 import hopgate
 from hopgate import ids
-from hopgate.ledger import read_records
+from hopgate.ingest.ledger import read_records
 from hopgate.vocab import CATALOG_GRAPH, HG, OA, PROV
 
 CEDAR = Path(__file__).parents[1] / "examples" / "cedar.yaml"
@@ -371,7 +371,7 @@ def test_first_load_reports_what_it_did(store: hopgate.OxigraphStore) -> None:
 
 
 def _kinds() -> list[tuple[str, str]]:
-    from hopgate.ledger import KINDS
+    from hopgate.ingest.ledger import KINDS
 
     return list(KINDS.items())
 
@@ -728,8 +728,8 @@ RDF_VALUE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#value"
 
 def test_a_load_interrupted_before_its_catalog_entry_can_be_retried(tmp_path: Path) -> None:
     """Records bulk-loaded but never published (the process died) do not block a retry."""
-    from hopgate.ledger import file_digest
-    from hopgate.loader import graph_for_digest
+    from hopgate.ingest.ledger import file_digest
+    from hopgate.ingest.loader import graph_for_digest
 
     ledger = Path(__file__).resolve().parents[1] / "examples" / "cedar.yaml"
     with hopgate.open_store(None) as store:
@@ -746,7 +746,7 @@ def test_a_ledger_changed_during_the_load_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Pass two skips the schema, so it must read the bytes pass one checked."""
-    from hopgate import loader as loader_module
+    from hopgate.ingest import loader as loader_module
 
     source = Path(__file__).resolve().parents[1] / "examples" / "cedar.yaml"
     ledger = tmp_path / "cedar.yaml"

@@ -31,11 +31,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hopgate
-from hopgate import results
-from hopgate.adapters import import_files
+from hopgate.audit import results
+from hopgate.audit.peers import PeerMetric, peer_metrics_for_bundle
 from hopgate.cli import cli
 from hopgate.errors import MetricError
-from hopgate.peers import PeerMetric, peer_metrics_for_bundle
+from hopgate.ingest.adapters import import_files
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FEVER = DATA / "fever-scorer-testdata"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import hopgate
-from hopgate.library import library_queries
+from hopgate.library.artefacts import library_queries
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ROOT / "queries"
@@ -95,7 +95,7 @@ def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
 
 
 def test_the_export_reads_the_withheld_query() -> None:
-    from hopgate.export import quads
+    from hopgate.bundles import quads
 
     assert library_queries()["withheld"].text in quads.WITHHELD
 
@@ -144,7 +144,7 @@ def _anchor(heading: str) -> str:
 
 
 def test_readme_lists_the_pipeline_in_order_with_existing_sections() -> None:
-    from hopgate.steps import RESULT_QUERIES, SCRATCH_UPDATES
+    from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
 
     readme = (QUERIES / "README.md").read_text("utf-8")
     steps = re.findall(r"^\d+\. `([\w-]+)\.r[qu]`: (.*)$", readme, flags=re.MULTILINE)

@@ -274,9 +274,9 @@ def test_code_scan_finds_the_terms_it_should() -> None:
     """Guards the scan below: a broken pattern would make it vacuous."""
     terms = _code_terms()
     for name, where in {
-        "Load": "src/hopgate/loader.py",  # f"<{HG}Load>"
-        "Evaluation": "src/hopgate/loader.py",  # HG + "Evaluation"
-        "ClaimCase": "src/hopgate/evaluate.py",
+        "Load": "src/hopgate/ingest/loader.py",  # f"<{HG}Load>"
+        "Evaluation": "src/hopgate/ingest/loader.py",  # HG + "Evaluation"
+        "ClaimCase": "src/hopgate/decide/evaluation.py",
         "sourceAgeDays": "queries/metrics-strata.rq",
     }.items():
         assert where in terms.get(name, []), (name, where)

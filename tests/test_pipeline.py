@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import hopgate
+from hopgate.audit.results import verdicts
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import LedgerError, PipelineError
-from hopgate.evaluate import evaluate
-from hopgate.results import verdicts
 from hopgate.testing import assert_gate
 
 ROOT = Path(__file__).resolve().parents[1]

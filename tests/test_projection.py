@@ -15,17 +15,17 @@ from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
 import hopgate
-from hopgate import snapshots
-from hopgate.library import library_query, library_update
-from hopgate.projection import RDF_TYPE, Projection, projection_of, query_iris
-from hopgate.snapshots import FOLDER
-from hopgate.steps import (
+from hopgate.library.artefacts import library_query, library_update
+from hopgate.library.projection import RDF_TYPE, Projection, projection_of, query_iris
+from hopgate.library.steps import (
     BUNDLE_QUERIES,
     RESULT_QUERIES,
     SCRATCH_UPDATES,
     evaluation_projection,
     reading_projection,
 )
+from hopgate.store import snapshots
+from hopgate.store.snapshots import FOLDER
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "cedar.yaml"
@@ -149,7 +149,7 @@ def test_a_load_keeps_a_recorded_snapshot_of_what_its_projection_keeps(
 
 
 def test_an_evaluation_bundle_keeps_a_snapshot_for_its_readers(tmp_path: Path) -> None:
-    from hopgate.evaluate import evaluate
+    from hopgate.decide.evaluation import evaluate
 
     store = hopgate.open_store(tmp_path / "store")
     hopgate.load(store, EXAMPLE)
@@ -167,7 +167,7 @@ def _metrics(store: Any) -> dict[str, Any]:
 
 
 def test_evaluation_without_snapshots_reads_the_store_and_agrees(tmp_path: Path) -> None:
-    from hopgate.evaluate import evaluate
+    from hopgate.decide.evaluation import evaluate
 
     store = hopgate.open_store(tmp_path / "store")
     hopgate.load(store, EXAMPLE)

@@ -166,8 +166,8 @@ def _with_interventions(ledger: dict[str, Any], data: Any) -> dict[str, Any]:
 @given(ledger=ledgers(), data=st_data())
 def test_interventions_match_the_model(ledger: dict[str, Any], data: Any, tmp_path: Path) -> None:
     """interventions.md: the engine's outcomes are the model's, and the plain figures stay."""
-    from hopgate import catalog
-    from hopgate.interventions.score import recorded
+    from hopgate.decide.outcomes import recorded
+    from hopgate.store import catalog
 
     ledger = _with_interventions(ledger, data)
     engine_rows, engine_metrics = _engine(ledger, tmp_path)
@@ -180,7 +180,7 @@ def test_interventions_match_the_model(ledger: dict[str, Any], data: Any, tmp_pa
         hopgate.load(store, path)
         engine: list[dict[str, Any]] = []
         for run in catalog.runs(store):
-            from hopgate.evaluate import evaluate
+            from hopgate.decide.evaluation import evaluate
 
             evaluate(store, run=run)
             latest = catalog.latest(store, run)
@@ -211,8 +211,8 @@ def test_interventions_match_the_model(ledger: dict[str, Any], data: Any, tmp_pa
 
 
 def _rows(store: Any, query_id: str) -> list[dict[str, Any]]:
-    from hopgate.formatting import show_value
-    from hopgate.library import library_queries
+    from hopgate.cli.formatting import show_value
+    from hopgate.library.artefacts import library_queries
 
     text = library_queries()[query_id].text
     return [{k: show_value(v) for k, v in row.items()} for row in store.select(text)]
@@ -451,7 +451,7 @@ def _engine_answers(store: Any) -> dict[str, set[tuple[Any, ...]]]:
 @given(ledger=ledgers())
 def test_auditor_queries_match_the_model(ledger: dict[str, Any], tmp_path: Path) -> None:
     """Every auditor query, after `evaluate`, answers what the model of the spec says."""
-    from hopgate.evaluate import evaluate
+    from hopgate.decide.evaluation import evaluate
 
     path = write(tmp_path / "ledger", ledger, "yaml")
     with hopgate.open_store(None) as store:

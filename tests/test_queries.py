@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 import hopgate
-from hopgate.evaluate import evaluate
-from hopgate.formatting import show_value
-from hopgate.library import library_queries, library_update
-from hopgate.steps import SCRATCH_UPDATES
+from hopgate.cli.formatting import show_value
+from hopgate.decide.evaluation import evaluate
+from hopgate.library.artefacts import library_queries, library_update
+from hopgate.library.steps import SCRATCH_UPDATES
 from hopgate.vocab import CATALOG_GRAPH
 
 ROOT = Path(__file__).resolve().parents[1]

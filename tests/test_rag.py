@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 import hopgate
-from hopgate.adapters import import_files
-from hopgate.adapters.rag import answer_matches, citation_markers
+from hopgate.audit.results import gate, metrics, verdicts
 from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import LedgerError
-from hopgate.evaluate import evaluate
-from hopgate.results import gate, metrics, verdicts
+from hopgate.ingest.adapters import import_files
+from hopgate.ingest.adapters.rag import answer_matches, citation_markers
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -269,7 +269,7 @@ def test_format_page_shows_the_shipped_example() -> None:
 
 
 def test_without_answers_a_baseline_can_run(tmp_path: Path) -> None:
-    from hopgate.baseline import baseline
+    from hopgate.ingest.baseline import baseline
 
     out = tmp_path / "gold-only.jsonl"
     import_files("rag", [], output=out, docs=[DOCS], gold=GOLD)

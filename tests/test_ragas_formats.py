@@ -13,8 +13,8 @@ import pytest
 from evaluated import metrics, verdicts
 
 import hopgate
-from hopgate.adapters import import_files
 from hopgate.errors import MissingExtraError
+from hopgate.ingest.adapters import import_files
 
 CEDAR = "Project Cedar runs in a Zurich data centre."
 BUDGET = "The board approved the Cedar budget in May."

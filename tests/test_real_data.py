@@ -18,11 +18,11 @@ from evaluated import metrics, peer_metrics
 
 import hopgate
 from hopgate import ids
-from hopgate.adapters import import_files
-from hopgate.baseline import baseline
 from hopgate.cli import cli
 from hopgate.errors import LedgerError
-from hopgate.library import artefact
+from hopgate.ingest.adapters import import_files
+from hopgate.ingest.baseline import baseline
+from hopgate.library.artefacts import artefact
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FEVER = DATA / "fever-scorer-testdata"
@@ -236,7 +236,7 @@ def test_wice_dev_validate_reports_the_family_warnings(tmp_path: Path) -> None:
 
     About 10 s on dev (505k triples) in memory; pySHACL did not finish in 15 min.
     """
-    from hopgate.validate import validate
+    from hopgate.shacl.validation import validate
 
     path = WICE / "dev.jsonl"
     _needs(path)

@@ -12,11 +12,11 @@ import yaml
 from click.testing import CliRunner
 
 import hopgate
-from hopgate import catalog, snapshots
+from hopgate.audit.results import verdicts
 from hopgate.cli import cli
-from hopgate.evaluate import evaluate
-from hopgate.results import verdicts
-from hopgate.steps import reading_projection
+from hopgate.decide.evaluation import evaluate
+from hopgate.library.steps import reading_projection
+from hopgate.store import catalog, snapshots
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -244,7 +244,7 @@ def test_a_later_load_never_fails_an_earlier_card(hg, tmp_path: Path) -> None:  
 
 
 def test_validation_still_finds_a_card_that_misses_a_set_it_could_see(tmp_path: Path) -> None:
-    from hopgate.validate import validate
+    from hopgate.shacl.validation import validate
 
     store = hopgate.open_store(tmp_path / "store")
     hopgate.load(store, EXAMPLES / "cedar.yaml")

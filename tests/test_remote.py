@@ -24,19 +24,19 @@ from click.testing import CliRunner
 from evaluated import metrics, verdicts
 
 import hopgate
-from hopgate.catalog import load_graphs as evidence_graphs
 from hopgate.cli import cli
-from hopgate.dialect import exists_as_values, operations, without_comments
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import HopgateError, StoreError
-from hopgate.evaluate import evaluate
-from hopgate.ledger import file_digest
-from hopgate.library import library_queries, library_update
-from hopgate.loader import graph_for_digest
-from hopgate.remote import RemoteStore, bind_update, staging_graph
-from hopgate.remote.uploads import graph_batches, split_quad
-from hopgate.remote.values import term_value
-from hopgate.steps import SCRATCH_UPDATES, evaluation_projection
-from hopgate.validate import validate
+from hopgate.ingest.ledger import file_digest
+from hopgate.ingest.loader import graph_for_digest
+from hopgate.library.artefacts import library_queries, library_update
+from hopgate.library.steps import SCRATCH_UPDATES, evaluation_projection
+from hopgate.shacl.validation import validate
+from hopgate.store.catalog import load_graphs as evidence_graphs
+from hopgate.store.dialect import exists_as_values, operations, without_comments
+from hopgate.store.remote import RemoteStore, bind_update, staging_graph
+from hopgate.store.remote.uploads import graph_batches, split_quad
+from hopgate.store.remote.values import term_value
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -357,7 +357,7 @@ def test_validate_agrees(remote: RemoteStore) -> None:
 #: Queries Virtuoso 7.2.5 answers wrongly, and why they can stay so: none of them is
 #: a step of the evaluation, which runs on the server (tests/test_server_evaluation.py).
 VIRTUOSO_WRONG = {
-    # Peer metrics run on a working copy (hopgate.peers), as the evaluation does.
+    # Peer metrics run on a working copy (hopgate.audit.peers), as the evaluation does.
     **{
         query_id: "Virtuoso 7.2.5 fails with SQ156 'Bad dfe in sqlo_place_exp' (an internal "
         "optimizer error); peer metrics run on a local working copy"
@@ -536,7 +536,7 @@ def test_killed_mid_load_leaves_no_partial_graph(tmp_path: Path, virtuoso: Any) 
 
 
 def test_an_oversized_transaction_names_the_setting_to_raise() -> None:
-    from hopgate.remote.transport import server_message
+    from hopgate.store.remote.transport import server_message
 
     text = server_message(
         RuntimeError("Virtuoso 40005 Error SR325: Transaction aborted because ...")

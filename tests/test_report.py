@@ -19,12 +19,13 @@ from conftest import _MINIMAL
 from wide_card import wide_card_ledger
 
 import hopgate
+from hopgate.audit.results import verdicts
 from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import NotEvaluatedError
-from hopgate.evaluate import evaluate
-from hopgate.explain import explain
-from hopgate.report import build_report, render
-from hopgate.results import verdicts
+from hopgate.report.build import build_report
+from hopgate.report.explain import explain
+from hopgate.report.pages import render
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"
@@ -387,9 +388,9 @@ def test_queries_run_on_the_facts_copy_read_only_what_it_holds() -> None:
     """The copy holds the loads' quads the evaluation's projection keeps and the whole
     bundle: a query run there may name no other load predicate (or it would silently
     miss triples)."""
-    from hopgate.evaluate import evaluation_projection
-    from hopgate.library import library_query
-    from hopgate.projection import projection_of
+    from hopgate.decide.evaluation import evaluation_projection
+    from hopgate.library.artefacts import library_query
+    from hopgate.library.projection import projection_of
     from hopgate.report.data import COPY_QUERIES
 
     bundle_only = {

@@ -20,9 +20,10 @@ import pytest
 from browser import LOCAL_SCHEMES, Browser, chromium
 
 import hopgate
-from hopgate.catalog import runs
-from hopgate.evaluate import evaluate
-from hopgate.report import build_report, render
+from hopgate.decide.evaluation import evaluate
+from hopgate.report.build import build_report
+from hopgate.report.pages import render
+from hopgate.store.catalog import runs
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

@@ -15,7 +15,6 @@ not choose. Random ledgers are compared the same way under CI
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from collections.abc import Iterator
@@ -26,14 +25,13 @@ from typing import Any
 import pytest
 
 import hopgate
-from hopgate import catalog, ids
-from hopgate.library import library_query, library_update
-from hopgate.remote import RemoteStore
-from hopgate.steps import RESULT_QUERIES, SCRATCH_UPDATES
-from hopgate.store import IRI, BNode, Store
+from hopgate import ids
+from hopgate.decide import evaluation
+from hopgate.library.artefacts import library_query, library_update
+from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
+from hopgate.store import IRI, BNode, Store, catalog
+from hopgate.store.remote import RemoteStore
 from hopgate.vocab import CATALOG_GRAPH
-
-evaluation = importlib.import_module("hopgate.evaluate")
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

@@ -19,9 +19,9 @@ from rdflib.term import Literal, URIRef
 import hopgate
 from hopgate.cli import cli
 from hopgate.errors import IllFormedShape, ShaclError, UnsupportedShape
-from hopgate.shacl_api import read_graph, validate_graph
-from hopgate.shacl_sparql import compile_shapes
-from hopgate.xsd_lexical import Writer, unwrite, well_formed, well_formed_expr
+from hopgate.shacl.compiler import compile_shapes
+from hopgate.shacl.graphs import read_graph, validate_graph
+from hopgate.shacl.lexical import Writer, unwrite, well_formed, well_formed_expr
 
 PREFIXES = """
 @prefix sh: <http://www.w3.org/ns/shacl#> .
@@ -58,7 +58,7 @@ def _files(tmp_path: Path, data: str, shapes: str) -> tuple[Path, Path]:
     return tmp_path / "data.ttl", tmp_path / "shapes.ttl"
 
 
-def _results(report: hopgate.shacl_api.ShaclReport) -> set[tuple[str, str, str]]:
+def _results(report: hopgate.shacl.graphs.ShaclReport) -> set[tuple[str, str, str]]:
     return {
         (
             str(r.focus_node),
@@ -206,7 +206,7 @@ DATATYPES = [
 @example(lexical="2011-01-01", datatype=XSD.dateTime)
 @given(lexical=LEXICAL_SAMPLES, datatype=st.sampled_from(DATATYPES))
 def test_sparql_lexical_check_matches_the_python_model(lexical: str, datatype: URIRef) -> None:
-    """The SPARQL well-formedness test agrees with the plain-Python one (hopgate.xsd_lexical)."""
+    """The SPARQL well-formedness test agrees with the plain-Python one (hopgate.shacl.lexical)."""
     expression = well_formed_expr(str(datatype), "?v")
     assert expression is not None
     store = ox.Store()

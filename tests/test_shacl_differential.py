@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from rdflib.namespace import RDF, XSD
 from rdflib.term import Literal, Node, URIRef
 
-from hopgate.shacl_api import ShaclReport, validate_graph
+from hopgate.shacl.graphs import ShaclReport, validate_graph
 
 EX = rdflib.Namespace("http://example.org/")
 

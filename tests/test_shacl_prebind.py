@@ -10,8 +10,8 @@ import pytest
 import rdflib
 
 from hopgate.errors import IllFormedShape
-from hopgate.shacl_api import validate_graph
-from hopgate.shacl_prebind import NotJoinable, check_joinable, mark_focus
+from hopgate.shacl.graphs import validate_graph
+from hopgate.shacl.prebind import NotJoinable, check_joinable, mark_focus
 
 PREFIXES = {"ex": "http://example.org/"}
 

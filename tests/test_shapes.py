@@ -12,10 +12,9 @@ from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Node, URIRef
 
 from hopgate import IRI, load, open_store
-from hopgate.evaluate import evaluate
-from hopgate.library import artefact
-from hopgate.store import OxigraphStore
-from hopgate.validate import (
+from hopgate.decide.evaluation import evaluate
+from hopgate.library.artefacts import artefact
+from hopgate.shacl.validation import (
     SHAPES,
     path_text,
     read_report,
@@ -23,6 +22,7 @@ from hopgate.validate import (
     validate,
     validate_graphs,
 )
+from hopgate.store import OxigraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "shacl"

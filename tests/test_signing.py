@@ -14,11 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 import hopgate
-from hopgate.cli import cli
-from hopgate.errors import SigningError
-from hopgate.evaluate import evaluate
-from hopgate.export import FORMATS, export_bundle, write_export
-from hopgate.export.signing import (
+from hopgate.bundles.export import FORMATS, export_bundle, write_export
+from hopgate.bundles.signing import (
     PROOFS,
     ProofOptions,
     SigningKey,
@@ -36,8 +33,11 @@ from hopgate.export.signing import (
     sign_directory,
     write_key,
 )
-from hopgate.export.signing import hash_data as combined_hash
-from hopgate.export.verify import verify
+from hopgate.bundles.signing import hash_data as combined_hash
+from hopgate.bundles.verify import verify
+from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
+from hopgate.errors import SigningError
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

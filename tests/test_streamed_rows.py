@@ -1,4 +1,4 @@
-"""A remote SELECT's answer is read as it arrives (hopgate.remote.values.stream_rows).
+"""A remote SELECT's answer is read as it arrives (hopgate.store.remote.values.stream_rows).
 
 The evaluation reads its result queries a row at a time so that the client
 never holds a whole answer (docs/remote-virtuoso.md); these tests hold the
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from hopgate.errors import QueryError
-from hopgate.remote.values import rows, stream_rows
 from hopgate.store import IRI
+from hopgate.store.remote.values import rows, stream_rows
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -90,7 +90,7 @@ def test_an_answer_that_stops_midway_is_an_error_within_the_timeout() -> None:
     import time
 
     from hopgate.errors import StoreError
-    from hopgate.remote import RemoteStore
+    from hopgate.store.remote import RemoteStore
     from hopgate.vocab import ID_BASE
 
     catalog = json.dumps(

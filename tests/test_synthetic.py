@@ -108,7 +108,7 @@ def test_on_disk_evaluation_agrees_with_memory(tmp_path: Path) -> None:
     # the store itself: the answers must not differ.
     from evaluated import metrics, verdicts
 
-    from hopgate.evaluate import evaluate
+    from hopgate.decide.evaluation import evaluate
 
     path = tmp_path / "two-runs.jsonl"
     synthetic.write_ledger(path, CLAIMS, seed=11, runs=2)

@@ -20,12 +20,12 @@ from rdflib.term import URIRef
 from test_shapes import ENTRIES, HGT, MANIFEST, MF, _data, _key, _shapes
 
 from hopgate import load, open_store
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import UnsupportedShape, ValidationError
-from hopgate.evaluate import evaluate
-from hopgate.shacl_sparql import compile_shapes, path_sparql
+from hopgate.shacl.compiler import compile_shapes, path_sparql
+from hopgate.shacl.runner import run_checks
+from hopgate.shacl.validation import ShapeResult, validate
 from hopgate.store import OxigraphStore
-from hopgate.validate import ShapeResult, validate
-from hopgate.validate_store import run_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 

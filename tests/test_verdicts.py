@@ -10,9 +10,9 @@ import pytest
 from evaluated import gate, metrics, verdicts
 
 import hopgate
-from hopgate.catalog import latest
-from hopgate.evaluate import evaluate
-from hopgate.results import VerdictRow
+from hopgate.audit.results import VerdictRow
+from hopgate.decide.evaluation import evaluate
+from hopgate.store.catalog import latest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -6,7 +6,7 @@ by a ``VALUES`` block in each of its eight sub-selects, most of those plans
 lost two of the four cedar verdicts or never finished (0% CPU, every later
 request queued on the hung query's locks): what looked like state left by
 an earlier test module was this. Written as a constant (the remote store's
-``_query`` through ``hopgate.dialect.inline_constants``) it answered right
+``_query`` through ``hopgate.store.dialect.inline_constants``) it answered right
 on every server tried. A module of its own, so its server is fresh.
 
 Also the scenario of issue 14 item 3: ``metrics --format json`` through the
@@ -26,11 +26,11 @@ from click.testing import CliRunner
 
 import hopgate
 from hopgate.cli import cli
-from hopgate.dialect import inline_constants
-from hopgate.evaluate import evaluate
-from hopgate.library import library_queries, library_update
-from hopgate.remote import RemoteStore
-from hopgate.steps import SCRATCH_UPDATES
+from hopgate.decide.evaluation import evaluate
+from hopgate.library.artefacts import library_queries, library_update
+from hopgate.library.steps import SCRATCH_UPDATES
+from hopgate.store.dialect import inline_constants
+from hopgate.store.remote import RemoteStore
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,8 +26,8 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node
 
 from hopgate.errors import ShaclError
-from hopgate.shacl_api import ShaclReport, read_graph, validate_graph
-from hopgate.validate import path_text
+from hopgate.shacl.graphs import ShaclReport, read_graph, validate_graph
+from hopgate.shacl.validation import path_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT.parent / "shared" / "data" / "w3c-shacl-tests" / "tests"

@@ -4,7 +4,7 @@ The store answers ``queries/interventions-plan.rq`` (the selected sets, their
 members, the contradiction records and the other versions that can replace
 a member, and what text the evaluation's reader may see); this module
 expands the variants of each selected set, computes each one's expected
-outcome and surviving route (:mod:`hopgate.interventions.variants`), counts
+outcome and surviving route (:mod:`hopgate.decide.variants`), counts
 the variants that do not apply per reason, and records the plan in the
 store as a ``prov:Plan`` derived from the evaluation, published through the
 catalog as loads and evaluations are.
@@ -20,13 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hopgate import catalog, ids, snapshots
+from hopgate import ids
 from hopgate import ntriples as nt
+from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving_route
 from hopgate.errors import PlanError
-from hopgate.interventions.variants import VARIANTS, Place, covers, expected, surviving_route
-from hopgate.library import library_query, library_update
-from hopgate.projection import projection_of
-from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value
+from hopgate.library.artefacts import library_query, library_update
+from hopgate.library.projection import projection_of
+from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"

@@ -16,14 +16,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hopgate import catalog, ids
+from hopgate import ids
 from hopgate._version import __version__
+from hopgate.audit.results import VerdictRow, evaluation_cards
+from hopgate.bundles.quads import withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
-from hopgate.explain import ADMISSIBILITY, reason
-from hopgate.export.quads import withheld_nodes
-from hopgate.library import library_query
-from hopgate.results import VerdictRow, evaluation_cards
-from hopgate.store import IRI, Row, Store, Value
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.report.sentences import ADMISSIBILITY, reason
+from hopgate.store import IRI, OxigraphStore, Row, Store, Value, catalog, snapshots
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 
@@ -287,9 +288,6 @@ def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
     coverage queries run there in a fraction of their time on the disk store.
     Without every snapshot, the store itself.
     """
-    from hopgate import snapshots
-    from hopgate.steps import evaluation_projection, reading_projection
-    from hopgate.store import OxigraphStore
 
     bundle = evaluation.bundle
     recorded = snapshots.recorded(store, [*evaluation.used, bundle])
