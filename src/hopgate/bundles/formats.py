@@ -59,3 +59,11 @@ def _check_prov_text(quads: list[ox.Quad], fmt: str) -> None:
 def parse_rdf(data: bytes, fmt: str) -> list[ox.Quad]:
     """Read a TriG or JSON-LD export back as quads."""
     return list(ox.parse(data, format=_RDF[fmt]))
+
+
+def format_of(name: str) -> str | None:
+    """The export format a file name denotes (None: not an export file)."""
+    for fmt, extension in {**EXTENSIONS, **PICTURE_EXTENSIONS}.items():
+        if name.endswith(extension) and not (fmt == "jsonld" and name.endswith(".prov.json")):
+            return fmt
+    return None

@@ -40,6 +40,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from hopgate import ids
+from hopgate.bundles.formats import EXTENSIONS, format_of, parse_rdf
+from hopgate.bundles.manifest import read_manifest, sha256_file
+from hopgate.bundles.provdoc import PROV_FORMATS, parse_document, prov_quads
 from hopgate.errors import SigningError
 from hopgate.vocab import PROV, RDF, XSD
 
@@ -447,9 +451,6 @@ def file_dataset(path: Path, fmt: str) -> list[ox.Quad]:
     Raises:
         SigningError: the file does not parse, or is not an RDF or PROV format.
     """
-    from hopgate.bundles.formats import parse_rdf
-    from hopgate.bundles.provdoc import PROV_FORMATS, parse_document
-    from hopgate.bundles.verify import prov_quads
 
     try:
         data = path.read_bytes()
@@ -514,7 +515,6 @@ def write_proofs(directory: Path, proofs: dict[str, list[Any]]) -> Path:
 
 def signed_formats() -> dict[str, str]:
     """Format -> file name extension of the files a signature covers (RDF and PROV formats)."""
-    from hopgate.bundles.formats import EXTENSIONS
 
     return dict(EXTENSIONS)
 
@@ -541,9 +541,6 @@ def sign_directory(
             one whose sha256 no longer matches the manifest (nothing is signed then).
         ManifestError: the directory has no hopgate manifest.
     """
-    from hopgate import ids
-    from hopgate.bundles.manifest import read_manifest, sha256_file
-    from hopgate.bundles.verify import format_of
 
     by = by.strip()
     if not by:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from hopgate import ids
 from hopgate.library.artefacts import library_query
-from hopgate.store import IRI, Store
+from hopgate.store.base import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH
 
 

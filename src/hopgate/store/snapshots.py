@@ -36,7 +36,8 @@ from pathlib import Path
 
 from hopgate import ntriples as nt
 from hopgate.library.projection import Projection
-from hopgate.store import IRI, OxigraphStore, Store
+from hopgate.store.base import IRI, Store
+from hopgate.store.oxigraph import OxigraphStore
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 FOLDER = "hopgate-snapshots"

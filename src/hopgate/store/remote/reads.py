@@ -18,7 +18,8 @@ import pyoxigraph as ox
 
 from hopgate.errors import StoreError
 from hopgate.library.projection import RDF_TYPE, Projection
-from hopgate.store import DumpFormat, OxigraphStore, Store
+from hopgate.store.base import DumpFormat, Store
+from hopgate.store.oxigraph import OxigraphStore
 from hopgate.store.remote.transport import Transport
 from hopgate.store.remote.values import RDF_FORMATS, as_ntriples, check_iri, integer, rows
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from SPARQLWrapper import SPARQLWrapper
 
 from hopgate.errors import QueryError, StoreError
-from hopgate.store import IRI, OxigraphStore, Row, Store, Value, bind_values, term_ntriples
+from hopgate.store.base import IRI, Row, Store, Value
 from hopgate.store.dialect import (
     WRITTEN_JOIN_ORDER,
     exists_as_values,
@@ -32,6 +32,7 @@ from hopgate.store.dialect import (
     operations,
     without_comments,
 )
+from hopgate.store.oxigraph import OxigraphStore
 from hopgate.store.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
 from hopgate.store.remote.transport import Auth
 from hopgate.store.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
@@ -44,6 +45,7 @@ from hopgate.store.remote.values import (
     rows,
     stream_rows,
 )
+from hopgate.store.terms import bind_values, term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
 
 

@@ -18,7 +18,8 @@ from typing import Any
 import pyoxigraph as ox
 
 from hopgate.errors import QueryError
-from hopgate.store import INTEGER_TYPES, IRI, BNode, Row, Value, term_ntriples
+from hopgate.store.base import IRI, BNode, Row, Value
+from hopgate.store.terms import INTEGER_TYPES, term_ntriples
 from hopgate.vocab import XSD
 
 _BOOLEAN = XSD + "boolean"
