@@ -1,7 +1,7 @@
 """Named step boundaries of the writes, where the crash tests kill the process.
 
 A load and an evaluation each publish in steps (bulk write, snapshots,
-catalog entry). The crash-safety tests (tests/test_crash.py) run a real
+catalog entry). The crash-safety tests (tests/store/test_crash.py) run a real
 ``hopgate`` process with ``HOPGATE_KILL_AT=<step>`` in its environment; at
 that boundary the process kills itself with SIGKILL (no cleanup, no
 ``finally``), exactly as a power cut or an OOM kill would leave the store.

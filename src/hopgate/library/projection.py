@@ -10,7 +10,7 @@ path of IRIs) can only match triples with one of those predicates; an
 ``rdf:type`` pattern with a constant class only matches that class. The IRIs
 are collected from the query text with a tokenizer (prefixed names and
 ``<IRI>``s outside comments and strings), a superset of the patterns'
-predicates and classes. ``tests/test_projection.py`` checks, with rdflib's
+predicates and classes. ``tests/library/test_projection.py`` checks, with rdflib's
 SPARQL algebra, that every evaluation query has constant predicates only and
 that this superset covers them.
 """

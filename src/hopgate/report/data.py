@@ -276,7 +276,7 @@ def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
 
 #: The report queries that read only what an evaluation reads of the loads (the
 #: evaluation's projection) and the bundle: run on an in-memory copy of those
-#: (tests/test_report.py checks each names no other load predicate).
+#: (tests/report/test_report.py checks each names no other load predicate).
 COPY_QUERIES = ("report-coverage", "unretrieved-citations")
 
 

@@ -3,7 +3,7 @@
 The query files in ``queries/`` are the only copy of the logic; a server that
 needs a different spelling of the same meaning gets it here, applied by the
 remote store just before sending, never in the library. Each rewrite keeps
-the query's meaning and is pinned by a test (``tests/test_dialect.py``) and by
+the query's meaning and is pinned by a test (``tests/store/test_dialect.py``) and by
 the Virtuoso parity tests.
 """
 

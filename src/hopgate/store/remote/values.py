@@ -1,6 +1,6 @@
 """SPARQL JSON results and RDF answers as the values the embedded store gives.
 
-Dialect work-arounds (tested in ``tests/test_remote.py``): Virtuoso answers
+Dialect work-arounds (tested in ``tests/store/test_remote.py``): Virtuoso answers
 ``xsd:boolean`` as ``1``/``0`` and ``EXISTS`` as the integers 1/0; booleans
 are read back as ``True``/``False``. Update parameters are written in as
 escaped RDF terms (:func:`bind_update`), never formatted from input.
