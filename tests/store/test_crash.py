@@ -139,3 +139,21 @@ def test_a_killed_evaluation(
         assert _hopgate(store, "validate").returncode == 0
     assert _hopgate(store, "evaluate").returncode == 0
     assert _state(store) == never_killed["evaluated"]
+
+
+@pytest.mark.parametrize("step", [s for s in STEPS if s.startswith("plan:")])
+def test_a_killed_intervention_plan(step: str, base: tuple[Path, Path], tmp_path: Path) -> None:
+    """A plan is published as a load and a bundle are (hopgate.store.publish): all or nothing."""
+    source, _ = base
+    store = tmp_path / "store"
+    shutil.copytree(source, store)
+    before = _state(store)
+    plan = ("interventions", "plan", "--run", "sys-a", "-o", str(tmp_path / "plan.jsonl"))
+    killed = _hopgate(store, *plan, kill_at=step)
+    assert killed.returncode == -signal.SIGKILL
+    published = 1 if step == "plan:published" else 0
+    assert _state(store) == {**before, "evaluations": before["evaluations"] + published}
+    assert _hopgate(store, "validate").returncode == 0
+    again = _hopgate(store, *plan)
+    assert again.returncode == 0, again.stderr
+    assert _state(store)["verdicts"] == before["verdicts"]

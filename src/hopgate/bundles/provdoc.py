@@ -296,7 +296,9 @@ def prov_quads(document: ProvDocument, *, strict: bool = False) -> list[ox.Quad]
                 for name, value in record.attributes:
                     if name.uri in (PROV + "startTime", PROV + "endTime"):
                         local = "startedAtTime" if name.uri.endswith("startTime") else "endedAtTime"
-                        quads.append(ox.Quad(subject, _node(local), _datetime_literal(value), graph))
+                        quads.append(
+                            ox.Quad(subject, _node(local), _datetime_literal(value), graph)
+                        )
                         continue
                     uri = RDF + "type" if name.uri == PROV + "type" else name.uri
                     quads.append(ox.Quad(subject, ox.NamedNode(uri), _term(value), graph))

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hopgate import faults, ids
+from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
@@ -37,6 +37,7 @@ from hopgate.library.steps import (
     reading_projection,
 )
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
+from hopgate.store.publish import publish
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
@@ -293,26 +294,25 @@ def _evaluate_run(
             cards, cases = spool.count("verdicts"), spool.count("cases")
         finally:
             spool.close()
-        bundle = writer.bundle
-        # The bundle is a new graph (bulk-loaded, removed on failure), hidden
-        # until the catalog entry that publishes it (with its snapshot's
-        # digest) is added in one small transaction after it.
-        store.add_graph(bundle_file, bundle, trusted=True)
-        faults.step("evaluate:bundle-added")
-        try:
-            kept = snapshots.keep(store, bundle_file, bundle, [reading_projection()], whole=True)
-            faults.step("evaluate:snapshot-kept")
+
+        def entry(kept: list[str]) -> Path:
             with catalog_file.open("a", encoding="utf-8") as out:
                 out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
-            store.add_nquads(catalog_file)
-        except BaseException:
-            store.remove_graph(bundle)
-            snapshots.remove(store, bundle)
-            raise
-        faults.step("evaluate:published")
+            return catalog_file
+
+        publish(
+            store,
+            writer.bundle,
+            bundle_file,
+            catalog_entry=entry,
+            kind="evaluate",
+            projections=[reading_projection()],
+            whole=True,
+            trusted=True,
+        )
     return EvaluationRecord(
         run,
-        bundle,
+        writer.bundle,
         writer.activity,
         cards,
         cases,

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from hopgate import faults, ids
+from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
@@ -41,6 +41,7 @@ from hopgate.ingest.ledger import (
 )
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, Store, Value, snapshots
+from hopgate.store.publish import publish
 from hopgate.vocab import CATALOG_GRAPH, DCTERMS, HG, ID_BASE, OA, PROV, RDF
 
 A = RDF + "type"
@@ -191,25 +192,21 @@ def _load(
         if file_digest(path) != digest:
             # Pass two reads without the schema: it must read what pass one checked.
             raise LedgerError("the ledger changed while it was being loaded", file=str(path))
-        # The records go into a graph of their own (bulk, removed on failure),
-        # hidden until the catalog entry that publishes it, with its
-        # snapshots' digests, is added in one small transaction after.
-        with _progress.phase(f"load {path.name}: store"):
-            store.add_graph(records, graph)
-        faults.step("load:graph-added")
-        try:
-            kept = snapshots.keep(
-                store, records, graph, [evaluation_projection(), reading_projection()]
-            )
-            faults.step("load:snapshots-kept")
+
+        def entry(kept: list[str]) -> Path:
             with catalog.open("w", encoding="utf-8") as out:
                 loader.emit_catalog(out, digest, started, datetime.now(UTC), agent, kept)
-            store.add_nquads(catalog)
-        except BaseException:
-            store.remove_graph(graph)
-            snapshots.remove(store, graph)
-            raise
-        faults.step("load:published")
+            return catalog
+
+        with _progress.phase(f"load {path.name}: store"):
+            publish(
+                store,
+                graph,
+                records,
+                catalog_entry=entry,
+                kind="load",
+                projections=[evaluation_projection(), reading_projection()],
+            )
     return LoadResult(
         file=str(path),
         graph=graph,

@@ -26,7 +26,9 @@ from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving
 from hopgate.errors import PlanError
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
+from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
+from hopgate.store.publish import publish
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
@@ -377,16 +379,24 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
     with tempfile.TemporaryDirectory(prefix="hopgate-plan-") as scratch:
         graph_file = Path(scratch) / "plan.nq"
         graph_file.write_text("".join(line + g for line in lines), encoding="utf-8")
-        store.add_graph(graph_file, graph, trusted=True)
-        try:
-            catalog_file = Path(scratch) / "catalog.nq"
+        catalog_file = Path(scratch) / "catalog.nq"
+
+        def entry(kept: list[str]) -> Path:
             catalog_file.write_text(
-                "".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in catalog_lines), encoding="utf-8"
+                "".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in catalog_lines + kept),
+                encoding="utf-8",
             )
-            store.add_nquads(catalog_file)
-        except BaseException:
-            store.remove_graph(graph)
-            raise
+            return catalog_file
+
+        publish(
+            store,
+            graph,
+            graph_file,
+            catalog_entry=entry,
+            kind="plan",
+            projections=[evaluation_projection(), reading_projection()],
+            trusted=True,
+        )
 
 
 def write_plan(result: PlanResult, path: Path) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hopgate.bundles.signing import file_dataset, read_proofs
 from hopgate.bundles.formats import format_of
+from hopgate.bundles.signing import file_dataset, read_proofs
 from hopgate.bundles.verify import verify
 from hopgate.errors import HopgateError
 
