@@ -33,7 +33,7 @@ from hopgate.ingest.judgments import QUESTIONS
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load_ledger
 from hopgate.library.artefacts import library_query
-from hopgate.store import IRI, OxigraphStore, Store, catalog
+from hopgate.store import IRI, Store, catalog
 from hopgate.vocab import VERDICTS
 
 #: Where recorded judgments are kept in an on-disk store's folder (not among the
@@ -54,8 +54,8 @@ def judgments_folder(store: Store, folder: Path | None = None) -> Path:
     """The folder recorded judgments are kept in: ``folder``, else beside an on-disk store."""
     if folder is not None:
         return folder
-    if isinstance(store, OxigraphStore) and store.path is not None:
-        return store.path / JUDGMENTS_FOLDER
+    if store.folder is not None:
+        return store.folder / JUDGMENTS_FOLDER
     raise AdjudicationError(
         "this store has no folder of its own (in memory or remote): "
         "name one for the judgment's ledger file with --keep-in DIR"

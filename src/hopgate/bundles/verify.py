@@ -37,7 +37,7 @@ from hopgate.bundles.signing import (
 )
 from hopgate.errors import SigningError
 from hopgate.ingest.anchoring import sha256_digest
-from hopgate.store import OxigraphStore
+from hopgate.store import Store, open_store
 
 #: Spans with an exact quote, and their versions' digests and texts where exported.
 QUOTES_QUERY = """
@@ -92,10 +92,10 @@ def _read_back(path: Path, fmt: str) -> list[ox.Quad]:
 def _check_quotes(
     name: str, quads: list[ox.Quad], versions: dict[str, str], report: VerifyReport
 ) -> None:
-    store: OxigraphStore
-    with OxigraphStore(None) as store:  # type: ignore[assignment]
+    store: Store
+    with open_store(None) as store:
         # An in-memory store of the file's own triples: the checks are SPARQL too.
-        store._store.extend(quads)
+        store.add_quads(quads)
         texts: dict[str, str] = {}  # each version's text once, not once per quote row
         for row in store.select(VERSIONS_QUERY):
             version_id = str(row["versionId"] or row["version"])

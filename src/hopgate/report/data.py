@@ -24,7 +24,7 @@ from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.report.sentences import ADMISSIBILITY, reason
-from hopgate.store import IRI, OxigraphStore, Row, Store, Value, catalog, snapshots
+from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 
@@ -289,20 +289,9 @@ def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
     Without every snapshot, the store itself.
     """
 
-    bundle = evaluation.bundle
-    recorded = snapshots.recorded(store, [*evaluation.used, bundle])
-    loads = [
-        snapshots.verified(store, g, evaluation_projection(), recorded) for g in evaluation.used
-    ]
-    whole = snapshots.verified(store, bundle, reading_projection(), recorded)
-    if whole is None or any(path is None for path in loads) or not isinstance(store, OxigraphStore):
-        yield store
-        return
-    with store.working_copy(evaluation_projection(), []) as copy:
-        assert isinstance(copy, OxigraphStore)
-        for path in [*loads, whole]:
-            assert path is not None
-            copy.load_nquads_lenient(path)
+    parts = [(graph, evaluation_projection()) for graph in evaluation.used]
+    parts.append((evaluation.bundle, reading_projection()))
+    with snapshots.reading_copy(store, evaluation_projection(), parts) as copy:
         yield copy
 
 

@@ -34,7 +34,7 @@ from hopgate.errors import IllFormedShape, ShaclError, UnsupportedShape
 from hopgate.shacl.compiler import compile_shapes
 from hopgate.shacl.lexical import Writer
 from hopgate.shacl.runner import run_checks
-from hopgate.store import OxigraphStore
+from hopgate.store import open_store
 
 #: The named graph of the scratch store that holds the shapes (``$shapesGraph``).
 SHAPES_GRAPH = "urn:hopgate:shapes-graph"
@@ -197,14 +197,14 @@ def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
         write=writer.write if writer.active else None,
         shapes_graph=SHAPES_GRAPH,
     )
-    store = OxigraphStore(None)
+    store = open_store(None)
     try:
         # The data in the default graph; the shapes in a named graph, for $shapesGraph.
         try:
-            store._store.extend(_quads(data, writer, None))
+            store.add_quads(_quads(data, writer, None))
             if any(SHAPES_GRAPH in check.query for check in checks):
                 # Only then: a query's GRAPH ?g must not meet the shapes otherwise.
-                store._store.extend(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
+                store.add_quads(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
         except ValueError as exc:
             # rdflib accepts terms Oxigraph rejects (an IRI with a space, a tag "en_US").
             raise UnsupportedShape(f"the data holds a term the store rejects: {exc}") from None

@@ -21,7 +21,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 from hopgate.errors import QueryError
 from hopgate.shacl.compiler import Check
 from hopgate.shacl.lexical import unwrite
-from hopgate.store import OxigraphStore
+from hopgate.store import Store
 
 _TEMPLATE = re.compile(r"\{[?$](\w+)\}")
 
@@ -79,7 +79,7 @@ def _copy_path(shapes: rdflib.Graph, report: rdflib.Graph, path: Node) -> Node:
     return copy
 
 
-def _rows(store: OxigraphStore, check: Check, *, union: bool) -> Iterator[dict[str, Node]]:
+def _rows(store: Store, check: Check, *, union: bool) -> Iterator[dict[str, Node]]:
     try:
         solutions = store.query_terms(check.prologue + check.query, union=union)
     except SyntaxError as exc:
@@ -95,7 +95,7 @@ def _rows(store: OxigraphStore, check: Check, *, union: bool) -> Iterator[dict[s
 
 
 def run_checks(
-    store: OxigraphStore, checks: Iterable[Check], shapes: rdflib.Graph, *, union: bool = True
+    store: Store, checks: Iterable[Check], shapes: rdflib.Graph, *, union: bool = True
 ) -> rdflib.Graph:
     """Answer every check in ``store``; return the ``sh:ValidationReport`` graph.
 

@@ -38,7 +38,7 @@ from hopgate.errors import UnsupportedShape, ValidationError
 from hopgate.library.artefacts import artefact
 from hopgate.shacl.compiler import Check, compile_shapes
 from hopgate.shacl.runner import run_checks
-from hopgate.store import IRI, OxigraphStore, Store, catalog
+from hopgate.store import IRI, Store, catalog
 from hopgate.store.catalog import latest
 from hopgate.vocab import CATALOG_GRAPH, HG, PROV
 
@@ -282,19 +282,15 @@ def _report_in_store(
     store: Store, shapes: rdflib.Graph, checks: list[Check], names: list[str]
 ) -> tuple[rdflib.Graph, int]:
     """Run the compiled checks over the union of ``names`` only."""
-    if isinstance(store, OxigraphStore):
-        # A view: the checks see only these graphs, and nothing is copied.
-        return _report_in(store.view(names), shapes, checks)
-    # A server's engine may not answer the compiled queries as Oxigraph does
-    # (Virtuoso 7.2.5 drops rows in MINUS of subqueries): validate a local copy.
-    with store.working_copy(None, names) as work:
-        return _report_in(work, shapes, checks)
+    # The embedded store answers through a view (nothing copied); a server's
+    # engine may not answer the compiled queries as Oxigraph does (Virtuoso
+    # 7.2.5 drops rows in MINUS of subqueries), so it is validated on a local copy.
+    with store.local_view(names) as view:
+        return _report_in(view, shapes, checks)
 
 
 def _report_in(store: Store, shapes: rdflib.Graph, checks: list[Check]) -> tuple[rdflib.Graph, int]:
 
-    if not isinstance(store, OxigraphStore):
-        raise ValidationError("the in-store engine runs on an embedded (Oxigraph) store")
     if store.ask(_SUBCLASS_ASK):
         checks = compile_shapes(shapes, subclasses=True)
     return run_checks(store, checks, shapes), store.count()

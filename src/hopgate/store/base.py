@@ -9,14 +9,17 @@ see the union of all named graphs as their default graph.
 
 from __future__ import annotations
 
+import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import BinaryIO, Literal, TypeAlias
 
-from hopgate.errors import QueryError
+import pyoxigraph as ox
+
+from hopgate.errors import QueryError, StoreError
 from hopgate.library.projection import Projection
 
 #: The suffix of an evaluation's scratch graph (written and removed by the evaluation).
@@ -119,18 +122,56 @@ class Store(ABC):
         """This store seen through ``graphs`` only, writable (for stores that evaluate in place)."""
         raise NotImplementedError(f"{type(self).__name__} does not evaluate in place")
 
+    #: The folder of an on-disk store, where the files kept beside its data
+    #: live (snapshots, recorded judgments); None in memory or on a server.
+    folder: Path | None = None
+
     @contextmanager
     def working_copy(
-        self, projection: Projection | None = None, graphs: list[str] | None = None
+        self,
+        projection: Projection | None = None,
+        graphs: list[str] | None = None,
+        *,
+        files: Mapping[str, Path] | None = None,
     ) -> Iterator[Store]:
         """A store to run a long read-mostly computation on (an evaluation's queries).
 
         By default the store itself; an engine may hand out a faster copy,
         whose writes are then discarded. A copy may hold only the quads
         ``projection`` keeps, of ``graphs`` only (default: every graph), so
-        only the queries it was made for may run on it.
+        only the queries it was made for may run on it. ``files`` maps a graph
+        to an N-Quads file hopgate wrote and verified holding what the copy
+        needs of it (a snapshot), which an engine may parse instead of
+        reading the graph.
         """
         yield self
+
+    @contextmanager
+    def local_view(self, graphs: list[str]) -> Iterator[Store]:
+        """A store in this process whose queries see the union of ``graphs`` only.
+
+        For computations that need the embedded engine's exact answers and
+        terms (the SHACL runner, :meth:`query_terms`): the embedded store
+        answers through a view of itself (nothing copied), another engine
+        through an in-memory copy of ``graphs``.
+        """
+        with self.working_copy(None, graphs) as copy:
+            yield copy
+
+    def query_terms(self, query: str, *, union: bool = True) -> object:
+        """Run ``query`` as written; return the engine's own result terms (embedded store only).
+
+        Raises:
+            StoreError: this engine does not hand out terms; use :meth:`local_view`.
+        """
+        raise StoreError(f"{type(self).__name__} answers rows, not terms: use local_view")
+
+    def add_quads(self, quads: Iterable[ox.Quad]) -> None:
+        """Add quads built in this process (pyoxigraph ``Quad`` objects), all or nothing."""
+        with tempfile.TemporaryDirectory(prefix="hopgate-quads-") as scratch:
+            path = Path(scratch) / "quads.nq"
+            ox.serialize(quads, str(path), format=ox.RdfFormat.N_QUADS)
+            self.add_nquads(path)
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release the store (files, locks, connections)."""

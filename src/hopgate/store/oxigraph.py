@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -303,15 +303,19 @@ class OxigraphStore(Store):
 
     @contextmanager
     def working_copy(
-        self, projection: Projection | None = None, graphs: list[str] | None = None
+        self,
+        projection: Projection | None = None,
+        graphs: list[str] | None = None,
+        *,
+        files: Mapping[str, Path] | None = None,
     ) -> Iterator[Store]:
         """For an on-disk store, an in-memory copy of its quads; else the store itself.
 
         The copy holds the quads of ``graphs`` (default: every visible graph)
-        that ``projection`` keeps (all of them without one), read from the
-        store. Reading the disk costs a term lookup per quad, so callers that
-        want speed go through :mod:`hopgate.store.snapshots`, which parses a
-        digest-checked snapshot instead where one exists.
+        that ``projection`` keeps (all of them without one): parsed from the
+        graph's file in ``files`` where it has one (a verified snapshot:
+        :mod:`hopgate.store.snapshots`), else read from the store, which costs
+        a term lookup per quad.
         """
         if self.path is None:
             yield self
@@ -319,10 +323,29 @@ class OxigraphStore(Store):
         copy = OxigraphStore(None)
         try:
             for graph in self.graphs() if graphs is None else graphs:
-                self._copy_graph(copy, graph, projection)
+                file = (files or {}).get(graph)
+                if file is not None:
+                    copy.load_nquads_lenient(file)
+                else:
+                    self._copy_graph(copy, graph, projection)
             yield copy
         finally:
             copy.close()
+
+    @contextmanager
+    def local_view(self, graphs: list[str]) -> Iterator[Store]:
+        """A view of this store over ``graphs`` (:meth:`view`): nothing is copied."""
+        yield self.view(graphs)
+
+    def add_quads(self, quads: Iterable[ox.Quad]) -> None:
+        """Add quads built in this process, in one transaction."""
+        self._store.extend(quads)
+        self._changed()
+
+    @property
+    def folder(self) -> Path | None:  # type: ignore[override]
+        """The store's own folder on disk; None in memory."""
+        return self.path
 
     def _copy_graph(self, copy: OxigraphStore, graph: str, projection: Projection | None) -> None:
         node = ox.NamedNode(graph)

@@ -37,7 +37,6 @@ from pathlib import Path
 from hopgate import ntriples as nt
 from hopgate.library.projection import Projection
 from hopgate.store.base import IRI, Store
-from hopgate.store.oxigraph import OxigraphStore
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 FOLDER = "hopgate-snapshots"
@@ -73,10 +72,8 @@ def file_sha256(path: Path) -> str:
 
 
 def _folder(store: Store) -> Path | None:
-    """The snapshot folder of an on-disk embedded store; None for any other store."""
-    if isinstance(store, OxigraphStore) and store.path is not None:
-        return store.path / FOLDER
-    return None
+    """The snapshot folder of an on-disk store; None for any other store."""
+    return None if store.folder is None else store.folder / FOLDER
 
 
 def snapshot_path(folder: Path, graph: str, projection: Projection) -> Path:
@@ -213,49 +210,46 @@ def verified(
 def working_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
     """A store holding what ``projection`` keeps of ``graphs``, for an evaluation's queries.
 
-    On an on-disk embedded store: a memory copy, each graph parsed from its
-    verified snapshot or else read from the store. Elsewhere: the engine's
-    own :meth:`~hopgate.store.Store.working_copy`.
+    On an on-disk store: a memory copy, each graph parsed from its verified
+    snapshot or else read from the store. Elsewhere: the engine's own
+    :meth:`~hopgate.store.Store.working_copy`.
     """
-    if _folder(store) is None:
-        with store.working_copy(projection, graphs) as copy:
-            yield copy
-        return
-    assert isinstance(store, OxigraphStore)
-    digests = recorded(store, graphs)
-    with store.working_copy(projection, []) as copy:
-        assert isinstance(copy, OxigraphStore)
-        for graph in graphs:
-            snapshot = verified(store, graph, projection, digests)
-            if snapshot is not None:
-                copy.load_nquads_lenient(snapshot)
-            else:
-                store._copy_graph(copy, graph, projection)
+    files = _verified_files(store, [(graph, projection) for graph in graphs])
+    with store.working_copy(projection, graphs, files=files) as copy:
         yield copy
 
 
 @contextmanager
-def reading_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
+def reading_copy(
+    store: Store, projection: Projection, graphs: list[str] | list[tuple[str, Projection]]
+) -> Iterator[Store]:
     """Like :func:`working_copy`, but only when every graph has a verified snapshot.
 
     For short reads (an evaluation's results), which a copy read from the
-    disk store would not repay; otherwise the store itself.
+    disk store would not repay; otherwise the store itself. A graph may be
+    given with the projection its snapshot was cut with (a bundle is kept
+    whole: :func:`keep`), else it is ``projection``'s.
     """
-    if _folder(store) is None:
+    parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
+    files = _verified_files(store, parts)
+    if _folder(store) is None or len(files) < len(parts):
         yield store
         return
-    digests = recorded(store, graphs)
-    snapshots = [verified(store, graph, projection, digests) for graph in graphs]
-    if any(path is None for path in snapshots):
-        yield store
-        return
-    assert isinstance(store, OxigraphStore)
-    with store.working_copy(projection, []) as copy:
-        assert isinstance(copy, OxigraphStore)
-        for path in snapshots:
-            assert path is not None
-            copy.load_nquads_lenient(path)
+    with store.working_copy(projection, [graph for graph, _ in parts], files=files) as copy:
         yield copy
+
+
+def _verified_files(store: Store, parts: list[tuple[str, Projection]]) -> dict[str, Path]:
+    """The verified snapshot of each graph for its projection, where it has one."""
+    if _folder(store) is None:
+        return {}
+    digests = recorded(store, [graph for graph, _ in parts])
+    found = {}
+    for graph, projection in parts:
+        path = verified(store, graph, projection, digests)
+        if path is not None:
+            found[graph] = path
+    return found
 
 
 def discard_unpublished(store: Store) -> list[str]:

@@ -9,9 +9,10 @@ concurrently, and what arrived is checked against the server's count.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import BinaryIO
 
 import pyoxigraph as ox
@@ -145,7 +146,11 @@ class Reads(Transport):
 
     @contextmanager
     def working_copy(
-        self, projection: Projection | None = None, graphs: list[str] | None = None
+        self,
+        projection: Projection | None = None,
+        graphs: list[str] | None = None,
+        *,
+        files: Mapping[str, Path] | None = None,
     ) -> Iterator[Store]:
         """An in-memory Oxigraph copy of hopgate's graphs, for queries a server may answer wrongly.
 
@@ -158,7 +163,7 @@ class Reads(Transport):
         copy is N-Triples per graph (the server's fastest export), checked
         against the server's counts; writes to it are discarded. A
         ``projection`` is applied on the server, so only the triples it keeps
-        are sent.
+        are sent. ``files`` is not used: a server keeps no snapshots.
         """
         copy = OxigraphStore(None)
         try:
