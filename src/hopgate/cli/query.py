@@ -8,20 +8,18 @@ import sys
 from pathlib import Path
 
 import click
-import pyoxigraph as ox
 
-from hopgate import ids
-from hopgate.audit.inspection import stats as store_stats
+from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
-from hopgate.library.artefacts import library_queries
-from hopgate.store import IRI, Value
+from hopgate.errors import QueryError
+from hopgate.store import Value
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 
 
 def parse_param(text: str) -> tuple[str, Value]:
-    """Parse ``NAME=VALUE`` into a bound SPARQL value.
+    """Parse ``NAME=VALUE`` into a bound SPARQL value (VALUE read by :func:`hopgate.api.parse_value`).
 
     ``<iri>`` is an IRI; ``KIND:ID`` with a record kind (``run:sys-a``) is the
     minted IRI of that ledger id; ``"text"`` is a string; an integer, ``true``
@@ -31,24 +29,10 @@ def parse_param(text: str) -> tuple[str, Value]:
     if not match:
         raise UsageError(f"expected --param NAME=VALUE, got {text!r}")
     name, raw = match.groups()
-    kind, sep, rest = raw.partition(":")
-    value: Value
-    if raw.startswith("<") and raw.endswith(">"):
-        try:
-            value = IRI(ox.NamedNode(raw[1:-1]).value)
-        except ValueError as exc:
-            raise UsageError(f"--param {name}: not an IRI: {raw} ({exc})") from None
-    elif sep and kind in ids.KINDS and rest:
-        value = IRI(ids.mint(kind, rest))
-    elif len(raw) >= 2 and raw.startswith('"') and raw.endswith('"'):
-        value = raw[1:-1]
-    elif re.fullmatch(r"-?\d+", raw):
-        value = int(raw)
-    elif raw in ("true", "false"):
-        value = raw == "true"
-    else:
-        value = raw
-    return name, value
+    try:
+        return name, api.parse_value(raw)
+    except QueryError as exc:
+        raise UsageError(f"--param {name}: {exc}") from None
 
 
 def read_query_argument(query: str) -> str:
@@ -59,7 +43,7 @@ def read_query_argument(query: str) -> str:
             raise UsageError(f"no such query file: {query}")
         return path.read_text("utf-8")
     if re.fullmatch(r"[a-z0-9][a-z0-9-]*", query):
-        queries = library_queries()
+        queries = api.library_queries()
         if query in queries:
             return queries[query].text
         raise UsageError(
@@ -87,7 +71,7 @@ def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iri
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    result = open_store(ctx).query_any(text, params=bindings)
+    result = api.query(open_store(ctx), text, params=bindings)
     if isinstance(result, bool):
         click.echo(json.dumps(result) if fmt == "json" else str(result).lower())
         return
@@ -116,7 +100,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
 
     Example: hopgate stats --format json
     """
-    result = store_stats(open_store(ctx))
+    result = api.stats(open_store(ctx))
     if fmt == "json":
         payload = {
             "records": result.records,
@@ -160,18 +144,8 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
 
     Example: hopgate dump --format nquads -o store.nq
     """
-    store = open_store(ctx)
-    if graph is not None and graph not in store.graphs():
-        raise UsageError(f"no named graph {graph} in the store")
-    if output is None:
-        store.dump(sys.stdout.buffer, format=fmt, graph=graph)  # type: ignore[arg-type]
-        return
-    try:
-        handle = output.open("wb")
-    except OSError as exc:
-        raise UsageError(f"{output}: cannot write: {exc.strerror or exc}") from None
-    with handle:
-        store.dump(handle, format=fmt, graph=graph)  # type: ignore[arg-type]
+    stdout = sys.stdout.buffer if output is None else None
+    api.dump(open_store(ctx), stdout, path=output, format=fmt, graph=graph)  # type: ignore[arg-type]
 
 
 COMMANDS = [query, stats, dump]

@@ -22,13 +22,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import click
 
+from hopgate import api
 from hopgate.errors import HopgateError
-from hopgate.store import Store
-from hopgate.store import open_store as open_embedded
-from hopgate.store.remote import RemoteStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -82,8 +81,6 @@ def remote_options(func: F) -> F:
 
 
 def _is_http_url(value: str) -> bool:
-    from urllib.parse import urlsplit
-
     try:
         parts = urlsplit(value)
     except ValueError:
@@ -141,9 +138,9 @@ def remote_settings(
     }
 
 
-def open_remote(settings: dict[str, Any]) -> RemoteStore:
+def open_remote(settings: dict[str, Any]) -> api.Store:
     """The remote store the checked settings describe."""
-    return RemoteStore(**settings)
+    return api.open_endpoint(**settings)
 
 
 DEFAULT_STORE = Path(".hopgate") / "store"
@@ -180,14 +177,14 @@ def format_option(*choices: str) -> Callable[[F], F]:
     )
 
 
-def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
+def open_store(ctx: click.Context, *, writes: bool = False) -> api.Store:
     """The store the command works on; only a writing command may create an embedded one.
 
     Reads never write (docs/spec/records.md "Writes and reads"): a read of a
     store path that holds no store is an error, not a new empty store. The
     store is closed when the command's context closes.
     """
-    store: Store
+    store: api.Store
     if ctx.obj.get("remote") is not None:
         store = open_remote(ctx.obj["remote"])
     else:
@@ -196,7 +193,7 @@ def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
             raise UsageError(
                 f"no store at {path}: `hopgate load LEDGER` makes one (or give --store PATH)"
             )
-        store = open_embedded(path)
+        store = api.open_store(path)
     ctx.call_on_close(store.close)
     return store
 
