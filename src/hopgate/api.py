@@ -1,9 +1,11 @@
 """The Python twin of the ``hopgate`` command line: one function per command.
 
-Each function calls the code its command calls, with the same defaults and
-the same errors (every one a :class:`hopgate.HopgateError`); what the command
-adds is parsing arguments, opening the store, printing and the exit code.
-Options are keyword-only, results are dataclasses. ``docs/api.md`` lists each function beside its
+Each command calls its function here, once, and nothing else of hopgate
+(``tests/cli/test_imports.py``), so both give the same answers, with the same
+defaults and the same errors (every one a :class:`hopgate.HopgateError`); what
+the command adds is parsing arguments, opening the store (:func:`open_store`,
+:func:`open_endpoint`), printing and the exit code. Options are keyword-only,
+results are dataclasses. ``docs/api.md`` lists each function beside its
 command; every example below runs as a doctest (``tests/test_api.py``).
 
 The examples use the bundled worked example (``examples/cedar.yaml``, as

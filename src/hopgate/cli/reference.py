@@ -27,7 +27,9 @@ REGENERATE = "python -m hopgate.cli.reference docs/cli.md"
 def contexts(group: click.Group = cli, *, width: int = WIDTH) -> Iterator[click.Context]:
     """A context for the group and for each of its commands, depth first, by name."""
 
-    def walk(command: click.Command, name: str, parent: click.Context | None) -> Iterator[click.Context]:
+    def walk(
+        command: click.Command, name: str, parent: click.Context | None
+    ) -> Iterator[click.Context]:
         ctx = click.Context(
             command, info_name=name, parent=parent, terminal_width=width, max_content_width=width
         )
