@@ -385,11 +385,11 @@ def test_report_text_is_the_cli_report(tmp_path: Path, cli_run: Any) -> None:
     path = _loaded(tmp_path, "cedar.yaml", "sys-a")
     with hopgate.open_store(path) as store:
         found = hopgate.build_report(store, run="sys-a", pictures=0)
-        text = hopgate.render_report(found, "md")
+        text = hopgate.render_report(found, format="md")
         with pytest.raises(hopgate.SigningError):
             hopgate.build_report(store, run="sys-a", signed_export=tmp_path, trust=["nonsense"])
         with pytest.raises(hopgate.ReportError, match="unknown report format"):
-            hopgate.render_report(found, "pdf")
+            hopgate.render_report(found, format="pdf")
     shown = cli_run("report", "--run", "sys-a", "--format", "md")
     assert shown.exit_code == 0 and shown.stdout == text
 

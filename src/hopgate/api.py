@@ -1110,7 +1110,7 @@ def build_report(
     )
 
 
-def render_report(report: Report, format: str = "html") -> str:
+def render_report(report: Report, *, format: str = "html") -> str:
     """A report from :func:`build_report` as ``html`` (one self-contained page), ``md`` or ``json``.
 
     ``hopgate report --format html|md|json``: every text from the store is
@@ -1126,9 +1126,9 @@ def render_report(report: Report, format: str = "html") -> str:
         >>> _ = load(store, example("cedar.yaml"))
         >>> _ = evaluate(store)
         >>> report = build_report(store, run="sys-a", pictures=0)
-        >>> json.loads(render_report(report, "json"))["header"]["run"]
+        >>> json.loads(render_report(report, format="json"))["header"]["run"]
         'sys-a'
-        >>> render_report(report, "md").startswith("#")
+        >>> render_report(report, format="md").startswith("#")
         True
     """
     return _render_report(report, format)

@@ -81,8 +81,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(text)
 
 
+__all__ = ["REGENERATE", "contexts", "main", "reference"]
+
 if __name__ == "__main__":
     main()
-
-
-__all__ = ["REGENERATE", "contexts", "main", "reference"]

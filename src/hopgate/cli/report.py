@@ -118,7 +118,7 @@ def report_command(
             " the report says so in its header",
             err=True,
         )
-    _write(api.render_report(result, fmt), output)
+    _write(api.render_report(result, format=fmt), output)
     if output is not None:
         click.echo(
             f"{output}: {fmt} report of run {run}, evaluation {result.header.evaluation}, "
