@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import click
 
 from hopgate.errors import HopgateError
+from hopgate.escaping import terminal
 from hopgate.remote import RemoteStore
 from hopgate.store import Store
 from hopgate.store import open_store as open_embedded
@@ -150,9 +151,17 @@ DEFAULT_STORE = Path(".hopgate") / "store"
 
 
 class UsageError(click.ClickException):
-    """Bad input or usage: exit code 2, message starting ``Error:``."""
+    """Bad input or usage: exit code 2, message starting ``Error:``.
+
+    The message is printed on one line: an id or text it quotes cannot start a
+    line of its own or send a control sequence to the terminal.
+    """
 
     exit_code = 2
+
+    def format_message(self) -> str:
+        """The message with line ends, control characters and bidi controls made visible."""
+        return terminal(self.message)
 
 
 def handle_errors(func: F) -> F:
@@ -205,8 +214,9 @@ def note_stale(stale: set[tuple[str, str | None]]) -> None:
     """Say on stderr which runs are read from a stale evaluation, and why."""
     for run_id, reason in sorted(stale, key=lambda item: item[0]):
         click.echo(
-            f"hopgate: note: run {run_id}'s latest evaluation is stale ({reason}); "
-            f"`hopgate evaluate --run {run_id}` brings it up to date",
+            f"hopgate: note: run {terminal(run_id)}'s latest evaluation is stale "
+            f"({terminal(reason)}); `hopgate evaluate --run {terminal(run_id)}` brings it "
+            "up to date",
             err=True,
         )
 

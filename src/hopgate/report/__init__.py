@@ -5,20 +5,20 @@
 each card's reason and picture, and what changed since the run's previous
 evaluation (:mod:`hopgate.diff`). :func:`render` writes it as one
 self-contained HTML page (styles, charts and pictures inline; no script
-needed, no request leaves the page), as Markdown, or as JSON. Nothing is
+needed, no request leaves the page), as Markdown, or as JSON, each escaping
+every data string for its format (:mod:`hopgate.escaping`). Nothing is
 evaluated here, and nothing a reader may not inspect is read.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hopgate import catalog, ids
+from hopgate import catalog, escaping, ids
 from hopgate.errors import ReportError
 from hopgate.export.scope import Scope
 from hopgate.library import library_query
@@ -274,7 +274,7 @@ def render(report: Report, fmt: str) -> str:
         ReportError: an unknown format.
     """
     if fmt == "json":
-        return json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+        return escaping.json_text(report.as_dict()) + "\n"
     if fmt not in FORMATS:
         raise ReportError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
     from hopgate.report.pages import render_page
