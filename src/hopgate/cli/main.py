@@ -17,7 +17,7 @@ import click
 from hopgate import progress
 from hopgate._version import __version__
 from hopgate.cli import data, evaluation, export, interventions, query, report, review, validation
-from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings
+from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings, show_notes
 
 
 @click.group()
@@ -46,6 +46,7 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     input error (the message starts with "Error:").
     """
     ctx.ensure_object(dict)
+    show_notes()
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
     # Long work (load, import, evaluate) reports its phases here (hopgate.progress).

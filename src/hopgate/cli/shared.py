@@ -18,6 +18,7 @@ in ``pyproject.toml`` keeps it so).
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -210,6 +211,24 @@ def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
     return store
 
 
+class _NoteLines(logging.Handler):
+    """hopgate's log notes on stderr, as Python's last-resort handler prints them, except
+    that each is one line with its ids' line ends and control characters made visible."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            click.echo(terminal(self.format(record)), err=True)
+        except Exception:  # noqa: BLE001 (logging's contract: a failed note never raises)
+            self.handleError(record)
+
+
+def show_notes() -> None:
+    """Print the ``hopgate`` logger's warnings through :class:`_NoteLines` (once)."""
+    logger = logging.getLogger("hopgate")
+    if not any(isinstance(handler, _NoteLines) for handler in logger.handlers):
+        logger.addHandler(_NoteLines(logging.WARNING))
+
+
 def note_stale(stale: set[tuple[str, str | None]]) -> None:
     """Say on stderr which runs are read from a stale evaluation, and why."""
     for run_id, reason in sorted(stale, key=lambda item: item[0]):
@@ -231,4 +250,5 @@ __all__ = [
     "open_store",
     "remote_options",
     "remote_settings",
+    "show_notes",
 ]

@@ -19,8 +19,8 @@ import textwrap
 from collections import defaultdict
 
 from hopgate import ids
-from hopgate.escaping import visible
 from hopgate.errors import ExportError
+from hopgate.escaping import visible
 from hopgate.export.quads import WITHHELD, narrowed_texts, repeats
 from hopgate.export.scope import Scope
 from hopgate.store import IRI, Row, Store
