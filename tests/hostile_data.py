@@ -33,7 +33,7 @@ PIECES = (
     "<script>window.__hostile=1</script>",
     '<img src=x onerror="window.__hostile=1">',
     "\"'><svg onload=window.__hostile=1>",
-    "<a href=\"javascript:window.__hostile=1\">link</a>",
+    '<a href="javascript:window.__hostile=1">link</a>',
     "javascript:window.__hostile=1",
     "</td></tr></table><h1>forged</h1>",
     "</style><style>body{display:none}</style>",
@@ -56,7 +56,7 @@ PIECES = (
     "*em* _em_ ~~del~~ $math$",
     "a | b \\| c",
     "\\",
-    "=HYPERLINK(\"http://x\")",
+    '=HYPERLINK("http://x")',
     "+1",
     "-2",
     "@SUM(A1)",
@@ -79,7 +79,9 @@ PIECES = (
 #: Every piece at once: each field sometimes holds all of them.
 EVERYTHING = "".join(PIECES)
 #: Characters that show a string came from :func:`hostile_text` (every one holds some).
-MARKERS = re.compile(r"[<>&|*#`\[\]\\\r\n_~$\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+MARKERS = re.compile(
+    r"[<>&|*#`\[\]\\\r\n_~$\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 _MARKED = [piece for piece in PIECES if MARKERS.search(piece)]
 
 

@@ -233,9 +233,7 @@ def check_reports(hostile: Hostile, report: Report) -> None:
     # JSON: every string exact.
     data = json.loads(render(report, "json"))
     assert [card["output"] for card in data["cards"]] == [c.row.output for c in report.cards]
-    assert [card["output_text"] for card in data["cards"]] == [
-        c.output_text for c in report.cards
-    ]
+    assert [card["output_text"] for card in data["cards"]] == [c.output_text for c in report.cards]
     assert not escaping.INVISIBLE.search(render(report, "json").replace("\n", ""))
 
 
