@@ -123,10 +123,11 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
 
 #: What :func:`markdown` backslash-escapes: every character that is inline syntax
 #: somewhere in CommonMark or GitHub Flavored Markdown (escapes, code spans, emphasis,
-#: links and images, autolinks and raw HTML, entities, table cells, strikethrough, math,
-#: headings' closing sequence). Data never starts a line (its line ends are made
-#: visible), so block syntax that only counts at a line's start cannot apply.
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~$#])")
+#: links and images, autolinks and raw HTML (``<`` opens both), entities, table cells,
+#: strikethrough, math, headings' closing sequence). Data never starts a line (its line
+#: ends are made visible), so what counts only at a line's start (``>``, ``-``, ``1.``,
+#: indentation) cannot apply.
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<&|~$#])")
 
 
 def markdown(value: Any) -> str:
@@ -135,7 +136,7 @@ def markdown(value: Any) -> str:
     table cell.
 
     >>> markdown("**PASS** | <b>x</b>\\r# y")
-    '\\\\*\\\\*PASS\\\\*\\\\* \\\\| \\\\<b\\\\>x\\\\</b\\\\>\\\\\\\\r\\\\# y'
+    '\\\\*\\\\*PASS\\\\*\\\\* \\\\| \\\\<b>x\\\\</b>\\\\\\\\r\\\\# y'
     """
     return MARKDOWN_SPECIAL.sub(r"\\\1", visible(_text(value)))
 
