@@ -17,7 +17,8 @@ loaded, evaluated, judged and evaluated again through the command line with host
 - CSV: the csv module reads one row per record and line, the cells as written, none a
   formula;
 - terminal text and tables (verdicts, metrics, gate, explain, diff, review, stats,
-  query, an error): no raw line end, control or bidi character inside a line;
+  query, progress lines, an error, the pytest helper's message): no raw line end,
+  control or bidi character inside a line;
 - PROV exports (every format): they read back as the exported quads;
 - card pictures: DOT labels hold no raw control character, SVG is a plain drawing.
 
@@ -53,6 +54,8 @@ from hopgate.export.provdoc import PROV_FORMATS, build_document, parse_document
 from hopgate.export.quads import export_quads
 from hopgate.export.scope import resolve_scope
 from hopgate.report import Report, build_report, render
+from hopgate.results import gate
+from hopgate.testing import gate_message
 
 CI = os.environ.get("CI") == "true"
 FEW = settings(
@@ -201,6 +204,8 @@ def test_hostile_strings_stay_data_in_every_output(hostile: Hostile, tmp_path_fa
         check_reports(hostile, for_public)
         check_exports(store, run)
         check_pictures(store, report)
+        # The pytest helper's failure message (hopgate.testing) is terminal text too.
+        assert_terminal(gate_message(gate(store, run=run)))
     check_json(store_dir, hostile)
     check_csv(store_dir, hostile)
     check_terminal(store_dir, hostile)

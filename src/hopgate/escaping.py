@@ -37,9 +37,9 @@ from markupsafe import Markup, escape
 INVISIBLE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 )
-#: The same, less the whitespace an HTML parser reads as whitespace (tab, LF, FF, CR).
+#: The same, less tab and LF: in HTML they are whitespace (a multi-line answer stays one).
 _INVISIBLE_IN_HTML = re.compile(
-    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 )
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -143,7 +143,7 @@ def markdown(value: Any) -> str:
 
 def html(value: Any) -> Markup:
     """A value as HTML text or a quoted attribute value: ``< > & " '`` escaped, and
-    control and bidi characters made visible (tab and line ends stay HTML whitespace).
+    control and bidi characters made visible (tab and LF stay, as HTML whitespace).
 
     Markup (a value already safe, such as an inert picture) is returned as it is.
 
