@@ -2,9 +2,10 @@
 
 Every ``import`` of ``src/hopgate/cli`` (those inside functions too) is read with
 :mod:`ast`; a hopgate module other than the CLI's own, ``hopgate.api``,
-``hopgate.errors`` (the error types) and ``hopgate.store`` (its public types, for
-typing) fails the test. ``make lint`` holds the same rule as an import-linter
-contract in ``pyproject.toml``.
+``hopgate.errors`` (the error types), ``hopgate.store`` (its public types, for
+typing) and ``hopgate.escaping`` (the one home of output escaping, through which
+every printed text passes) fails the test. ``make lint`` holds the same rule as an
+import-linter contract in ``pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 CLI = Path(__file__).resolve().parents[2] / "src" / "hopgate" / "cli"
 
 #: What a CLI module may import from hopgate besides ``hopgate.cli`` itself.
-ALLOWED = {"hopgate.api", "hopgate.errors", "hopgate.store"}
+ALLOWED = {"hopgate.api", "hopgate.errors", "hopgate.store", "hopgate.escaping"}
 
 
 def hopgate_imports(source: str, *, package: str = "hopgate.cli") -> list[tuple[int, str]]:

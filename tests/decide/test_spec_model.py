@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover
 
 ROOT = Path(__file__).parents[2]
 CEDAR = ROOT / "examples" / "cedar.yaml"
-SCHEMA = ROOT / "src" / "hopgate" / "schema" / "ledger.schema.json"
+SCHEMA = ROOT / "src" / "hopgate" / "ingest" / "schema" / "ledger.schema.json"
 
 
 class StringDatesLoader(yaml.SafeLoader):

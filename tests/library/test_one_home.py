@@ -88,9 +88,9 @@ def test_a_comment_is_not_a_rule() -> None:
 
 
 def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
-    evaluate = (ROOT / "src" / "hopgate" / "evaluate.py").read_text("utf-8")
+    evaluate = (ROOT / "src" / "hopgate" / "decide" / "evaluation.py").read_text("utf-8")
     assert 'mint("rule"' not in evaluate, "joint support is decided in evaluation-verdicts.rq"
-    results = (ROOT / "src" / "hopgate" / "results.py").read_text("utf-8")
+    results = (ROOT / "src" / "hopgate" / "audit" / "results.py").read_text("utf-8")
     assert '!= "accept"' not in results, "the gate is decided in queries/gate.rq"
 
 

@@ -176,7 +176,7 @@ def _code_terms() -> dict[str, list[str]]:
     """Local names of every hg: term the sources and library queries use,
     each with the files (relative to the project root) that use it."""
     found: dict[str, set[str]] = {}
-    files = [(path, SOURCE_TERM_PATTERNS) for path in sorted(SOURCE_DIR.glob("*.py"))]
+    files = [(path, SOURCE_TERM_PATTERNS) for path in sorted(SOURCE_DIR.rglob("*.py"))]
     files += [(path, (QUERY_TERM_PATTERN,)) for path in sorted(QUERY_DIR.glob("*.r[qu]"))]
     for path, patterns in files:
         text = path.read_text(encoding="utf-8")

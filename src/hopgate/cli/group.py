@@ -25,7 +25,7 @@ from hopgate.cli import (
     review,
     validation,
 )
-from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings
+from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings, show_notes
 
 
 @click.group()
@@ -58,6 +58,7 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     Example: hopgate --endpoint http://localhost:8890/sparql verdicts --run sys-a
     """
     ctx.ensure_object(dict)
+    show_notes()
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
     # Long work (load, import, evaluate) reports its phases on stderr while the command runs.

@@ -12,6 +12,7 @@ import click
 from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import handle_errors, open_store
+from hopgate.escaping import terminal
 
 
 def _open(ctx: click.Context) -> api.Store:
@@ -78,12 +79,13 @@ def plan_command(
     )
     expected = sum(1 for v in result.variants if v["expected"] == "supported answer")
     click.echo(
-        f"{output}: planned {len(result.variants)} variant(s) of run {run!r} from evaluation "
-        f"{result.evaluation} ({expected} expecting a supported answer, "
-        f"{len(result.variants) - expected} expecting abstention); plan {result.plan}"
+        f"{terminal(output)}: planned {len(result.variants)} variant(s) of run "
+        f"{terminal(repr(run))} from evaluation {terminal(result.evaluation)} ({expected} "
+        f"expecting a supported answer, {len(result.variants) - expected} expecting "
+        f"abstention); plan {terminal(result.plan)}"
     )
     for reason, count in sorted(result.inapplicable.items()):
-        click.echo(f"  not applicable: {count} x {reason}")
+        click.echo(f"  not applicable: {count} x {terminal(reason)}")
 
 
 @interventions_command.command("run")
@@ -131,20 +133,21 @@ def run_command(
         plan_path, system=system, output=output, jobs=jobs, timeout=timeout
     )
     click.echo(
-        f"{output}: {result.answered} variant(s) answered ({result.abstained} abstained), "
+        f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
         f"{len(result.failed)} failed"
     )
     reasons: dict[str, int] = {}
     for failure in result.failed:
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
-        click.echo(f"  failed: {count} x {reason}")
+        click.echo(f"  failed: {count} x {terminal(reason)}")
     if load_it and result.answered:
         # --load is `hopgate load OUTPUT` after the run (docs/api.md "run_interventions").
         loaded = api.load(_open(ctx), output)
         runs = ", ".join(result.runs)
         click.echo(
-            f"{output}: loaded into {loaded.graph}; `hopgate evaluate` scores them (run {runs})"
+            f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "
+            f"scores them (run {terminal(runs)})"
         )
 
 
@@ -163,7 +166,7 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
 
     for run_id, m in api.metrics(_open(ctx), run=run).items():
         stale = f"; stale: {m.stale_reason}" if m.stale else ""
-        click.echo(f"run {run_id} (evaluation {m.evaluation}{stale})")
+        click.echo(f"run {terminal(run_id)} (evaluation {terminal(m.evaluation)}{terminal(stale)})")
         if not m.interventions:
             click.echo("no answered intervention\n")
             continue
