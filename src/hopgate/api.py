@@ -47,12 +47,11 @@ from hopgate.evaluate import evaluate as _evaluate
 from hopgate.explain import Explanation, reasons
 from hopgate.explain import explain as explain
 from hopgate.export import Export, export_bundle
+from hopgate.export.proofs import SignResult, sign_directory
 from hopgate.export.signing import (
     SigningKey,
-    SignResult,
     read_private_key,
     read_public_key,
-    sign_directory,
     write_key,
 )
 from hopgate.export.signing import new_key as _new_key

@@ -131,7 +131,7 @@ class SigningError(HopgateError):
 
 
 class UnmappedRecord(HopgateError, ValueError):
-    """A PROV record :func:`hopgate.export.verify.prov_quads` cannot map in full (so it cannot be signed)."""
+    """A PROV record :func:`hopgate.export.provquads.prov_quads` cannot map in full (so it cannot be signed)."""
 
 
 class ReportError(HopgateError):

@@ -12,6 +12,9 @@ from hopgate.errors import HopgateError
 from hopgate.export import FORMATS, export_bundle, output_path, write_export, write_file
 from hopgate.export.formats import PICTURE_EXTENSIONS
 from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
+from hopgate.export.proofs import sign_directory
+from hopgate.export.signing import new_key, read_private_key, write_key
+from hopgate.export.verify import VerifyReport
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
 by_option = click.option(
@@ -45,8 +48,6 @@ def keys_new(output: Path) -> None:
 
     Example: hopgate keys new -o ~/.hopgate/alice.key
     """
-    from hopgate.export.signing import new_key, write_key
-
     key = new_key()
     try:
         private, public = write_key(key, output)
@@ -70,14 +71,14 @@ def keys_new(output: Path) -> None:
 def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     """Sign every export file of a directory (W3C Data Integrity, eddsa-rdfc-2022).
 
-    Each file's RDF dataset is canonicalized (RDFC-1.0), hashed and signed
-    with Ed25519; the proofs, naming the signer, the key and the time, go to
-    proofs.json beside manifest.json. A second signer adds a proof.
+    Each proof signs, with Ed25519, a file's RDF dataset (canonicalized with
+    RDFC-1.0; none for a picture) together with a statement of the file: the
+    sha256 and length of its exact bytes and its manifest entry (format,
+    reader, scope, texts). The proofs, naming the signer, the key and the
+    time, go to proofs.json beside manifest.json. A second signer adds a proof.
 
     Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
     """
-    from hopgate.export.signing import read_private_key, sign_directory
-
     try:
         key = read_private_key(key_path)
         result = sign_directory(export_dir, key, by=by or "")
@@ -144,12 +145,10 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-    from hopgate.export.signing import read_private_key, sign_directory
-
     key = None
     if sign_key is not None:
-        if output is None or fmt in PICTURE_EXTENSIONS:
-            raise UsageError("--sign signs an export written with -o (not a picture)")
+        if output is None:
+            raise UsageError("--sign signs an export written with -o")
         if not (by or "").strip():
             raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
         try:
@@ -159,7 +158,10 @@ def export_command(
     try:
         store = open_store(ctx)
         if fmt in PICTURE_EXTENSIONS:
-            _picture(store, card, reader, fmt, output)
+            drawn = _picture(store, card, reader, fmt, output)
+            if key is not None and drawn is not None:
+                signed = sign_directory(drawn.parent, key, by=by or "", names=[drawn.name])
+                click.echo(f"{drawn}: signed by {signed.signer}", err=True)
             return
         result = export_bundle(
             store,
@@ -189,7 +191,8 @@ def export_command(
 
 def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
-) -> None:
+) -> Path | None:
+    """Draw a card's picture to ``output`` (recorded in its manifest) or stdout; the file."""
     from hopgate.errors import ExportError
     from hopgate.export.picture import card_dot, render
     from hopgate.export.scope import resolve_scope
@@ -202,7 +205,7 @@ def _picture(
     data = render(card_dot(store, scope), fmt)
     if output is None:
         sys.stdout.buffer.write(data)
-        return
+        return None
     target = output_path(output, fmt)
     if (target.parent / "manifest.json").exists():
         read_manifest(target.parent)
@@ -210,6 +213,7 @@ def _picture(
     entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
     record_file(target, entry, {})
     click.echo(f"{target}: picture of {scope.description} for reader {scope.reader}", err=True)
+    return target
 
 
 @click.command("verify")
@@ -221,12 +225,18 @@ def _picture(
     "Every export file must then carry a valid proof by one of them.",
 )
 def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
-    """Check an export directory: every signature (proofs.json) against its file's dataset,
-    every file's sha256 against manifest.json, every retained span's quote against its
-    version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+    """Check an export directory: every signature (proofs.json) against its file's bytes and
+    dataset, every file's sha256 against manifest.json, every retained span's quote against
+    its version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+
+    In a signed directory (one with proofs.json, or with --trust) every export
+    file, pictures included, needs a valid proof: an empty or missing proof
+    list fails, and so does a manifest entry other than the signed one.
+    "signed by" is printed only when every file is covered.
 
     Exit 0 when intact, 1 when a file was altered, a signature fails, a quote
-    is false or a constraint is broken, 2 when there is no manifest.
+    is false or a constraint is broken (each problem on a FAILED line, then one
+    Error line), 2 when there is no manifest.
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
@@ -245,16 +255,35 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
-    if report.signers:
-        trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
-        click.echo(
-            f"{report.signatures_checked} signature(s) checked; signed by "
-            f"{'; '.join(report.signers)}{trust_note}"
-        )
-    elif report.signatures_checked == 0:
-        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
     if not report.ok:
-        sys.exit(1)
+        # Nothing is said to be signed unless every file is: the problems above say what not.
+        raise click.ClickException(
+            f"{export_dir}: NOT intact: {len(report.problems)} problem(s), each on a FAILED "
+            "line above"
+        )
+    if report.signed:
+        click.echo(
+            f"{report.signatures_checked} signature(s) checked; every export file carries a "
+            f"valid proof; signed by {_signers(report, trusted=bool(trust))}"
+        )
+    else:
+        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
+
+
+def _signers(report: VerifyReport, *, trusted: bool) -> str:
+    """Who signed, each once with how many files, and (with --trust) whether trusted."""
+    counts: dict[str, int] = {}
+    marks: dict[str, bool] = {}
+    for signed in report.signed.values():
+        for signer in signed.signers:
+            counts[signer.shown] = counts.get(signer.shown, 0) + 1
+            marks[signer.shown] = signer.trusted
+    parts = []
+    for shown, count in counts.items():
+        mark = ("; a trusted key" if marks[shown] else "; NOT a trusted key") if trusted else ""
+        parts.append(f"{shown} ({count} file(s){mark})")
+    note = "" if trusted else " (no --trust given: keys not checked against trusted ones)"
+    return "; ".join(parts) + note
 
 
 COMMANDS = [export_command, verify_command, keys_command, sign_command]

@@ -22,6 +22,14 @@ PICTURE_EXTENSIONS = {"dot": ".dot", "svg": ".svg", "png": ".png"}
 _RDF = {"trig": ox.RdfFormat.TRIG, "jsonld": ox.RdfFormat.JSON_LD}
 
 
+def format_of(name: str) -> str | None:
+    """The export format a file name denotes (None: not an export file)."""
+    for fmt, extension in {**EXTENSIONS, **PICTURE_EXTENSIONS}.items():
+        if name.endswith(extension) and not (fmt == "jsonld" and name.endswith(".prov.json")):
+            return fmt
+    return None
+
+
 def serialize(quads: ExportQuads, fmt: str) -> bytes:
     """The bytes of ``quads`` in ``fmt`` (a key of EXTENSIONS); deterministic.
 
