@@ -711,3 +711,25 @@ def test_a_malformed_proofs_file_is_one_clear_problem(
     problems = done[0].problems
     assert problems and problems[0].startswith("proofs.json: "), problems
     assert not done[0].ok and done[0].signers == []
+    result = CliRunner().invoke(cli, ["verify", str(out)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert "signed by" not in result.output
+
+
+def test_a_manifest_entry_naming_a_path_is_neither_read_nor_signed(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path
+) -> None:
+    """A manifest is input too: an entry naming a file outside the directory is refused."""
+    out = _copy(signed_trig[0], tmp_path)
+    outside = tmp_path / "outside.trig"
+    outside.write_text("<urn:a> <urn:b> <urn:c> .\n")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["files"]["../outside.trig"] = dict(manifest["files"]["export.trig"])
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify(out).problems
+    assert problems == [
+        "../outside.trig: not the name of an export file in the directory (a path?)"
+    ]
+    with pytest.raises(SigningError, match="not an export file the manifest lists"):
+        sign_directory(out, signed_trig[1], by="Ann Lee")

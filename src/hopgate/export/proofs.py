@@ -85,7 +85,7 @@ def read_regular(path: Path, limit: int) -> bytes:
     return data
 
 
-def _plain_name(name: str) -> bool:
+def plain_name(name: str) -> bool:
     """A file name an export directory may hold: no path, no control character."""
     return (
         0 < len(name) <= 255
@@ -117,7 +117,7 @@ def read_proofs(directory: Path) -> dict[str, list[Any]]:
         raise SigningError(f"{PROOFS}: expected an object with a 'proofs' object")
     proofs: dict[str, list[Any]] = {}
     for name, listed in parsed["proofs"].items():
-        if not _plain_name(name):
+        if not plain_name(name):
             raise SigningError(f"{PROOFS}: {shown(name)} is not the name of an export file")
         if not isinstance(listed, list):
             raise SigningError(f"{PROOFS}: the proofs of {shown(name)} must be a list")
@@ -241,8 +241,8 @@ def sign_directory(
     for name in wanted:
         fmt = format_of(name)
         path = directory / name
-        if fmt is None or not path.is_file():
-            raise SigningError(f"{name}: not an export file the manifest lists")
+        if fmt is None or not plain_name(name) or not path.is_file():
+            raise SigningError(f"{shown(name)}: not an export file the manifest lists")
         statement = _statement(name, manifest["files"].get(name))
         data = path.read_bytes()
         # Signing attests what hopgate wrote: a file that no longer matches the manifest
@@ -408,6 +408,7 @@ __all__ = [
     "check_file",
     "dataset_of",
     "file_dataset",
+    "plain_name",
     "read_proofs",
     "read_regular",
     "sign_directory",

@@ -611,13 +611,7 @@ def sign_dataset(
         signer_name=signer_name,
         file=file,
     )
-    return sign_canonical_document(key, canonical_nquads(quads), options)
-
-
-def sign_canonical_document(
-    key: SigningKey, document: bytes, options: ProofOptions
-) -> dict[str, Any]:
-    """The proof object of ``options`` over a canonical N-Quads document."""
+    document = canonical_nquads(quads)
     configuration = canonical_nquads(proof_configuration(options))
     return proof_object(options, sign_canonical(key, document, configuration))
 

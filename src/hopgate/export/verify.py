@@ -32,7 +32,7 @@ from hopgate.errors import SigningError
 from hopgate.export.constraints import check as check_constraints
 from hopgate.export.formats import format_of, parse_rdf
 from hopgate.export.manifest import MANIFEST, read_manifest, sha256_file
-from hopgate.export.proofs import PROOFS, SignedFile, check_file, read_proofs
+from hopgate.export.proofs import PROOFS, SignedFile, check_file, plain_name, read_proofs
 from hopgate.export.provdoc import PROV_FORMATS, parse_document
 from hopgate.export.provquads import prov_quads
 from hopgate.export.signing import shown
@@ -244,12 +244,13 @@ def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyRe
     for name, entry in sorted(manifest["files"].items()):
         path = directory / name
         report.files += 1
-        if not isinstance(entry, dict) or not path.is_file():
-            problem = (
-                "listed in the manifest but missing"
-                if isinstance(entry, dict)
-                else ("its manifest entry is not an object")
-            )
+        if not isinstance(entry, dict) or not plain_name(name) or not path.is_file():
+            if not isinstance(entry, dict):
+                problem = "its manifest entry is not an object"
+            elif not plain_name(name):
+                problem = "not the name of an export file in the directory (a path?)"
+            else:
+                problem = "listed in the manifest but missing"
             report.problems.append(f"{_name(name)}: {problem}")
             every_file_read = False
             continue
