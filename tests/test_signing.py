@@ -733,3 +733,39 @@ def test_a_manifest_entry_naming_a_path_is_neither_read_nor_signed(
     ]
     with pytest.raises(SigningError, match="not an export file the manifest lists"):
         sign_directory(out, signed_trig[1], by="Ann Lee")
+
+
+def test_a_forged_cache_behind_the_report_fails_its_signature_line(
+    cedar_on_disk: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The report may render an evaluation from its snapshot (a cache): forging the snapshot
+    and its recorded digest passes the gate, but the digest is in the signed export's
+    provenance, so the signature line fails."""
+    store, key, out = cedar_on_disk
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    snapshot = next(
+        path
+        for path in (copy / "hopgate-snapshots").iterdir()
+        if b"ns#verdict>" in path.read_bytes()
+    )
+    data = snapshot.read_bytes()
+    forged = re.sub(rb"ns#(ReviseCitations|Reject)>", rb"ns#Accept>", data)
+    snapshot.write_bytes(forged)
+    old, new = hashlib.sha256(data).hexdigest(), hashlib.sha256(forged).hexdigest()
+    rewritten = ox.Store(str(copy))
+    rewritten.update(
+        f"PREFIX hg: <https://w3id.org/hopgate/ns#> "
+        f"DELETE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} }} "
+        f"INSERT {{ GRAPH ?c {{ ?g hg:snapshotDigest ?e }} }} "
+        f'WHERE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} FILTER(CONTAINS(?d, "{old}")) '
+        f'BIND(REPLACE(?d, "{old}", "{new}") AS ?e) }}'
+    )
+    rewritten.flush()
+    del rewritten
+    gate = CliRunner().invoke(cli, ["--store", str(copy), "gate", "--run", "sys-a"])
+    assert gate.exit_code == 0, gate.output  # the premise: the forged cache is read
+    result = _report(copy, out, key)
+    assert result.exit_code == 1, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("| Signature |"))
+    assert "CHECK FAILED" in line and "does not equal the rendered bundle" in line, line
