@@ -43,13 +43,13 @@ def measure(claims: int) -> dict[str, Any]:
     """Sign, verify and check one synthetic store's export of ``claims`` claims."""
     import hopgate
     from bench.synthetic import EVALUATION_READER, write_ledger
-    from hopgate import catalog
-    from hopgate.evaluate import evaluate
-    from hopgate.export import export_bundle, write_export
-    from hopgate.export.proofs import sign_directory
-    from hopgate.export.signing import new_key
-    from hopgate.export.verify import verify
+    from hopgate.bundles.export import export_bundle, write_export
+    from hopgate.bundles.proofs import sign_directory
+    from hopgate.bundles.signing import new_key
+    from hopgate.bundles.verify import verify
+    from hopgate.decide.evaluation import evaluate
     from hopgate.report.signature import check_signature
+    from hopgate.store import catalog
 
     row: dict[str, Any] = {"claims": claims}
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:

@@ -7,14 +7,19 @@ from pathlib import Path
 
 import click
 
+from hopgate import api
+from hopgate.bundles.export import FORMATS, export_bundle, output_path, write_export, write_file
+from hopgate.bundles.formats import PICTURE_EXTENSIONS
+from hopgate.bundles.manifest import FileEntry, read_manifest, record_file, sha256_file
+from hopgate.bundles.picture import card_dot, render
+from hopgate.bundles.proofs import sign_directory
+from hopgate.bundles.scope import resolve_scope
+from hopgate.bundles.signing import new_key, read_private_key, write_key
+from hopgate.bundles.verify import VerifyReport
 from hopgate.cli.shared import UsageError, open_store
-from hopgate.errors import HopgateError
-from hopgate.export import FORMATS, export_bundle, output_path, write_export, write_file
-from hopgate.export.formats import PICTURE_EXTENSIONS
-from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
-from hopgate.export.proofs import sign_directory
-from hopgate.export.signing import new_key, read_private_key, write_key
-from hopgate.export.verify import VerifyReport
+from hopgate.errors import ExportError, HopgateError
+from hopgate.escaping import terminal
+from hopgate.store import Store
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
 by_option = click.option(
@@ -85,8 +90,9 @@ def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
-        f"{export_dir}: signed {len(result.files)} file(s) ({', '.join(result.files)}) "
-        f"by {result.signer} with {result.verification_method.split('#', 1)[0]}"
+        f"{terminal(export_dir)}: signed {len(result.files)} file(s) "
+        f"({terminal(', '.join(result.files))}) by {terminal(result.signer)} with "
+        f"{terminal(result.verification_method.split('#', 1)[0])}"
     )
 
 
@@ -161,7 +167,7 @@ def export_command(
             drawn = _picture(store, card, reader, fmt, output)
             if key is not None and drawn is not None:
                 signed = sign_directory(drawn.parent, key, by=by or "", names=[drawn.name])
-                click.echo(f"{drawn}: signed by {signed.signer}", err=True)
+                click.echo(f"{terminal(drawn)}: signed by {terminal(signed.signer)}", err=True)
             return
         result = export_bundle(
             store,
@@ -179,12 +185,13 @@ def export_command(
         target = write_export(result, output)
         if key is not None:
             signed = sign_directory(target.parent, key, by=by or "", names=[target.name])
-            click.echo(f"{target}: signed by {signed.signer}", err=True)
+            click.echo(f"{terminal(target)}: signed by {terminal(signed.signer)}", err=True)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
-        f"{target}: {fmt} of {result.scope.description} for reader {result.scope.reader} "
-        f"({len(result.data)} bytes; manifest {target.parent / 'manifest.json'})",
+        f"{terminal(target)}: {fmt} of {terminal(result.scope.description)} for reader "
+        f"{terminal(result.scope.reader)} ({len(result.data)} bytes; manifest "
+        f"{terminal(target.parent / 'manifest.json')})",
         err=True,
     )
 
@@ -193,11 +200,6 @@ def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
 ) -> Path | None:
     """Draw a card's picture to ``output`` (recorded in its manifest) or stdout; the file."""
-    from hopgate.errors import ExportError
-    from hopgate.export.picture import card_dot, render
-    from hopgate.export.scope import resolve_scope
-    from hopgate.store import Store
-
     assert isinstance(store, Store)
     if card is None:
         raise ExportError("a picture shows one acceptance card: give --card ID")
@@ -212,7 +214,11 @@ def _picture(
     write_file(target, data)
     entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
     record_file(target, entry, {})
-    click.echo(f"{target}: picture of {scope.description} for reader {scope.reader}", err=True)
+    click.echo(
+        f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
+        f"{terminal(scope.reader)}",
+        err=True,
+    )
     return target
 
 
@@ -240,17 +246,16 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
-    from hopgate import api
 
     try:
         report = api.verify(export_dir, trust=trust)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     for problem in report.problems:
-        click.echo(f"FAILED: {problem}")
+        click.echo(f"FAILED: {terminal(problem)}")
     state = "intact" if report.ok else f"NOT intact ({len(report.problems)} problem(s))"
     click.echo(
-        f"{export_dir}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
+        f"{terminal(export_dir)}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
         f"re-checked against their version texts, {report.texts_checked} text digest(s) checked, "
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
@@ -258,13 +263,13 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
     if not report.ok:
         # Nothing is said to be signed unless every file is: the problems above say what not.
         raise click.ClickException(
-            f"{export_dir}: NOT intact: {len(report.problems)} problem(s), each on a FAILED "
-            "line above"
+            f"{terminal(export_dir)}: NOT intact: {len(report.problems)} problem(s), each on a "
+            "FAILED line above"
         )
     if report.signed:
         click.echo(
             f"{report.signatures_checked} signature(s) checked; every export file carries a "
-            f"valid proof; signed by {_signers(report, trusted=bool(trust))}"
+            f"valid proof; signed by {terminal(_signers(report, trusted=bool(trust)))}"
         )
     else:
         click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")

@@ -6,7 +6,7 @@ where that export is (``hopgate report --signed-export DIR``), checks it
 exactly as ``hopgate verify`` does, picks the signed file that holds the
 evaluation's bundle for the report's reader, and compares that file's
 canonical dataset with the store's export of the same bundles
-(:func:`hopgate.export.store_match.compare_with_store`): the report renders the
+(:func:`hopgate.bundles.store_match.compare_with_store`): the report renders the
 store, so only when the two are equal does the line say "signed by". The
 line names the signed file and the sha256 of its bytes. Any other outcome is
 CHECK FAILED with the reason, and the command exits non-zero. Without a
@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hopgate.bundles.formats import EXTENSIONS
+from hopgate.bundles.proofs import SignedFile
+from hopgate.bundles.store_match import compare_with_store
+from hopgate.bundles.verify import verify
 from hopgate.errors import HopgateError
-from hopgate.export.formats import EXTENSIONS
-from hopgate.export.proofs import SignedFile
-from hopgate.export.store_match import compare_with_store
-from hopgate.export.verify import verify
 from hopgate.store import Store
 
 NOT_CHECKED = (
