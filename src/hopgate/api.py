@@ -57,13 +57,12 @@ from hopgate.bundles.export import Export, export_bundle, write_export
 from hopgate.bundles.formats import PICTURE_EXTENSIONS
 from hopgate.bundles.picture import card_dot
 from hopgate.bundles.picture import render as draw
+from hopgate.bundles.proofs import SignResult, sign_directory
 from hopgate.bundles.scope import resolve_scope
 from hopgate.bundles.signing import (
     SigningKey,
-    SignResult,
     read_private_key,
     read_public_key,
-    sign_directory,
     write_key,
 )
 from hopgate.bundles.signing import new_key as _new_key
@@ -551,12 +550,13 @@ def export(
     one ``card`` instead. With ``output`` (a folder, or a file named for the
     format) the export is written there and recorded in the folder's
     ``manifest.json``; ``path`` says where. With ``key`` (a private key file)
-    the written file is signed by ``by`` (:func:`sign`), and ``signer`` says so.
+    the written file, a picture too, is signed by ``by`` (:func:`sign`), and
+    ``signer`` says so.
 
     Raises:
         ExportError: an unknown format, scope or reader, an ambiguous reader, a
-            picture without ``card``, a ``key`` without ``output`` or for a
-            picture, or an output that cannot be written.
+            picture without ``card``, a ``key`` without ``output``, or an output
+            that cannot be written.
         ManifestError: the output folder holds a manifest that is not hopgate's.
         SigningError: an unreadable key, or no signer's name.
 
@@ -580,8 +580,8 @@ def export(
     """
     signing_key = None
     if key is not None:
-        if output is None or format in PICTURE_FORMATS:
-            raise ExportError("a signature signs an export written to output (not a picture)")
+        if output is None:
+            raise ExportError("a signature signs an export written to output")
         signing_key = read_private_key(key)
     if format in PICTURE_FORMATS:
         if card is None:
