@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from hypothesis import strategies as st
 import hopgate
 from hopgate.anchoring import anchor
 from hopgate.cli import cli
-from hopgate.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
+from hopgate.inputs import MAX_LINE_BYTES, MAX_LITERAL_BYTES
 from hopgate.vocab import HG
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,20 +69,16 @@ def _refused(
     ledger: Path,
     *phrases: str,
     extra: tuple[str, ...] = (),
-    seconds: float = 20.0,
 ) -> str:
     args, dump = disk_store
     before = dump()
-    started = time.perf_counter()
     result = CliRunner().invoke(cli, [*args, "load", str(ledger), *extra])
-    elapsed = time.perf_counter() - started
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert result.exit_code == 2, result.output
     assert result.output.startswith("Error: "), result.output
     assert str(ledger) in result.output
     for phrase in phrases:
         assert phrase in result.output, result.output
-    assert elapsed < seconds, f"{elapsed:.1f} s"
     assert dump() == before, "the store must be byte-identical after a refused load"
     return result.output
 
@@ -115,7 +110,7 @@ def test_file_is_confined_to_the_ledgers_folder(
     (ledger_dir / "folder").mkdir()
     path = ledger_dir / "l.yaml"
     path.write_text(yaml.safe_dump(_document(_version(file=name))))
-    output = _refused(disk_store, path, "versions[0]", "field 'file'", phrase, seconds=10)
+    output = _refused(disk_store, path, "versions[0]", "field 'file'", phrase)
     assert "PATH=" not in output and "root:" not in output
 
 
@@ -167,7 +162,7 @@ def test_a_yaml_alias_bomb_is_refused_at_once(disk_store: Any, tmp_path: Path) -
     path = tmp_path / "bomb.yaml"
     path.write_text(ALIAS_BOMB)
     assert len(ALIAS_BOMB) < 600
-    _refused(disk_store, path, "alias", "line 2", "field 'x-bomb'", seconds=5)
+    _refused(disk_store, path, "alias", "line 2", "field 'x-bomb'")
 
 
 def test_modest_yaml_aliases_still_load(tmp_path: Path) -> None:
@@ -183,11 +178,11 @@ def test_a_gzip_line_bomb_is_refused_in_bounded_memory(disk_store: Any, tmp_path
     block = b"a" * (1 << 20)
     with gzip.open(path, "wb", compresslevel=1) as handle:
         handle.write(b'{"type": "ledger", "ledger": 1}\n{"type": "reader", "id": "')
-        for _ in range(MAX_LINE_CHARS // len(block) + 2):
+        for _ in range(MAX_LINE_BYTES // len(block) + 2):
             handle.write(block)
         handle.write(b'"}\n')
     assert path.stat().st_size < 1 << 20
-    _refused(disk_store, path, "line 2", "longer than", seconds=60)
+    _refused(disk_store, path, "line 2", "longer than")
 
 
 def test_a_version_text_over_the_literal_limit_is_refused(disk_store: Any, tmp_path: Path) -> None:
@@ -213,14 +208,13 @@ def test_any_text_over_the_literal_limit_is_refused(disk_store: Any, tmp_path: P
     _refused(disk_store, extension, "readers[0]", "field 'x-a'", "x- fields")
 
 
-def test_quote_anchoring_is_linear_in_the_text() -> None:
-    """8 quotes of "a" followed by "b" in 1 MB took 97 s; now at 10 MB, well under a second."""
+def test_quote_anchoring_in_a_10_mb_text() -> None:
+    """8 quotes of "a" followed by "b" in 1 MB took 97 s; the time is now linear in the text
+    (figures: ``python bench/hostile.py``)."""
     text = "a" * 10_000_000 + "b"
-    started = time.perf_counter()
     for _ in range(8):
         assert anchor(text, quote="a", suffix="b").start == 10_000_000 - 1
     assert anchor(text, quote="aab", prefix="aaaa").start == 10_000_000 - 2
-    assert time.perf_counter() - started < 5.0
 
 
 def test_a_10_mb_version_loads_and_anchors(tmp_path: Path) -> None:
@@ -232,10 +226,8 @@ def test_a_10_mb_version_loads_and_anchors(tmp_path: Path) -> None:
     ]
     path = tmp_path / "l.yaml"
     path.write_text(yaml.safe_dump(_document(_version(file="big.txt"), spans=spans)))
-    started = time.perf_counter()
     with hopgate.open_store(None) as store:
         assert hopgate.load(store, path).records["span"] == 8
-    assert time.perf_counter() - started < 60.0
 
 
 # --- malformed values: errors, never tracebacks ----------------------------------------------

@@ -27,13 +27,12 @@ from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.anchoring import Anchor, anchor, sha256_digest
 from hopgate.errors import AnchorError, ConflictError, FileRefused, LedgerError
+from hopgate.inputs import MAX_LITERAL_BYTES, literal_size
 from hopgate.interventions.variants import case_iri, case_key
 from hopgate.ledger import (
-    MAX_LITERAL_BYTES,
     Record,
     check_values,
     file_digest,
-    literal_size,
     parse_time,
     read_records,
     read_version_file,
