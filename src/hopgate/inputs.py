@@ -47,6 +47,9 @@ MAX_DIGITS = 4300
 #: Bytes of a file read whole (a YAML or JSON ledger, an input of ``import``, RDF for
 #: ``hopgate shacl``, a proofs file), after gunzip; larger ledgers are JSON Lines, a stream.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+#: Bytes of a benchmark's or a pipeline's file read whole by ``hopgate import``, after
+#: gunzip (HotpotQA's training set is 540 MB).
+MAX_IMPORT_BYTES = 1024 * 1024 * 1024
 #: Bytes of one line of a JSON Lines file (a version text of MAX_LITERAL_BYTES fits).
 MAX_LINE_BYTES = 64 * 1024 * 1024
 #: Bytes of a text written as one N-Quads literal (escapes included): the largest token
@@ -296,7 +299,12 @@ def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
 # ---- JSON -----------------------------------------------------------------------------------
 
 
-def _bounded_int(text: str) -> int:
+def bounded_int(text: str) -> int:
+    """A JSON integer of at most :data:`MAX_DIGITS` digits (json's ``parse_int``).
+
+    Raises:
+        InputRefused: more digits.
+    """
     digits = len(text) - text.startswith("-")
     if digits > MAX_DIGITS:
         raise InputRefused(f"a number of {digits:,} digits, over the limit of {MAX_DIGITS:,}")
@@ -332,11 +340,11 @@ def parse_json(text: str | bytes, *, strict: bool = True) -> Any:
         if strict:
             return json.loads(
                 text,
-                parse_int=_bounded_int,
+                parse_int=bounded_int,
                 object_pairs_hook=_unique_keys,
                 parse_constant=_no_constant,
             )
-        return json.loads(text, parse_int=_bounded_int)
+        return json.loads(text, parse_int=bounded_int)
     except RecursionError:
         raise InputRefused(f"nested more than {MAX_DEPTH} levels deep") from None
 
@@ -403,6 +411,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DIGITS",
     "MAX_DOCUMENT_BYTES",
+    "MAX_IMPORT_BYTES",
     "MAX_LINE_BYTES",
     "MAX_LITERAL_BYTES",
     "MAX_PATH_STEPS",
@@ -410,6 +419,7 @@ __all__ = [
     "REFERENCE_SECONDS",
     "REFUSED_CHARACTERS",
     "UNCARRIED",
+    "bounded_int",
     "decode_text",
     "lines",
     "literal_size",
