@@ -352,13 +352,15 @@ def parse_json(text: str | bytes, *, strict: bool = True) -> Any:
 # ---- values ---------------------------------------------------------------------------------
 
 
-def scan(value: Any) -> None:
+def scan(value: Any, *, characters: bool = True) -> None:
     """Check a parsed value (JSON or YAML) against the bounds, without recursion.
 
     Refused: nesting deeper than :data:`MAX_DEPTH`, keys that are not text,
     refused characters in keys and texts (:func:`refused_character`), a text
     over :data:`MAX_LITERAL_BYTES` as a literal, NaN and the infinities, and
     values JSON cannot hold (YAML's ``!!binary``, ``!!set``, ``!!timestamp``).
+    With ``characters`` False (RDF, whose own syntax escapes any character)
+    only the nesting, the keys and the values' types are checked.
 
     Raises:
         InputRefused: ``field`` names the value (``claims[0].text``; None for the whole).
@@ -368,6 +370,8 @@ def scan(value: Any) -> None:
         path, item, depth = stack.pop()
         problem = None
         if isinstance(item, str):
+            if not characters:
+                continue
             problem = refused_character(item)
             if (
                 problem is None

@@ -34,8 +34,11 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate import ids, progress
-from hopgate.errors import UnsupportedShape, ValidationError
+from hopgate.errors import InputRefused, ShaclError, UnsupportedShape, ValidationError
+from hopgate.inputs import read_regular
 from hopgate.library import artefact
+from hopgate.shacl_bounds import check_shapes
+from hopgate.shacl_reference import validate_reference
 from hopgate.shacl_sparql import Check, compile_shapes
 from hopgate.store import IRI, OxigraphStore, Store
 from hopgate.vocab import HG, PROV
@@ -123,12 +126,21 @@ def shapes_graph(extra_shapes: Iterable[Path] = ()) -> rdflib.Graph:
         if entry.name.endswith(".ttl"):
             graph.parse(data=entry.read_text("utf-8"), format="turtle")
     for path in extra_shapes:
-        if not Path(path).is_file():
-            raise ValidationError(f"no such shapes file: {path}")
         try:
-            graph.parse(path, format="turtle")
+            data = read_regular(path)
+        except InputRefused as exc:
+            raise ValidationError(f"{path}: {exc.detail}") from None
+        try:
+            graph.parse(data=data, format="turtle", publicID=Path(path).absolute().as_uri())
+        except RecursionError:
+            raise ValidationError(f"{path}: not valid Turtle: nested too deeply") from None
         except Exception as exc:  # rdflib raises several unrelated parser exceptions
             raise ValidationError(f"{path}: not valid Turtle: {exc}") from None
+    if extra_shapes:
+        try:
+            check_shapes(graph)
+        except InputRefused as exc:
+            raise ValidationError(f"{', '.join(map(str, extra_shapes))}: {exc.detail}") from None
     return graph
 
 
@@ -348,21 +360,16 @@ def validate_graphs(
 
 
 def _pyshacl_report(data: rdflib.Graph, shapes: rdflib.Graph) -> rdflib.Graph:
-    """pySHACL's ``sh:ValidationReport`` of ``data`` against ``shapes``."""
-    # Imported here: pySHACL takes a third of a second to import, and
-    # ``import hopgate`` (every command) imports this module.
-    import pyshacl
+    """pySHACL's ``sh:ValidationReport`` of ``data`` against ``shapes`` (in a child process,
+    with a time limit: :mod:`hopgate.shacl_reference`).
 
-    _, report, _ = pyshacl.validate(
-        data,
-        shacl_graph=shapes,
-        inference="none",
-        allow_warnings=True,
-        allow_infos=True,
-        advanced=False,
-    )
-    assert isinstance(report, rdflib.Graph)
-    return report
+    Raises:
+        ValidationError: pySHACL refused the shapes or did not finish in time.
+    """
+    try:
+        return validate_reference(data, shapes)
+    except ShaclError as exc:
+        raise ValidationError(str(exc)) from None
 
 
 def _result(
