@@ -41,7 +41,7 @@ from hopgate.baseline import BaselineResult
 from hopgate.baseline import baseline as _baseline
 from hopgate.diff import Diff
 from hopgate.diff import diff as diff
-from hopgate.errors import QueryError, StoreError
+from hopgate.errors import InputRefused, QueryError, StoreError
 from hopgate.evaluate import EvaluationRecord
 from hopgate.evaluate import evaluate as _evaluate
 from hopgate.explain import Explanation, reasons
@@ -58,6 +58,7 @@ from hopgate.export.signing import (
 from hopgate.export.signing import new_key as _new_key
 from hopgate.export.verify import VerifyReport
 from hopgate.export.verify import verify as _verify
+from hopgate.inputs import decode_text, read_regular
 from hopgate.inspection import Stats
 from hopgate.inspection import stats as stats
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
@@ -408,9 +409,9 @@ def query(
         raise QueryError("give exactly one of sparql, path or name")
     if path is not None:
         try:
-            sparql = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read the query: {exc.strerror or exc}") from None
+            sparql = decode_text(read_regular(path))
+        except InputRefused as exc:
+            raise StoreError(f"{path}: cannot read the query: {exc.detail}") from None
     elif name is not None:
         queries = library_queries()
         if name not in queries:

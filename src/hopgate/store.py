@@ -19,7 +19,7 @@ from typing import BinaryIO, Literal, TypeAlias
 
 import pyoxigraph as ox
 
-from hopgate.dialect import where_groups
+from hopgate.dialect import uses_service, where_groups
 from hopgate.errors import QueryError, StoreError, StoreLockedError
 from hopgate.projection import RDF_TYPE, Projection
 from hopgate.vocab import CATALOG_GRAPH, PROV, XSD, sparql_prologue
@@ -328,6 +328,7 @@ class OxigraphStore(Store):
         return self._store.query(query, named_graphs=list(dataset))
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
+        refuse_service(query)
         dataset = self._visible_graphs()
         try:
             if dataset is None:
@@ -552,6 +553,22 @@ class OxigraphStore(Store):
             self.flush()
             del self._store
             self._store = None  # type: ignore[assignment]
+
+
+def refuse_service(query: str) -> None:
+    """Refuse a query with a SERVICE clause: hopgate answers from its store alone.
+
+    A SERVICE clause makes the engine send a request to another endpoint (an
+    outbound request chosen by whoever wrote the query).
+
+    Raises:
+        QueryError: the query uses SERVICE.
+    """
+    if uses_service(query):
+        raise QueryError(
+            "SERVICE is refused: hopgate answers queries from its store alone (a SERVICE "
+            "clause would send a request to another endpoint)"
+        )
 
 
 def _check_iri(iri: str) -> str:

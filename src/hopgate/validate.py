@@ -25,6 +25,7 @@ graphs it used (``run=``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,10 +127,12 @@ def shapes_graph(extra_shapes: Iterable[Path] = ()) -> rdflib.Graph:
         if entry.name.endswith(".ttl"):
             graph.parse(data=entry.read_text("utf-8"), format="turtle")
     for path in extra_shapes:
+        if not os.path.lexists(path):
+            raise ValidationError(f"no such shapes file: {path}")
         try:
             data = read_regular(path)
         except InputRefused as exc:
-            raise ValidationError(f"{path}: {exc.detail}") from None
+            raise ValidationError(f"{path}: cannot read the shapes file: {exc.detail}") from None
         try:
             graph.parse(data=data, format="turtle", publicID=Path(path).absolute().as_uri())
         except RecursionError:

@@ -41,6 +41,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from hopgate.errors import SigningError
+from hopgate.inputs import decode_text, open_regular, parse_json, read_regular
 from hopgate.vocab import PROV, RDF, XSD
 
 SECURITY = "https://w3id.org/security#"
@@ -203,7 +204,7 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
             raise SigningError(f"{path}: not a regular file")
         if path.stat().st_size > 1 << 16:
             raise SigningError(f"{path}: too large for a {what} file")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), strict=False)
     except (OSError, ValueError) as exc:
         raise SigningError(f"{path}: not a readable {what} file: {exc}") from None
     if not isinstance(data, dict):
@@ -452,7 +453,8 @@ def file_dataset(path: Path, fmt: str) -> list[ox.Quad]:
     from hopgate.export.verify import prov_quads
 
     try:
-        data = path.read_bytes()
+        with open_regular(path) as handle:  # a FIFO would hang the read
+            data = handle.read()
         if fmt in ("trig", "jsonld"):
             return _without_blank_nodes(path, parse_rdf(data, fmt))
         if fmt in PROV_FORMATS:
@@ -489,7 +491,7 @@ def read_proofs(directory: Path) -> dict[str, list[Any]]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(decode_text(read_regular(path)), strict=False)
     except (OSError, ValueError) as exc:
         raise SigningError(f"{path}: not readable JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("proofs"), dict):

@@ -56,6 +56,7 @@ from hopgate.export.signing import (
     read_proofs,
     signed_formats,
 )
+from hopgate.inputs import open_regular
 from hopgate.store import OxigraphStore
 from hopgate.vocab import PROV as PROV_NS
 from hopgate.vocab import RDF, XSD
@@ -234,7 +235,8 @@ def _term(value: Any) -> ox.NamedNode | ox.Literal:
 
 
 def _read_back(path: Path, fmt: str) -> list[ox.Quad]:
-    data = path.read_bytes()
+    with open_regular(path) as handle:  # a FIFO would hang the read
+        data = handle.read()
     if fmt in ("trig", "jsonld"):
         return parse_rdf(data, fmt)
     return prov_quads(parse_document(data, fmt))
