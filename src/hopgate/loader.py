@@ -165,7 +165,7 @@ def _load(
 ) -> LoadResult:
     started = datetime.now(UTC)
     clock = time.perf_counter()
-    if not path.is_file():
+    if not path.exists():
         raise LedgerError("no such file", file=str(path))
     digest = file_digest(path)
     graph = graph_for_digest(digest)
