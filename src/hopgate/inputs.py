@@ -208,21 +208,24 @@ def decode_text(data: bytes) -> str:
         raise InputRefused(f"not UTF-8 text (byte {exc.start})", record=f"line {line}") from None
 
 
-def lines(stream: IO[bytes], *, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+def lines(
+    stream: IO[bytes], *, limit: int = MAX_LINE_BYTES, block: int = _BLOCK
+) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of each line of ``stream`` that is not blank.
 
     Lines end at LF only (a CR before it stays, as JSON whitespace). Blank
     lines (spaces, tabs, CRs) are counted with a byte search, never yielded,
     so a file of a billion of them costs what reading it costs. A line's
-    leading blanks are dropped. The stream is read in blocks; a line over
-    ``limit`` bytes is refused when it reaches the limit, not after.
+    leading blanks are dropped. The stream is read in blocks of ``block``
+    bytes; a line over ``limit`` bytes is refused when it reaches the limit,
+    not after.
 
     Raises:
         InputRefused: a line over ``limit`` bytes, or the stream cannot be read
             (a damaged gzip).
     """
     number = 1  # the line the next byte belongs to
-    carry: list[bytes] = []  # the started line (not blank) that the block ended inside
+    carry: list[bytes] = []  # the started line (not blank) that the chunk ended inside
     carried = 0
 
     def too_long() -> InputRefused:
@@ -233,19 +236,19 @@ def lines(stream: IO[bytes], *, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[i
 
     while True:
         try:
-            block = stream.read(_BLOCK)
+            chunk = stream.read(block)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputRefused(f"cannot read: {exc}") from None
-        if not block:
+        if not chunk:
             if carry:
                 yield number, b"".join(carry)
             return
         position = 0
-        size = len(block)
+        size = len(chunk)
         while position < size:
             if carry:
-                end = block.find(b"\n", position)
-                piece = block[position:] if end < 0 else block[position:end]
+                end = chunk.find(b"\n", position)
+                piece = chunk[position:] if end < 0 else chunk[position:end]
                 carry.append(piece)
                 carried += len(piece)
                 if carried > limit:
@@ -257,21 +260,21 @@ def lines(stream: IO[bytes], *, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[i
                 number += 1
                 position = end + 1
                 continue
-            content = _CONTENT.search(block, position)
+            content = _CONTENT.search(chunk, position)
             if content is None:
-                number += block.count(b"\n", position)
+                number += chunk.count(b"\n", position)
                 break
             start = content.start()
-            number += block.count(b"\n", position, start)
-            end = block.find(b"\n", start)
+            number += chunk.count(b"\n", position, start)
+            end = chunk.find(b"\n", start)
             if end < 0:
-                carry, carried = [block[start:]], size - start
+                carry, carried = [chunk[start:]], size - start
                 if carried > limit:
                     raise too_long()
                 break
             if end - start > limit:
                 raise too_long()
-            yield number, block[start:end]
+            yield number, chunk[start:end]
             number += 1
             position = end + 1
 
