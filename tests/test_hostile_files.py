@@ -692,3 +692,18 @@ def test_a_gzip_of_blank_lines_is_read_at_the_speed_of_a_byte_search(tmp_path: P
     path.write_bytes(gzip.compress(b"\n" * 10_000_000 + b" \t\r\n" * 1000))
     done = hopgate_process("--store", str(tmp_path / "store"), "load", str(path))
     one_error(done, str(path), "holds no records")
+
+
+def test_a_plan_keeps_unicode_line_breaks_and_a_system_answer_is_bounded(tmp_path: Path) -> None:
+    from hopgate.errors import SystemAnswerError
+    from hopgate.interventions.plan import read_plan
+    from hopgate.interventions.run import _parse
+
+    item = {"run": "r", "question": "q", "set": "s", "variant": "v", "citable": [],
+            "context": [{"id": "c", "text": "one\u2028two\u0085three"}]}  # fmt: skip
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert read_plan(plan) == [item]
+    for text in ('{"cites": [' + "9" * 5000 + "]}", "[" * 100_000 + "]" * 100_000):
+        with pytest.raises(SystemAnswerError, match="malformed output"):
+            _parse(text)

@@ -554,8 +554,9 @@ def _read_document(path: Path, validate: bool) -> Iterator[Record]:
         if isinstance(exc, _YamlRefused) and exc.line is not None:
             record = f"line {exc.line}"
         field = exc.field if isinstance(exc, _YamlRefused) else None
+        # One line: PyYAML's messages span several, with a caret drawing.
         raise LedgerError(
-            f"not valid YAML ({exc})", file=file, record=record, field=field
+            f"not valid YAML ({' '.join(str(exc).split())})", file=file, record=record, field=field
         ) from None
     except (ValueError, RecursionError) as exc:
         # A duplicate JSON key, NaN, a number over the digit limit, or nesting too deep.

@@ -138,7 +138,9 @@ def shapes_graph(extra_shapes: Iterable[Path] = ()) -> rdflib.Graph:
         except RecursionError:
             raise ValidationError(f"{path}: not valid Turtle: nested too deeply") from None
         except Exception as exc:  # rdflib raises several unrelated parser exceptions
-            raise ValidationError(f"{path}: not valid Turtle: {exc}") from None
+            raise ValidationError(
+                f"{path}: not valid Turtle: {' '.join(str(exc).split())}"
+            ) from None
     if extra_shapes:
         try:
             check_shapes(graph)
