@@ -15,6 +15,11 @@ results as dataclasses. Two engines:
 Conformance follows SHACL 1.0: ``conforms`` is true exactly when there is no
 validation result, whatever its severity. Files are parsed with rdflib's
 literal normalisation off, so literals are validated as written.
+
+Both files are untrusted input (:func:`read_graph`): read without the
+network or another file, bounded in size and depth; the shapes are bounded
+before either engine runs (:mod:`hopgate.shacl_bounds`), and pySHACL runs in
+a child process with a time limit (:mod:`hopgate.shacl_reference`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any
 import pyoxigraph as ox
 import rdflib
 from rdflib.namespace import RDF, RDFS, SH
+from rdflib.parser import PythonInputSource
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate.errors import IllFormedShape, InputRefused, ShaclError, UnsupportedShape
@@ -198,8 +204,6 @@ def _refuse_xml_entities(data: bytes) -> None:
 
 def _parse_json_ld(graph: rdflib.Graph, data: bytes, base: str) -> None:
     """Parse JSON-LD whose contexts are all inline: one that names a document is refused."""
-    from rdflib.parser import PythonInputSource
-
     try:
         document = parse_json(decode_text(data), strict=False)
     except json.JSONDecodeError as exc:

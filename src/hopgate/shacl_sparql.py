@@ -129,10 +129,6 @@ _RANGES = {
 }
 
 
-#: An empty store that compiles regular expressions as the store engine will (:func:`_check_regex`).
-_PROBE = ox.Store()
-
-
 @dataclass(frozen=True)
 class Check:
     """One compiled constraint: a SELECT whose solutions are validation results.
@@ -201,6 +197,12 @@ def _true(node: Node | None) -> bool:
     return isinstance(node, Literal) and node.datatype == XSD.boolean and str(node) == "true"
 
 
+@functools.cache
+def _probe() -> ox.Store:
+    """An empty store that compiles regular expressions as the store engine will."""
+    return ox.Store()
+
+
 @functools.lru_cache(maxsize=1024)
 def _check_regex(pattern: str, flags: str | None) -> None:
     """A ``sh:pattern`` the store's engine compiles, else :class:`UnsupportedShape`.
@@ -213,7 +215,7 @@ def _check_regex(pattern: str, flags: str | None) -> None:
     """
     arguments = Literal(pattern).n3() + ("" if flags is None else f", {Literal(flags).n3()}")
     try:
-        solutions = _PROBE.query(f'SELECT (REGEX("", {arguments}) AS ?ok) {{}}')
+        solutions = _probe().query(f'SELECT (REGEX("", {arguments}) AS ?ok) {{}}')
         compiled = [row[0] for row in solutions]  # type: ignore[union-attr]
     except SyntaxError:
         compiled = [None]
