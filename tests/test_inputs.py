@@ -23,6 +23,7 @@ from hopgate.inputs import (
     read_document,
     read_regular,
     refused_character,
+    replace_refused,
     scan,
     text_lines,
 )
@@ -147,3 +148,18 @@ def test_other_hostile_characters_are_text() -> None:
         assert refused_character(text) is None
     assert "lone surrogate" in (refused_character("\ud800") or "")
     assert "U+FFFE" in (refused_character("\ufffe") or "")
+
+
+def test_benchmark_texts_have_refused_characters_replaced_one_for_one() -> None:
+    """WiCE's scraped pages hold C1 mojibake (U+0095): a benchmark import keeps their
+    offsets with U+FFFD in place; a pipeline's files and ledgers refuse them instead."""
+    value = {"text": "a\x95b\x1bc\td", "k\x7f": ["\x00", {"n": 1}], "ok": "\u2028\x85"}
+    cleaned, count = replace_refused(value)
+    assert count == 4
+    assert cleaned == {
+        "text": "a\ufffdb\ufffdc\td",
+        "k\ufffd": ["\ufffd", {"n": 1}],
+        "ok": "\u2028\x85",
+    }
+    assert len(cleaned["text"]) == len(value["text"])
+    scan(cleaned)

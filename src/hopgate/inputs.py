@@ -355,6 +355,39 @@ def parse_json(text: str | bytes, *, strict: bool = True) -> Any:
 # ---- values ---------------------------------------------------------------------------------
 
 
+def replace_refused(value: Any) -> tuple[Any, int]:
+    """``value`` with every refused character of its texts and keys replaced by U+FFFD, one
+    for one (so offsets into a text still hold), and how many were replaced. Without
+    recursion; nesting past :data:`MAX_DEPTH` is left for :func:`scan` to refuse.
+
+    For public benchmark files, whose scraped texts hold mojibake (WiCE: U+0095); a
+    pipeline's own files and ledgers are refused instead.
+    """
+    count = 0
+
+    def clean(text: str) -> str:
+        nonlocal count
+        cleaned, found = REFUSED_CHARACTERS.subn("\ufffd", text)
+        count += found
+        return cleaned
+
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any, int]] = [(root, 0, 0)]
+    while stack:
+        parent, key, depth = stack.pop()
+        item = parent[key]
+        if isinstance(item, str):
+            parent[key] = clean(item)
+        elif isinstance(item, list) and depth < MAX_DEPTH:
+            stack.extend((item, index, depth + 1) for index in range(len(item)))
+        elif isinstance(item, dict) and depth < MAX_DEPTH:
+            if any(isinstance(k, str) and REFUSED_CHARACTERS.search(k) for k in item):
+                item = {clean(k) if isinstance(k, str) else k: v for k, v in item.items()}
+                parent[key] = item
+            stack.extend((item, name, depth + 1) for name in item)
+    return root[0], count
+
+
 def scan(value: Any, *, characters: bool = True) -> None:
     """Check a parsed value (JSON or YAML) against the bounds, without recursion.
 
@@ -436,6 +469,7 @@ __all__ = [
     "read_document",
     "read_regular",
     "refused_character",
+    "replace_refused",
     "scan",
     "text_lines",
 ]

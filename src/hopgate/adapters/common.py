@@ -27,6 +27,7 @@ from hopgate.inputs import (
     lines,
     parse_json,
     read_document,
+    replace_refused,
     scan,
     text_lines,
 )
@@ -99,9 +100,15 @@ def refused(path: Path, exc: InputRefused, record: str | None = None) -> LedgerE
     return LedgerError(exc.detail, file=str(path), record=exc.record or record, field=exc.field)
 
 
-def checked(path: Path, value: Any, record: str | None) -> Any:
+def checked(path: Path, value: Any, record: str | None, *, benchmark: bool = False) -> Any:
     """``value`` (one parsed item), checked against the input bounds (:func:`hopgate.inputs.scan`:
-    depth, refused characters, text size); the error names file, record and field."""
+    depth, refused characters, text size); the error names file, record and field.
+
+    A public benchmark's file (``benchmark``) has its refused characters replaced by U+FFFD
+    instead (:func:`hopgate.inputs.replace_refused`): scraped pages hold mojibake.
+    """
+    if benchmark:
+        value, _ = replace_refused(value)
     try:
         scan(value)
     except InputRefused as exc:
@@ -110,9 +117,11 @@ def checked(path: Path, value: Any, record: str | None) -> Any:
 
 
 def read_json(path: Path) -> Any:
-    """Parse one JSON document (gzip'd when named ``.gz``), naming the file in the error.
+    """Parse one JSON document of a public benchmark (gzip'd when named ``.gz``), naming the
+    file in the error.
 
-    The file is read whole, at most :data:`~hopgate.inputs.MAX_IMPORT_BYTES`.
+    The file is read whole, at most :data:`~hopgate.inputs.MAX_IMPORT_BYTES`;
+    refused characters in its texts become U+FFFD (:func:`checked`).
     """
     try:
         text = decode_text(read_document(path, limit=MAX_IMPORT_BYTES))
@@ -123,13 +132,15 @@ def read_json(path: Path) -> Any:
         raise LedgerError(
             f"not JSON: {exc.msg}", file=str(path), record=f"line {exc.lineno}"
         ) from None
-    return checked(path, data, None)
+    return checked(path, data, None, benchmark=True)
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) for every non-blank line of a JSON Lines file.
+    """(line number, parsed object) for every non-blank line of a public benchmark's
+    JSON Lines file.
 
-    Lines end at LF only (U+2028 and U+0085 are text inside a line).
+    Lines end at LF only (U+2028 and U+0085 are text inside a line); refused
+    characters in its texts become U+FFFD (:func:`checked`).
     """
     try:
         for number, line in text_lines(path):
@@ -140,7 +151,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 raise LedgerError(f"not JSON: {exc.msg}", file=str(path), record=where) from None
             except InputRefused as exc:
                 raise refused(path, exc, where) from None
-            yield number, checked(path, item, where)
+            yield number, checked(path, item, where, benchmark=True)
     except InputRefused as exc:
         raise refused(path, exc) from None
 
