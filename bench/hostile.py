@@ -67,41 +67,41 @@ def _files(scratch: Path) -> None:
 #: name -> Python code run in the child (``scratch`` is the folder of the files).
 CASES = {
     "(start-up: import hopgate and rdflib)": """
-        import hopgate, hopgate.shacl_api
+        import hopgate, hopgate.shacl.graphs
     """,
     "10M blank lines, gzip'd (ledger reader)": """
-        from hopgate.ledger import read_records
+        from hopgate.ingest.ledger import read_records
         assert list(read_records(scratch / "blank.jsonl.gz")) == []
     """,
     "sh:in of 10,000 values": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         validate_graph(scratch / "data.ttl", scratch / "in.ttl")
     """,
     "64-step path (store engine)": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         validate_graph(scratch / "data.ttl", scratch / "path64.ttl")
     """,
     "3,000-step path": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         try: validate_graph(scratch / "data.ttl", scratch / "path3000.ttl")
         except Exception as exc: print(type(exc).__name__, str(exc)[:60])
     """,
     "64-deep sh:node chain (store engine)": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         validate_graph(scratch / "data.ttl", scratch / "chain64.ttl")
     """,
     "3,000-deep sh:node chain": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         try: validate_graph(scratch / "data.ttl", scratch / "chain3000.ttl")
         except Exception as exc: print(type(exc).__name__, str(exc)[:60])
     """,
     "billion laughs (RDF/XML, 6 levels)": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         try: validate_graph(scratch / "laughs.rdf", scratch / "data.ttl")
         except Exception as exc: print(type(exc).__name__, str(exc)[:60])
     """,
     "^(a+)+$ on 40 a's and a b (store engine)": """
-        from hopgate.shacl_api import validate_graph
+        from hopgate.shacl.graphs import validate_graph
         validate_graph(scratch / "regex-data.ttl", scratch / "regex.ttl")
     """,
     "8 quotes in a 10 MB text (anchoring)": """

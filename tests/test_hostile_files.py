@@ -26,7 +26,7 @@ import hopgate
 from hopgate.cli import cli
 from hopgate.errors import QueryError, ShaclError
 from hopgate.inputs import MAX_DEPTH, MAX_PATH_STEPS, MAX_SHAPE_EXPANSION
-from hopgate.shacl_api import validate_graph
+from hopgate.shacl.graphs import validate_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 CEDAR = ROOT / "examples" / "cedar.yaml"

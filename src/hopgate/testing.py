@@ -12,7 +12,8 @@ saying why, and the reason when the run's evaluation is missing or stale.
 
 from __future__ import annotations
 
-from hopgate.results import GateResult, VerdictRow, gate
+from hopgate.audit.results import GateResult, VerdictRow, gate
+from hopgate.decide.evaluation import evaluate as run_evaluation
 from hopgate.store import Store
 
 
@@ -74,8 +75,6 @@ def assert_gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult
         NotEvaluatedError: ``run`` is not in the store.
     """
     if evaluate:
-        from hopgate.evaluate import evaluate as run_evaluation
-
         run_evaluation(store, run=run)
     result = gate(store, run=run)
     if not result.passed:

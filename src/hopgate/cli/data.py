@@ -14,9 +14,11 @@ from pathlib import Path
 import click
 
 from hopgate import api
-from hopgate.adapters import FORMATS
+from hopgate.cli.demo import run_demo
 from hopgate.cli.shared import UsageError, handle_errors, open_store
-from hopgate.loader import load as load_ledger
+from hopgate.ingest.adapters import FORMATS
+from hopgate.ingest.baseline import baseline
+from hopgate.ingest.loader import load as load_ledger
 from hopgate.store import Store
 
 
@@ -237,7 +239,6 @@ def baseline_command(
 
     Example: hopgate baseline --retriever bm25 --k 10 --citer top1
     """
-    from hopgate.baseline import baseline
 
     result = baseline(
         _open(ctx), retriever=retriever, k=k, citer=citer, evaluation=evaluation, output=output
@@ -262,7 +263,6 @@ def demo(directory: Path | None) -> None:
 
     Example: hopgate demo --dir demo-output
     """
-    from hopgate.demo import run_demo
 
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="hopgate-demo-"))

@@ -11,10 +11,12 @@ from typing import Any
 
 import click
 
+from hopgate import api
+from hopgate.audit.peers import PeerMetric, peer_metrics
+from hopgate.audit.results import FIGURES, VERDICT_COLUMNS
+from hopgate.cli.formatting import render
 from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store
-from hopgate.formatting import render
-from hopgate.peers import PeerMetric
-from hopgate.results import FIGURES
+from hopgate.ingest.baseline import baseline_settings
 from hopgate.store import Store
 
 
@@ -38,7 +40,6 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
 
     Example: hopgate evaluate --run sys-a
     """
-    from hopgate import api
 
     for record in api.evaluate(open_store(ctx, writes=True), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
@@ -62,8 +63,6 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
 
     Example: hopgate verdicts --run sys-a --format json
     """
-    from hopgate import api
-    from hopgate.results import VERDICT_COLUMNS
 
     found = api.verdicts(open_store(ctx), run=run)
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
@@ -99,7 +98,6 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
 
     Example: hopgate metrics --peers --format json
     """
-    from hopgate import api
 
     store = open_store(ctx)
     result = api.metrics(store, run=run)
@@ -107,8 +105,6 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
     labels = baseline_labels(store)
     peer_figures = {}
     if peers:
-        from hopgate.peers import peer_metrics
-
         peer_figures = peer_metrics(store, run=run)
     if fmt == "json":
         payload = {run_id: m.as_dict() for run_id, m in result.items()}
@@ -195,7 +191,6 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
 
     Example: hopgate gate --run sys-a --evaluate
     """
-    from hopgate import api
 
     result = api.gate(open_store(ctx, writes=evaluate_first), run=run, evaluate=evaluate_first)
     if result.stale:
@@ -221,7 +216,6 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
 
 def baseline_labels(store: Store) -> dict[str, dict[str, Any]]:
     """The baseline settings of each baseline run, with a one-line ``summary``."""
-    from hopgate.baseline import baseline_settings
 
     labels = {}
     for run, settings in baseline_settings(store).items():

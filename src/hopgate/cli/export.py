@@ -7,11 +7,16 @@ from pathlib import Path
 
 import click
 
+from hopgate import api
+from hopgate.bundles.export import FORMATS, export_bundle, output_path, write_export, write_file
+from hopgate.bundles.formats import PICTURE_EXTENSIONS
+from hopgate.bundles.manifest import FileEntry, read_manifest, record_file, sha256_file
+from hopgate.bundles.picture import card_dot, render
+from hopgate.bundles.scope import resolve_scope
+from hopgate.bundles.signing import new_key, read_private_key, sign_directory, write_key
 from hopgate.cli.shared import UsageError, open_store
-from hopgate.errors import HopgateError
-from hopgate.export import FORMATS, export_bundle, output_path, write_export, write_file
-from hopgate.export.formats import PICTURE_EXTENSIONS
-from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
+from hopgate.errors import ExportError, HopgateError
+from hopgate.store import Store
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
 by_option = click.option(
@@ -45,7 +50,6 @@ def keys_new(output: Path) -> None:
 
     Example: hopgate keys new -o ~/.hopgate/alice.key
     """
-    from hopgate.export.signing import new_key, write_key
 
     key = new_key()
     try:
@@ -76,7 +80,6 @@ def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
 
     Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
     """
-    from hopgate.export.signing import read_private_key, sign_directory
 
     try:
         key = read_private_key(key_path)
@@ -144,7 +147,6 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-    from hopgate.export.signing import read_private_key, sign_directory
 
     key = None
     if sign_key is not None:
@@ -190,10 +192,6 @@ def export_command(
 def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
 ) -> None:
-    from hopgate.errors import ExportError
-    from hopgate.export.picture import card_dot, render
-    from hopgate.export.scope import resolve_scope
-    from hopgate.store import Store
 
     assert isinstance(store, Store)
     if card is None:
@@ -230,7 +228,6 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
-    from hopgate import api
 
     try:
         report = api.verify(export_dir, trust=trust)

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import click
 
+from hopgate.audit.results import metrics as read_metrics
+from hopgate.cli.formatting import render
 from hopgate.cli.shared import handle_errors, open_store
+from hopgate.decide.variants import VARIANTS
+from hopgate.ingest.loader import load as load_ledger
 from hopgate.interventions.plan import plan as make_plan
 from hopgate.interventions.plan import read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, run_plan
-from hopgate.interventions.variants import VARIANTS
-from hopgate.loader import load as load_ledger
 from hopgate.store import Store
 
 
@@ -159,8 +161,6 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
 
     Example: hopgate interventions metrics --run sys-a
     """
-    from hopgate.formatting import render
-    from hopgate.results import metrics as read_metrics
 
     for run_id, m in read_metrics(_open(ctx), run=run).items():
         stale = f"; stale: {m.stale_reason}" if m.stale else ""

@@ -11,12 +11,12 @@ import click
 import pyoxigraph as ox
 
 from hopgate import ids
+from hopgate.audit.inspection import stats as store_stats
+from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
 from hopgate.errors import InputRefused
-from hopgate.formatting import render
 from hopgate.inputs import decode_text, read_regular
-from hopgate.inspection import stats as store_stats
-from hopgate.library import library_queries
+from hopgate.library.artefacts import library_queries
 from hopgate.store import IRI, Value
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)

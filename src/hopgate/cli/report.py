@@ -13,9 +13,14 @@ from typing import Any
 
 import click
 
+from hopgate.audit.results import FIGURES
+from hopgate.bundles.signing import read_public_key
 from hopgate.cli.shared import UsageError, handle_errors, open_store
-from hopgate.results import FIGURES
-from hopgate.store import Store
+from hopgate.report.build import build_report
+from hopgate.report.diff import diff
+from hopgate.report.explain import explain
+from hopgate.report.pages import render
+from hopgate.store import Store, catalog
 
 
 def _store(ctx: click.Context) -> Store:
@@ -31,7 +36,6 @@ def _write(text: str, output: Path | None) -> None:
 
 
 def _run_of(ctx: click.Context, run: str | None) -> str:
-    from hopgate import catalog
 
     if run is not None:
         return run
@@ -111,8 +115,6 @@ def report_command(
 
     Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
-    from hopgate.export.signing import read_public_key
-    from hopgate.report import build_report, render
 
     if trust and signed_export is None:
         raise click.UsageError(
@@ -169,7 +171,6 @@ def explain_command(
 
     Example: hopgate explain sys-a/qA/o1
     """
-    from hopgate.explain import explain
 
     result = explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
     if fmt == "json":
@@ -206,7 +207,6 @@ def diff_command(
 
     Example: hopgate diff sys-a@2026-10-05T09:00:00.000000Z sys-a@2026-10-06T09:00:00.000000Z
     """
-    from hopgate.diff import diff
 
     if len(evaluations) not in (0, 2):
         raise UsageError("give two evaluations (EVAL_A EVAL_B) or none (the run's two latest)")

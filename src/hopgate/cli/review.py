@@ -15,7 +15,7 @@ import click
 
 from hopgate import api
 from hopgate.cli.shared import handle_errors, open_store
-from hopgate.judgments import QUESTIONS
+from hopgate.ingest.judgments import QUESTIONS
 from hopgate.store import Store
 
 

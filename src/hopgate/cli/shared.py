@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 import click
 
 from hopgate.errors import HopgateError
-from hopgate.remote import RemoteStore
 from hopgate.store import Store
 from hopgate.store import open_store as open_embedded
+from hopgate.store.remote import RemoteStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 

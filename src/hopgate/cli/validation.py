@@ -10,9 +10,11 @@ from pathlib import Path
 import click
 from rdflib.term import BNode, Literal, Node
 
+from hopgate import api
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
 from hopgate.errors import HopgateError
-from hopgate.shacl_api import SHACL_ENGINES, ShaclReport
+from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport, validate_graph
+from hopgate.shacl.validation import path_text  # imports pySHACL: only when a report is printed
 
 
 def _text(node: Node | None) -> str | None:
@@ -24,7 +26,6 @@ def _text(node: Node | None) -> str | None:
 
 
 def _json(report: ShaclReport) -> str:
-    from hopgate.validate import path_text  # imports pySHACL: only when a report is printed
 
     payload = {
         "conforms": report.conforms,
@@ -75,8 +76,6 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
 
     Example: hopgate shacl data.ttl shapes.ttl --format turtle
     """
-    from hopgate.shacl_api import validate_graph
-    from hopgate.validate import path_text
 
     try:
         report = validate_graph(data, shapes, engine=engine)
@@ -155,7 +154,6 @@ def validate(
 
     Example: hopgate validate --run sys-a --strict
     """
-    from hopgate import api
 
     result = api.validate(
         open_store(ctx),

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+import json
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from hopgate.explain import ADMISSIBILITY
+from hopgate.errors import ReportError
 from hopgate.report import charts
-
-if TYPE_CHECKING:
-    from hopgate.report import Report
+from hopgate.report.build import COUNT_LABELS, COUNTS, DEFINITIONS, FORMATS, METRIC_LABELS, Report
+from hopgate.report.sentences import ADMISSIBILITY
 
 #: Cards shown per page of the HTML report; later pages are collapsed sections.
 PAGE_SIZE = 100
@@ -82,14 +82,12 @@ def strata_rows(report: Report) -> list[tuple[str, list[tuple[str, dict[str, int
 
 def metric_rows(report: Report) -> list[tuple[str, str, Any]]:
     """(name, label, Proportion) of the four figures, in the report's order."""
-    from hopgate.report import METRIC_LABELS
 
     return [(name, label, getattr(report.metrics, name)) for name, label in METRIC_LABELS.items()]
 
 
 def render_page(report: Report, fmt: str) -> str:
     """``report`` as ``html`` or ``md`` text."""
-    from hopgate.report import COUNT_LABELS, COUNTS, DEFINITIONS, METRIC_LABELS
 
     strata = strata_rows(report)
     figures = [
@@ -127,3 +125,16 @@ def render_page(report: Report, fmt: str) -> str:
         )
         return _environment(False).get_template("report.html.j2").render(**context)
     return _environment(True).get_template("report.md.j2").render(**context)
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report as ``html``, ``md`` or ``json`` text.
+
+    Raises:
+        ReportError: an unknown format.
+    """
+    if fmt == "json":
+        return json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+    if fmt not in FORMATS:
+        raise ReportError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
+    return render_page(report, fmt)
