@@ -158,18 +158,18 @@ def open_stream(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
             yield unzipped  # type: ignore[misc]
 
 
-def read_regular(path: str | os.PathLike[str], *, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (never gunzipped).
+def read_regular(path: str | os.PathLike[str], *, limit: int | None = MAX_DOCUMENT_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (None: any size; never gunzipped).
 
     Raises:
         InputRefused: as :func:`open_regular`, or the file is larger than ``limit``.
     """
     with open_regular(path) as handle:
         try:
-            data = handle.read(limit + 1)
+            data = handle.read(-1 if limit is None else limit + 1)
         except OSError as exc:
             raise InputRefused(f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > limit:
+    if limit is not None and len(data) > limit:
         raise InputRefused(f"larger than {limit:,} bytes (the limit of a file read whole)")
     return data
 
