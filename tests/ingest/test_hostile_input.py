@@ -630,7 +630,8 @@ def test_fuzz_import_rag_never_raises_a_traceback(
 def export_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A signed export of the worked example (every format), made once."""
     from hopgate.bundles.export import FORMATS, export_bundle, write_export
-    from hopgate.bundles.signing import new_key, sign_directory
+    from hopgate.bundles.proofs import sign_directory
+    from hopgate.bundles.signing import new_key
 
     out = tmp_path_factory.mktemp("signed")
     with hopgate.open_store(None) as store:
