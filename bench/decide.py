@@ -479,13 +479,13 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
             print(f"| {row['claims']} | {cells} | {_both(row, 'evaluate_run0_again')} |")
     for row in rows:
         if row["claims"] == "fever":
-            chain = ("import", "load", "evaluate", "peer_metrics")
+            chain = ("import", "load", "evaluate", "metrics", "peer_metrics")
             print()
             print(
                 f"FEVER: import {_both(row, 'import')} s, load {_both(row, 'load')} s, evaluate "
                 f"{_both(row, 'evaluate')} s, metrics {_both(row, 'metrics')} s, metrics --peers "
                 f"{_both(row, 'peer_metrics')} s, verdicts {_both(row, 'verdicts')} s; import + "
-                f"load + evaluate + peers {_both(row, *chain)} s = "
+                f"load + evaluate + metrics --peers {_both(row, *chain)} s = "
                 f"{_sum_ratio(row, 'wall', chain, ('bulk_load',))} "
                 f"({_sum_ratio(row, 'cpu', chain, ('bulk_load',))}) bulk_load "
                 f"({_both(row, 'bulk_load')} s); reference {_both(row, 'reference')} s; "
