@@ -7,11 +7,19 @@ from pathlib import Path
 
 import click
 
+from hopgate import api
+from hopgate.bundles.export import FORMATS, export_bundle, output_path, write_export, write_file
+from hopgate.bundles.formats import PICTURE_EXTENSIONS
+from hopgate.bundles.manifest import FileEntry, read_manifest, record_file, sha256_file
+from hopgate.bundles.picture import card_dot, render
+from hopgate.bundles.proofs import sign_directory
+from hopgate.bundles.scope import resolve_scope
+from hopgate.bundles.signing import new_key, read_private_key, write_key
+from hopgate.bundles.verify import VerifyReport
 from hopgate.cli.shared import UsageError, open_store
-from hopgate.errors import HopgateError
-from hopgate.export import FORMATS, export_bundle, output_path, write_export, write_file
-from hopgate.export.formats import PICTURE_EXTENSIONS
-from hopgate.export.manifest import FileEntry, read_manifest, record_file, sha256_file
+from hopgate.errors import ExportError, HopgateError
+from hopgate.escaping import terminal
+from hopgate.store import Store
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
 by_option = click.option(
@@ -45,8 +53,6 @@ def keys_new(output: Path) -> None:
 
     Example: hopgate keys new -o ~/.hopgate/alice.key
     """
-    from hopgate.export.signing import new_key, write_key
-
     key = new_key()
     try:
         private, public = write_key(key, output)
@@ -70,22 +76,23 @@ def keys_new(output: Path) -> None:
 def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     """Sign every export file of a directory (W3C Data Integrity, eddsa-rdfc-2022).
 
-    Each file's RDF dataset is canonicalized (RDFC-1.0), hashed and signed
-    with Ed25519; the proofs, naming the signer, the key and the time, go to
-    proofs.json beside manifest.json. A second signer adds a proof.
+    Each proof signs, with Ed25519, a file's RDF dataset (canonicalized with
+    RDFC-1.0; none for a picture) together with a statement of the file: the
+    sha256 and length of its exact bytes and its manifest entry (format,
+    reader, scope, texts). The proofs, naming the signer, the key and the
+    time, go to proofs.json beside manifest.json. A second signer adds a proof.
 
     Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
     """
-    from hopgate.export.signing import read_private_key, sign_directory
-
     try:
         key = read_private_key(key_path)
         result = sign_directory(export_dir, key, by=by or "")
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
-        f"{export_dir}: signed {len(result.files)} file(s) ({', '.join(result.files)}) "
-        f"by {result.signer} with {result.verification_method.split('#', 1)[0]}"
+        f"{terminal(export_dir)}: signed {len(result.files)} file(s) "
+        f"({terminal(', '.join(result.files))}) by {terminal(result.signer)} with "
+        f"{terminal(result.verification_method.split('#', 1)[0])}"
     )
 
 
@@ -144,12 +151,10 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-    from hopgate.export.signing import read_private_key, sign_directory
-
     key = None
     if sign_key is not None:
-        if output is None or fmt in PICTURE_EXTENSIONS:
-            raise UsageError("--sign signs an export written with -o (not a picture)")
+        if output is None:
+            raise UsageError("--sign signs an export written with -o")
         if not (by or "").strip():
             raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
         try:
@@ -159,7 +164,10 @@ def export_command(
     try:
         store = open_store(ctx)
         if fmt in PICTURE_EXTENSIONS:
-            _picture(store, card, reader, fmt, output)
+            drawn = _picture(store, card, reader, fmt, output)
+            if key is not None and drawn is not None:
+                signed = sign_directory(drawn.parent, key, by=by or "", names=[drawn.name])
+                click.echo(f"{terminal(drawn)}: signed by {terminal(signed.signer)}", err=True)
             return
         result = export_bundle(
             store,
@@ -177,24 +185,21 @@ def export_command(
         target = write_export(result, output)
         if key is not None:
             signed = sign_directory(target.parent, key, by=by or "", names=[target.name])
-            click.echo(f"{target}: signed by {signed.signer}", err=True)
+            click.echo(f"{terminal(target)}: signed by {terminal(signed.signer)}", err=True)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
-        f"{target}: {fmt} of {result.scope.description} for reader {result.scope.reader} "
-        f"({len(result.data)} bytes; manifest {target.parent / 'manifest.json'})",
+        f"{terminal(target)}: {fmt} of {terminal(result.scope.description)} for reader "
+        f"{terminal(result.scope.reader)} ({len(result.data)} bytes; manifest "
+        f"{terminal(target.parent / 'manifest.json')})",
         err=True,
     )
 
 
 def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
-) -> None:
-    from hopgate.errors import ExportError
-    from hopgate.export.picture import card_dot, render
-    from hopgate.export.scope import resolve_scope
-    from hopgate.store import Store
-
+) -> Path | None:
+    """Draw a card's picture to ``output`` (recorded in its manifest) or stdout; the file."""
     assert isinstance(store, Store)
     if card is None:
         raise ExportError("a picture shows one acceptance card: give --card ID")
@@ -202,14 +207,19 @@ def _picture(
     data = render(card_dot(store, scope), fmt)
     if output is None:
         sys.stdout.buffer.write(data)
-        return
+        return None
     target = output_path(output, fmt)
     if (target.parent / "manifest.json").exists():
         read_manifest(target.parent)
     write_file(target, data)
     entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
     record_file(target, entry, {})
-    click.echo(f"{target}: picture of {scope.description} for reader {scope.reader}", err=True)
+    click.echo(
+        f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
+        f"{terminal(scope.reader)}",
+        err=True,
+    )
+    return target
 
 
 @click.command("verify")
@@ -221,40 +231,64 @@ def _picture(
     "Every export file must then carry a valid proof by one of them.",
 )
 def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
-    """Check an export directory: every signature (proofs.json) against its file's dataset,
-    every file's sha256 against manifest.json, every retained span's quote against its
-    version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+    """Check an export directory: every signature (proofs.json) against its file's bytes and
+    dataset, every file's sha256 against manifest.json, every retained span's quote against
+    its version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+
+    In a signed directory (one with proofs.json, or with --trust) every export
+    file, pictures included, needs a valid proof: an empty or missing proof
+    list fails, and so does a manifest entry other than the signed one.
+    "signed by" is printed only when every file is covered.
 
     Exit 0 when intact, 1 when a file was altered, a signature fails, a quote
-    is false or a constraint is broken, 2 when there is no manifest.
+    is false or a constraint is broken (each problem on a FAILED line, then one
+    Error line), 2 when there is no manifest.
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
-    from hopgate import api
 
     try:
         report = api.verify(export_dir, trust=trust)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     for problem in report.problems:
-        click.echo(f"FAILED: {problem}")
+        click.echo(f"FAILED: {terminal(problem)}")
     state = "intact" if report.ok else f"NOT intact ({len(report.problems)} problem(s))"
     click.echo(
-        f"{export_dir}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
+        f"{terminal(export_dir)}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
         f"re-checked against their version texts, {report.texts_checked} text digest(s) checked, "
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
-    if report.signers:
-        trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
-        click.echo(
-            f"{report.signatures_checked} signature(s) checked; signed by "
-            f"{'; '.join(report.signers)}{trust_note}"
-        )
-    elif report.signatures_checked == 0:
-        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
     if not report.ok:
-        sys.exit(1)
+        # Nothing is said to be signed unless every file is: the problems above say what not.
+        raise click.ClickException(
+            f"{terminal(export_dir)}: NOT intact: {len(report.problems)} problem(s), each on a "
+            "FAILED line above"
+        )
+    if report.signed:
+        click.echo(
+            f"{report.signatures_checked} signature(s) checked; every export file carries a "
+            f"valid proof; signed by {terminal(_signers(report, trusted=bool(trust)))}"
+        )
+    else:
+        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
+
+
+def _signers(report: VerifyReport, *, trusted: bool) -> str:
+    """Who signed, each once with how many files, and (with --trust) whether trusted."""
+    counts: dict[str, int] = {}
+    marks: dict[str, bool] = {}
+    for signed in report.signed.values():
+        for signer in signed.signers:
+            counts[signer.shown] = counts.get(signer.shown, 0) + 1
+            marks[signer.shown] = signer.trusted
+    parts = []
+    for shown, count in counts.items():
+        mark = ("; a trusted key" if marks[shown] else "; NOT a trusted key") if trusted else ""
+        parts.append(f"{shown} ({count} file(s){mark})")
+    note = "" if trusted else " (no --trust given: keys not checked against trusted ones)"
+    return "; ".join(parts) + note
 
 
 COMMANDS = [export_command, verify_command, keys_command, sign_command]
