@@ -15,7 +15,7 @@ fresh subprocess so that peak memory is per size:
    evaluation of run0, ``diff``; every verdict row and metric is compared
    with the reference's (``agrees``);
 4. unless ``--no-budget``: the evaluation of run0 once more, step by step as
-   ``hopgate.evaluate`` runs it (each operation of each rule file, each result
+   ``hopgate.decide.evaluation`` runs it (each operation of each rule file, each result
    query into the spool, the bundle's writing, bulk load, snapshot and
    catalog entry), each step beside its floor: the cheapest SPARQL over the
    same data (one ``COUNT`` over the triples of every predicate and class the
@@ -34,7 +34,6 @@ stderr; it asserts nothing::
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import resource
 import shutil
@@ -137,7 +136,7 @@ def measure(claims: int, *, runs: int, seed: int, budget: bool) -> dict[str, Any
     import hopgate
     from bench.synthetic import write_ledger
     from hopgate import api
-    from hopgate.report import render
+    from hopgate.report.pages import render
 
     clock = Clock()
     figures: dict[str, Any] = {"claims": claims, "runs": runs}
@@ -187,7 +186,7 @@ def measure(claims: int, *, runs: int, seed: int, budget: bool) -> dict[str, Any
 
 def _read_floor(store: Any, texts: list[str]) -> Seconds:
     """Seconds of one COUNT over every triple whose predicate (or class) the texts name."""
-    from hopgate.projection import RDF_TYPE, projection_of
+    from hopgate.library.projection import RDF_TYPE, projection_of
 
     projection = projection_of(texts)
     branches = [f"{{ GRAPH ?g {{ ?s <{p}> ?o }} }}" for p in sorted(projection.predicates)]
@@ -200,7 +199,7 @@ def _read_floor(store: Any, texts: list[str]) -> Seconds:
 
 def _template_predicates(operation: str) -> list[str]:
     """The predicates an update's INSERT template writes (expanded IRIs)."""
-    from hopgate.projection import RDF_TYPE, query_iris
+    from hopgate.library.projection import RDF_TYPE, query_iris
 
     start = operation.find("INSERT")
     where = operation.find("WHERE", start)
@@ -242,20 +241,20 @@ def _parse_floor(nquads: Path, disk: Path | None) -> Seconds:
 
 
 def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]:
-    """Evaluate ``run`` once more step by step, as hopgate.evaluate does; each step beside its floor.
+    """Evaluate ``run`` once more step by step, as hopgate.decide.evaluation does; each step beside its floor.
 
-    The steps are hopgate.evaluate's own, called one by one (its private
+    The steps are hopgate.decide.evaluation's own, called one by one (its private
     helpers, so the budget follows the code); nothing in src/ changes.
     """
 
-    from hopgate import catalog, dialect, ids, snapshots
-    from hopgate.library import library_query, library_update
-    from hopgate.spool import Spool
-    from hopgate.steps import SCRATCH_UPDATES, evaluation_projection, reading_projection
-    from hopgate.store import IRI
+    from hopgate import ids
+    from hopgate.decide import evaluation
+    from hopgate.decide.spool import Spool
+    from hopgate.library.artefacts import library_query, library_update
+    from hopgate.library.steps import SCRATCH_UPDATES, evaluation_projection, reading_projection
+    from hopgate.store import IRI, catalog, dialect, snapshots
     from hopgate.vocab import CATALOG_GRAPH
 
-    evaluation = importlib.import_module("hopgate.evaluate")
     steps: list[dict[str, Any]] = []
 
     def step(
@@ -341,7 +340,7 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
         _, seconds = timed(lambda: copy.__exit__(None, None, None))
     step("free the working copy", seconds, ZERO, "none")
 
-    from hopgate.annotations import AnnotationState
+    from hopgate.decide.annotations import AnnotationState
 
     decided = evaluation._Decided(spool, AnnotationState.from_rows(state_rows), [])
     bundle_file, catalog_file = folder / "bundle.nq", folder / "catalog.nq"
@@ -390,7 +389,7 @@ def measure_fever() -> dict[str, Any]:
     """FEVER's 9,999 claims: import, load, evaluate, metrics --peers, verdicts; and the floor."""
     import hopgate
     from hopgate import api
-    from hopgate.peers import peer_metrics
+    from hopgate.audit.peers import peer_metrics
 
     clock = Clock()
     figures: dict[str, Any] = {"claims": "fever"}

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib
 import io
 import pstats
 import sys
@@ -78,26 +77,26 @@ def build(claims: int, path: Path) -> None:
 
 
 def _setup(store: Any) -> tuple[list[str], str, dict[str, Any]]:
-    from hopgate import catalog, ids
-    from hopgate.store import IRI
+    from hopgate import ids
+    from hopgate.decide import evaluation
+    from hopgate.store import IRI, catalog
 
-    evaluation = importlib.import_module("hopgate.evaluate")
     graphs = catalog.run_inputs(store, RUN)
     scratch = evaluation._scratch_graph(RUN)
     return graphs, scratch, {"run": IRI(ids.mint("run", RUN)), "scratch": IRI(scratch)}
 
 
 def _updates() -> list[str]:
-    from hopgate.library import library_update
-    from hopgate.steps import SCRATCH_UPDATES
+    from hopgate.library.artefacts import library_update
+    from hopgate.library.steps import SCRATCH_UPDATES
 
     return [library_update(name).text for name in SCRATCH_UPDATES]
 
 
 def rules(store: Any) -> None:
     """The rule files on the working copy, on the disk store, and merged into one request."""
-    from hopgate import snapshots
-    from hopgate.steps import evaluation_projection
+    from hopgate.library.steps import evaluation_projection
+    from hopgate.store import snapshots
 
     graphs, scratch, params = _setup(store)
     figures: dict[str, tuple[float, float]] = {}
@@ -137,7 +136,7 @@ def _without_headers(text: str) -> str:
 
 
 def _verdict_query() -> str:
-    from hopgate.library import library_query
+    from hopgate.library.artefacts import library_query
 
     return library_query("evaluation-verdicts").text
 
@@ -186,12 +185,10 @@ def bundle(store: Any) -> None:
 
     import pyoxigraph as ox
 
-    from hopgate import snapshots
-    from hopgate.steps import evaluation_projection
-    from hopgate.store import IRI
-
-    evaluation = importlib.import_module("hopgate.evaluate")
-    from hopgate.spool import Spool
+    from hopgate.decide import evaluation
+    from hopgate.decide.spool import Spool
+    from hopgate.library.steps import evaluation_projection
+    from hopgate.store import IRI, snapshots
 
     graphs, scratch, params = _setup(store)
     figures: dict[str, tuple[float, float]] = {}
@@ -245,10 +242,9 @@ def bundle(store: Any) -> None:
 
 def reads(store: Any) -> None:
     """The reads' queries in place on the disk store against the reading copy of today."""
-    from hopgate import catalog, snapshots
-    from hopgate.library import library_query
-    from hopgate.steps import BUNDLE_QUERIES, reading_projection
-    from hopgate.store import IRI
+    from hopgate.library.artefacts import library_query
+    from hopgate.library.steps import BUNDLE_QUERIES, reading_projection
+    from hopgate.store import IRI, catalog, snapshots
 
     found = catalog.latest(store, RUN)
     assert found is not None

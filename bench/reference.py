@@ -222,7 +222,7 @@ class Ledger:
             text: str = record["text"]
             return text
         if "file" in record:
-            from hopgate.ledger import read_version_file
+            from hopgate.ingest.ledger import read_version_file
 
             return read_version_file(self.folders[record["id"]], record["file"])
         return None
@@ -342,7 +342,7 @@ def _records(path: Path) -> Iterable[tuple[str, dict[str, Any]]]:
                     if kind != "ledger":
                         yield kind, data
         return
-    from hopgate.ledger import read_records
+    from hopgate.ingest.ledger import read_records
 
     for record in read_records(path, validate=False):
         yield record.kind, record.data
@@ -921,7 +921,7 @@ def _rounded(value: Any) -> Any:
 
 def hopgate_answers(store: Any) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """hopgate's verdict rows and metrics of every evaluated run, as the reference spells them."""
-    from hopgate.results import metrics, verdicts
+    from hopgate.audit.results import metrics, verdicts
 
     rows = []
     for row in verdicts(store):

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import hopgate
-from hopgate.library import artefact
+from hopgate.library.artefacts import artefact
 
 try:
     from tests.conftest import write
@@ -29,7 +29,7 @@ except ImportError:  # run from inside tests/
     from conftest import write  # type: ignore[no-redef]
     from ledger_strategies import ledgers  # type: ignore[no-redef]
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 
 
 def _bench(name: str) -> ModuleType:
