@@ -30,7 +30,7 @@ Intervention cases are kept apart as the spec says; their observed classes
 left out of the comparison).
 
 :func:`compare` reads hopgate's answers for the same ledger from a store and
-lists every difference; ``tests/test_reference_evaluator.py`` holds it to
+lists every difference; ``tests/decide/test_reference_evaluator.py`` holds it to
 hopgate on small ledgers, ``bench/decide.py`` on large ones::
 
     python bench/reference.py LEDGER [LEDGER ...] [--json OUT]
