@@ -15,13 +15,17 @@ loaded into an on-disk store and evaluated, as a user's store would be):
   disk store in place, against the reading copy they run on today (snapshot
   parse included), and one query over the bundle graph alone (ids decoded
   from the IRIs in Python, no join to the load graphs);
+- ``engine``: what reading costs per quad: the memory copy once (``COUNT``),
+  the bundle on disk through the API and through SPARQL, one predicate of
+  it, one JSON literal per card and per 1,000 cards, serialising the bundle
+  and moving it from a memory store to a fresh disk store;
 - ``profile``: cProfile of ``evaluate --run run0 --force`` and of
   ``verdicts``, top functions by cumulative time.
 
 ::
 
     python bench/prototypes.py --build 3300 --store /tmp/p3300   # once
-    python bench/prototypes.py --store /tmp/p3300 rules bundle reads profile
+    python bench/prototypes.py --store /tmp/p3300 rules bundle reads engine profile
 """
 
 from __future__ import annotations
@@ -294,6 +298,72 @@ SELECT ?card ?relation ?span WHERE { GRAPH ?bundle {
     _show(f"reads ({len(rows):,} cards, {len(spans):,} missing or inadmissible spans)", figures)
 
 
+def engine(store: Any) -> None:
+    """Per-quad costs of the access paths the design weighs (docs: bench/README.md)."""
+    import json
+    import tempfile
+
+    import pyoxigraph as ox
+
+    from hopgate.library.steps import evaluation_projection
+    from hopgate.store import IRI, catalog, snapshots
+    from hopgate.vocab import HG
+
+    found = catalog.latest(store, RUN)
+    assert found is not None
+    graph = ox.NamedNode(found.bundle)
+    raw = store._store
+    figures: dict[str, tuple[float, float]] = {}
+    copy = snapshots.working_copy(store, evaluation_projection(), list(found.used))
+    with copy as work, clock("memory copy: COUNT(*) over every quad, once", figures):
+        work.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+    with clock("disk: every quad of the bundle, API scan", figures):
+        quads = sum(1 for _ in raw.quads_for_pattern(None, None, None, graph))
+    with clock("disk: every triple of the bundle, SPARQL", figures):
+        store.select(
+            "SELECT ?s ?p ?o WHERE { GRAPH ?b { ?s ?p ?o } }", params={"b": IRI(found.bundle)}
+        )
+    verdict = ox.NamedNode(HG + "verdict")
+    with clock("disk: one predicate of the bundle (hg:verdict), API scan", figures):
+        cards = [q.subject.value for q in raw.quads_for_pattern(None, verdict, None, graph)]
+    # One JSON row per card (about the size of a verdict row), and per 1,000 cards.
+    rows = [json.dumps({"output": c, "verdict": "accept", "pad": "y" * 350}) for c in cards]
+    row, chunk = ox.NamedNode(HG + "cardRow"), ox.NamedNode(HG + "cardRows")
+    with tempfile.TemporaryDirectory() as folder:
+        disk = ox.Store(str(Path(folder) / "rows"))
+        disk.bulk_extend(
+            ox.Quad(ox.NamedNode(f"{c}/row"), row, ox.Literal(r), graph)
+            for c, r in zip(cards, rows, strict=True)
+        )
+        disk.bulk_extend(
+            ox.Quad(ox.NamedNode(f"{found.bundle}/rows/{i}"), chunk, ox.Literal(text), graph)
+            for i, text in enumerate(
+                json.dumps(rows[at : at + 1000]) for at in range(0, len(rows), 1000)
+            )
+        )
+        disk.flush()
+        with clock("disk: one JSON literal per card, scanned and decoded", figures):
+            for q in disk.quads_for_pattern(None, row, None, graph):
+                json.loads(q.object.value)
+        with clock("disk: the same rows in literals of 1,000 cards", figures):
+            for q in disk.quads_for_pattern(None, chunk, None, graph):
+                json.loads(q.object.value)
+        memory = ox.Store()
+        memory.bulk_extend(raw.quads_for_pattern(None, None, None, graph))
+        with clock("serialise the bundle from a memory store to N-Quads", figures):
+            ox.serialize(
+                memory.quads_for_pattern(None, None, None, graph),
+                io.BytesIO(),
+                format=ox.RdfFormat.N_QUADS,
+            )
+        fresh = ox.Store(str(Path(folder) / "fresh"))
+        with clock("bulk_extend the bundle from the memory store into a fresh disk store", figures):
+            fresh.bulk_extend(memory.quads_for_pattern(None, None, None, graph))
+            fresh.flush()
+        del disk, fresh
+    _show(f"engine ({quads:,} quads in the bundle, {len(cards):,} cards)", figures)
+
+
 def profile(store: Any) -> None:
     """cProfile (CPU time) of evaluate --run run0 --force and of verdicts, by cumulative time."""
     from hopgate import api
@@ -317,6 +387,7 @@ PROTOTYPES: dict[str, Callable[[Any], None]] = {
     "rules": rules,
     "bundle": bundle,
     "reads": reads,
+    "engine": engine,
     "profile": profile,
 }
 
