@@ -71,7 +71,7 @@ from hopgate.bundles.verify import verify as _verify
 from hopgate.decide.evaluation import EvaluationRecord
 from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
-from hopgate.errors import ExportError, QueryError, ReportError, StoreError
+from hopgate.errors import ExportError, InputRefused, QueryError, ReportError, StoreError
 from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
@@ -80,6 +80,7 @@ from hopgate.ingest.baseline import baseline as _baseline
 from hopgate.ingest.judgments import QUESTIONS
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load
+from hopgate.inputs import decode_text, read_regular
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import BUILTIN_BM25, RunResult, run_plan
@@ -148,6 +149,7 @@ __all__ = [
     "open_endpoint",
     "open_store",
     "parse_value",
+    "read_query",
     "runs",
     "short_name",
     "show_progress",
@@ -311,6 +313,24 @@ def library_queries() -> dict[str, LibraryQuery]:
         ...
     """
     return _library_queries()
+
+
+def read_query(path: Path) -> str:
+    """The SPARQL text of a query file, read as every input is: a regular file, bounded, UTF-8.
+
+    ``hopgate query FILE.rq`` reads its argument so (:func:`query` with ``path=``).
+
+    Raises:
+        InputRefused: not a regular file, too large, or not UTF-8 text (``detail`` says which).
+
+    Example:
+        >>> from pathlib import Path
+        >>> from hopgate.api import read_query
+        >>> read_query(Path("no-such.rq"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        hopgate.errors.InputRefused: ...
+    """
+    return decode_text(read_regular(path))
 
 
 def short_name(iri: str) -> str:
@@ -677,9 +697,9 @@ def query(
         raise QueryError("give exactly one of sparql, path or name")
     if path is not None:
         try:
-            sparql = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read the query: {exc.strerror or exc}") from None
+            sparql = read_query(path)
+        except InputRefused as exc:
+            raise StoreError(f"{path}: cannot read the query: {exc.detail}") from None
     elif name is not None:
         queries = library_queries()
         if name not in queries:

@@ -11,7 +11,7 @@ import click
 from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
-from hopgate.errors import QueryError
+from hopgate.errors import InputRefused, QueryError
 from hopgate.escaping import json_text
 from hopgate.store import Value
 
@@ -38,10 +38,10 @@ def parse_param(text: str) -> tuple[str, Value]:
 def read_query_argument(query: str) -> str:
     """The SPARQL text of QUERY: a path ending in .rq, a library query id, or text."""
     if query.endswith(".rq"):
-        path = Path(query)
-        if not path.is_file():
-            raise UsageError(f"no such query file: {query}")
-        return path.read_text("utf-8")
+        try:
+            return api.read_query(Path(query))
+        except InputRefused as exc:
+            raise UsageError(f"{query}: cannot read the query file: {exc.detail}") from None
     if re.fullmatch(r"[a-z0-9][a-z0-9-]*", query):
         queries = api.library_queries()
         if query in queries:
@@ -135,7 +135,10 @@ def stats(ctx: click.Context, fmt: str) -> None:
 @click.option("--graph", help="Dump only this named graph (its IRI).")
 @format_option("trig", "nquads")
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write ('-': standard output, the default).",
 )
 @click.pass_context
 @handle_errors
@@ -144,8 +147,9 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
 
     Example: hopgate dump --format nquads -o store.nq
     """
-    stdout = sys.stdout.buffer if output is None else None
-    api.dump(open_store(ctx), stdout, path=output, format=fmt, graph=graph)  # type: ignore[arg-type]
+    to_stdout = output is None or str(output) == "-"
+    stdout, path = (sys.stdout.buffer, None) if to_stdout else (None, output)
+    api.dump(open_store(ctx), stdout, path=path, format=fmt, graph=graph)  # type: ignore[arg-type]
 
 
 COMMANDS = [query, stats, dump]

@@ -16,7 +16,7 @@ import pyoxigraph as ox
 from hopgate import ids
 from hopgate.errors import QueryError
 from hopgate.store.base import IRI, BNode, Value
-from hopgate.store.dialect import where_groups
+from hopgate.store.dialect import uses_service, where_groups
 from hopgate.vocab import XSD
 
 
@@ -112,6 +112,22 @@ def parse_value(text: str) -> Value:
     if text in ("true", "false"):
         return text == "true"
     return text
+
+
+def refuse_service(query: str) -> None:
+    """Refuse a query with a SERVICE clause: hopgate answers from its store alone.
+
+    A SERVICE clause makes the engine send a request to another endpoint (an
+    outbound request chosen by whoever wrote the query).
+
+    Raises:
+        QueryError: the query uses SERVICE.
+    """
+    if uses_service(query):
+        raise QueryError(
+            "SERVICE is refused: hopgate answers queries from its store alone (a SERVICE "
+            "clause would send a request to another endpoint)"
+        )
 
 
 def term_ntriples(value: Value) -> str:
