@@ -56,7 +56,7 @@ def _quoted(text: str | None) -> str:
     return f' "{text}"' if text else ""
 
 
-ELIGIBILITY = section("Eligibility (relative to an evaluation and its reader)")
+ELIGIBILITY = section("Eligibility")
 PER_OUTPUT = section("Per output claim")
 COVERAGE = section("Coverage")
 INTERVENTIONS = 'docs/spec/interventions.md "Cards and figures"'
@@ -142,11 +142,11 @@ def steps(card: CardDetail) -> list[Step]:
             PER_OUTPUT,
         )
     for contradiction in card.contradictions:
-        add("contradiction", contradiction.describe() + ".", section("Per output claim", 1))
+        add("contradiction", contradiction.describe() + ".", section("Verdict", 1))
     if row.interventions is not None:
         add("interventions", _interventions_sentence(row.interventions), INTERVENTIONS)
     rule = RULES.get(card.rule or "")
-    add("verdict", card.reason, section("Per output claim", rule[1] if rule else None))
+    add("verdict", card.reason, section("Verdict", rule[1] if rule else None))
     return found
 
 
