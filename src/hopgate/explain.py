@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hopgate.errors import ExplainError
+from hopgate.withholding import for_reader
 
 if TYPE_CHECKING:
     from hopgate.report.data import CardDetail, EvidenceSetInfo
@@ -248,8 +249,9 @@ def explain(
     """Why the output claim ``output`` received its verdict, in words, step by step.
 
     Reads the run's latest evaluation (or ``evaluation``, ``RUN@TIME``); the
-    run defaults to the output's. Quotes appear only where ``reader``
-    (default: the evaluation's reader) may inspect them.
+    run defaults to the output's. It is for ``reader`` (default: the
+    evaluation's reader): no text repeating one withheld from it appears
+    (docs/spec/records.md "What a reader is shown").
 
     Raises:
         ExplainError: the output is unknown or its run has no card for it.
@@ -277,8 +279,10 @@ def explain(
         raise ExplainError(
             f"output {output!r} has no acceptance card in evaluation {chosen.id} of run {run!r}"
         )
-    card = cards[0]
-    return Explanation(
+    # Texts are withheld before the sentences quote them, and the sentences after.
+    withholding = for_reader(store, chosen.reader)
+    card = withholding.redact(cards[0])
+    found = Explanation(
         run=run,
         evaluation=chosen.id,
         reader=chosen.reader,
@@ -289,6 +293,7 @@ def explain(
         stale=chosen.stale,
         stale_reason=chosen.stale_reason,
     )
+    return withholding.redact(found)
 
 
 def reasons(store: Store, run: str, rows: list[VerdictRow]) -> dict[str, str]:

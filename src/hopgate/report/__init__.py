@@ -6,7 +6,9 @@ each card's reason and picture, and what changed since the run's previous
 evaluation (:mod:`hopgate.diff`). :func:`render` writes it as one
 self-contained HTML page (styles, charts and pictures inline; no script
 needed, no request leaves the page), as Markdown, or as JSON. Nothing is
-evaluated here, and nothing a reader may not inspect is read.
+evaluated here, and nothing a reader may not inspect is shown: the report is
+passed whole through the reader filter (hopgate.withholding,
+docs/spec/records.md "What a reader is shown") before any format is written.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from hopgate.report.data import (
 from hopgate.report.signature import signature_status
 from hopgate.results import RunMetrics, evaluation_metrics
 from hopgate.store import IRI, Store
+from hopgate.withholding import for_reader
 
 if TYPE_CHECKING:
     from hopgate.diff import Diff
@@ -226,7 +229,8 @@ def build_report(
         changes=changes,
         pictures=drawn,
     )
-    return report
+    # Every text of every format (cards, header, changes, pictures) passes the one filter.
+    return for_reader(store, chosen.reader).redact(report)
 
 
 def _verdict(iri: str) -> str:

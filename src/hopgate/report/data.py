@@ -2,10 +2,11 @@
 
 Everything here reads (docs/spec/records.md "Writes and reads"): the evaluation chosen
 is a recorded one (the run's latest, or one named ``RUN@TIME``), and its
-cards, metrics and strata are read from its bundle. Texts pass the export's
-reader rule (``queries/withheld.rq``, its one home): a quote the reader may
-not inspect is dropped as the rows are read, before any card, page or JSON
-is built, so no output of the report carries it.
+cards, metrics and strata are read from its bundle. A quote the reader may
+not inspect (``queries/withheld.rq``) is dropped as the rows are read; every
+other text repeating a withheld text is replaced when the report is built
+(hopgate.withholding, docs/spec/records.md "What a reader is shown"), so no
+output of the report carries one.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from hopgate import catalog, ids
 from hopgate._version import __version__
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.explain import ADMISSIBILITY, reason
-from hopgate.export.quads import withheld_nodes
 from hopgate.library import library_query
 from hopgate.results import VerdictRow, evaluation_cards
 from hopgate.store import IRI, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG
+from hopgate.withholding import MARKER, check_reader, evaluation_reader, withheld_nodes
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,6 @@ def output_run(store: Store, output: str) -> str:
     return ids.ledger_id(str(rows[0]["run"]))
 
 
-def _check_reader(store: Store, reader: str) -> None:
-    if not store.ask(
-        "ASK WHERE { ?r a hg:ReaderClass }", params={"r": IRI(ids.mint("reader", reader))}
-    ):
-        rows = store.select("SELECT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }")
-        known = ", ".join(sorted({str(row["id"]) for row in rows})) or "none"
-        raise ReportError(f"unknown reader {reader!r} (readers in the store: {known})")
-
-
 def resolve_evaluation(
     store: Store, *, run: str, evaluation: str | None = None, reader: str | None = None
 ) -> ChosenEvaluation:
@@ -110,12 +102,8 @@ def resolve_evaluation(
             f"a later evaluation of run {run} exists ({ids.ledger_id(recorded[-1].activity)})"
         )
     if reader is None:
-        rows = store.select(
-            "SELECT ?id WHERE { ?run hg:evaluation ?e . ?e hg:reader ?r . ?r hg:ledgerId ?id }",
-            params={"run": IRI(ids.mint("run", run))},
-        )
-        reader = str(rows[0]["id"]) if rows else "public"
-    _check_reader(store, reader)
+        reader = evaluation_reader(store, run)
+    check_reader(store, reader, ReportError)
     return ChosenEvaluation(
         found, ids.ledger_id(found.activity), reader, latest, stale, stale_reason
     )
@@ -142,7 +130,7 @@ class SpanInfo:
     def describe(self) -> str:
         """The span in words: its text (or why there is none) and where it is from."""
         if self.withheld:
-            text = "text withheld from this reader"
+            text = MARKER
         elif self.text is not None:
             text = f'"{self.text}"'
         elif self.locator is not None:
@@ -336,8 +324,8 @@ def _collect(
         params["card"] = IRI(str(found[0]["card"]))
     texts = {ids.ledger_id(str(r["card"])): r for r in _select(store, "report-cards", params)}
     spans: dict[str, list[Row]] = defaultdict(list)
-    # The export's reader rule decides what is withheld, overlap with a
-    # narrowed span included (queries/withheld.rq); a withheld quote is dropped here.
+    # The one reader rule decides what is withheld, overlap with a narrowed
+    # span included (queries/withheld.rq); a withheld quote is dropped here.
     hidden = withheld_nodes(store, chosen.reader_iri)
     for r in _select(store, "report-spans", params):
         withheld = str(r["span"]) in hidden
