@@ -38,13 +38,14 @@ MARKER = f"[withheld from this reader: {SECTION}]"
 WITHHELD = "{ " + library_query("withheld").text + "\n}"
 
 #: The withheld texts: the exact quote of each span whose readers (or its version's)
-#: exclude the reader, and the whole text of each version withheld from it. A span
-#: withheld only for overlapping a narrowed one is not a withheld text of its own:
-#: its quote may be public words (a suffix reaching into the narrowed ones).
+#: exclude the reader or whose quote overlaps a narrowed span (an inline chunk
+#: carrying part of its words), and the whole text of each version withheld from it.
+#: A span withheld only because its prefix or suffix reaches into a narrowed one is
+#: not: its own quote holds none of the narrowed words.
 TEXTS_QUERY = f"""
 SELECT DISTINCT ?text WHERE {{
   {WITHHELD}
-  FILTER (?class = hg:Version || ?why = "readers")
+  FILTER (?class = hg:Version || ?why IN ("readers", "overlap"))
   {{ ?node a hg:Version ; prov:value ?text }}
   UNION {{ ?node a hg:Span ; oa:hasSelector ?quote . ?quote oa:exact ?text }}
 }}
