@@ -125,7 +125,9 @@ def _ledger() -> dict[str, Any]:
                         "claim": "c1",
                         "correct": True,
                         "cites": ["p1"],
-                    }
+                    },
+                    # Judged incorrect: it fails the gate, whose rows carry judgments.
+                    {"id": "o3", "text": "Wrong.", "claim": "c1", "correct": False},
                 ],
             },
             {
@@ -287,6 +289,17 @@ def test_review_queue_and_changes_withhold_judgment_reasons(folder: Path) -> Non
     assert "it says Cedar maps to zqnarrowed7731 kestrel" in seen
 
 
+def test_gate_rows_withhold_a_judgment_reason(folder: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["--store", str(folder / "store"), "gate", "--run", "r"], obj={}
+    )
+    assert result.exit_code == 1 and "o3" in result.output and _hits(result.output) == 0
+    with hopgate.open_store(folder / "store") as store:
+        failing = hopgate.gate(store, run="r").failing
+    assert [row.output for row in failing] == ["o3"]
+    assert [j["reason"] for j in failing[0].judgments] == [MARKER]
+
+
 def test_metrics_keep_every_figure_for_every_reader(folder: Path) -> None:
     public = json.loads(_run(folder, "metrics", "--format", "json"))
     analyst = json.loads(_run(folder, "metrics", "--reader", "analyst", "--format", "json"))
@@ -319,9 +332,9 @@ def test_an_unknown_reader_is_an_error_naming_the_readers(folder: Path) -> None:
 def test_the_python_api_filters_as_the_commands_do(folder: Path) -> None:
     with hopgate.open_store(folder / "store") as store:
         rows = hopgate.verdicts(store, run="r")
-        assert [j["reason"] for r in rows for j in r.judgments] == [MARKER]
+        assert [j["reason"] for r in rows for j in r.judgments] == [MARKER, MARKER]
         seen = hopgate.verdicts(store, run="r", reader="analyst")
-        assert [j["reason"] for r in seen for j in r.judgments] == [f"final: {NARROWED}"]
+        assert [j["reason"] for r in seen for j in r.judgments] == [f"final: {NARROWED}"] * 2
         found = hopgate.query(store, "SELECT ?t WHERE { ?c a hg:Claim ; prov:value ?t }")
         assert isinstance(found, list) and len(found) == 2
         hidden = hopgate.query(

@@ -36,7 +36,7 @@ from hopgate.export import FORMATS, export_bundle
 from hopgate.export.picture import card_dot
 from hopgate.export.scope import resolve_scope
 from hopgate.report import build_report, render
-from hopgate.withholding import MARKER
+from hopgate.withholding import MARKER, evaluation_reader
 
 try:
     from tests.conftest import write
@@ -250,6 +250,10 @@ def _outputs(store: Any, reader: str, other: str) -> list[tuple[str, str]]:
         )
         changes = hopgate.review_changes(store, run=run, reader=reader)
         found.append((f"review changes {run}", json.dumps(changes.as_dict())))
+        if reader == evaluation_reader(store, run):  # the gate is for the evaluation's reader
+            gated = hopgate.gate(store, run=run)
+            rows = [row.as_dict() for row in gated.failing]
+            found.append((f"gate {run}", json.dumps([rows, gated.reasons, gated.reason])))
     rows = [r.as_dict() for r in hopgate.verdicts(store, reader=reader)]
     found.append(("verdicts", json.dumps(rows)))
     figures = {k: m.as_dict() for k, m in hopgate.metrics(store, reader=reader).items()}

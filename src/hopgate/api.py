@@ -239,6 +239,8 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     evaluated when its latest evaluation is missing or stale. A missing or
     stale evaluation fails the gate with ``stale`` and its ``reason``;
     ``reasons`` says, for each output in ``failing``, why it is not accepted.
+    The result is for the run's evaluation's reader: a text of a failing row
+    repeating one withheld from it is the withheld marker.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown.
@@ -260,9 +262,10 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     if evaluate:
         _evaluate(store, run=run)
     result = _gate(store, run=run)
-    if result.passed or result.stale:
-        return result
-    return replace(result, reasons=reasons(store, run, result.failing))
+    if not (result.passed or result.stale):
+        result = replace(result, reasons=reasons(store, run, result.failing))
+    # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
+    return Readers(store, None, ReportError).of_run(run).redact(result)
 
 
 def validate(

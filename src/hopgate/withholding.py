@@ -86,6 +86,7 @@ NAMES: dict[str, frozenset[str]] = {
         "VerdictRow": "run question output claim answerability missing inadmissible_citations "
         "cited_route retrieved_route verdict card id interventions unretrieved_citations",
         "Proportion": "interval",
+        "GateResult": "run",
         "RunMetrics": "run evaluation strata interventions",
         "Report": "peers charts",
         "GateDecision": "failing policy",
