@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pyoxigraph as ox
 
-from hopgate import ids
+from hopgate import api, ids
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store, reader_option
 from hopgate.formatting import render
 from hopgate.inspection import stats as store_stats
@@ -98,8 +98,6 @@ def query(
 
     Example: hopgate query 'SELECT ?text WHERE { ?c a hg:Claim ; prov:value ?text }' --reader public
     """
-    from hopgate import api
-
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
     result = api.query(open_store(ctx), text, params=bindings, reader=reader)
