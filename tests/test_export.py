@@ -518,7 +518,7 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     public = runner.invoke(
         cli, [*store, "export", "--card", "sys-a/qA/o1", "--format", "dot", "--reader", "public"]
     ).output
-    assert "span a2\\nwithheld for public" in public
+    assert "span a2\\n[withheld from this" in public
     assert "Record R17: the rights" not in public
     # Card C cites a complete set: nothing missing.
     card_c = runner.invoke(
