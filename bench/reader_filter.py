@@ -1,4 +1,4 @@
-"""Benchmark the one reader filter (``hopgate.withholding``) on synthetic stores.
+"""Benchmark the one reader filter (``hopgate.audit.withholding``) on synthetic stores.
 
 For each size (claims), in a fresh subprocess: write a synthetic JSON Lines
 ledger (``bench/synthetic.py``), load it in memory and evaluate its run (not
@@ -31,10 +31,11 @@ def measure(claims: int) -> dict[str, Any]:
     """The filter's figures on one synthetic store of ``claims`` claims."""
     import hopgate
     from bench.synthetic import EVALUATION_READER, write_ledger
-    from hopgate.evaluate import evaluate
-    from hopgate.export.quads import export_quads
-    from hopgate.export.scope import resolve_scope
-    from hopgate.report import build_report, render
+    from hopgate.bundles.quads import export_quads
+    from hopgate.bundles.scope import resolve_scope
+    from hopgate.decide.evaluation import evaluate
+    from hopgate.report.build import build_report
+    from hopgate.report.pages import render
 
     row: dict[str, Any] = {"claims": claims}
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:

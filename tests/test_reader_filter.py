@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 import hopgate
 from hopgate.cli import cli
-from hopgate.withholding import MARKER, NOTHING, Withholding, normalize
+from hopgate.audit.withholding import MARKER
 
 try:
     from tests.conftest import write
@@ -341,31 +341,3 @@ def test_the_python_api_filters_as_the_commands_do(folder: Path) -> None:
             store, "SELECT ?t WHERE { ?c a hg:Claim ; prov:value ?t }", reader="public"
         )
         assert hidden == [{"t": MARKER}, {"t": MARKER}]
-
-
-# --- the rule's parts ---------------------------------------------------------------
-
-
-def test_a_repeat_differing_in_case_spacing_or_invisible_characters_is_a_repeat() -> None:
-    rule = Withholding("public", [NARROWED, "  "])
-    assert rule.texts == (normalize(NARROWED),)  # a blank text withholds nothing
-    for text in (
-        NARROWED.upper(),
-        "x " + NARROWED.replace(" ", "\n  ") + " y",
-        NARROWED.replace("zq", "z\u200bq").replace("kestrel", "kes\u202etrel"),
-        NARROWED.replace("Cedar", "Ｃｅｄａｒ"),  # fullwidth compatibility forms
-    ):
-        assert rule.withholds(text), text
-    assert not rule.withholds("Cedar maps to zqnarrowed7731")  # a part is not the whole
-    assert not NOTHING.withholds(NARROWED)
-
-
-def test_redact_keeps_names_numbers_and_keys() -> None:
-    rule = Withholding("public", ["secret words"])
-    rows = [{"id": "secret words", "n": 3, "t": "the secret words", "ok": True}]
-    assert rule.redact(rows) == [{"id": MARKER, "n": 3, "t": MARKER, "ok": True}]
-    assert rule.redact(rows, frozenset({"id"}))[0]["id"] == "secret words"
-    assert rule.redact({"secret words": 1}) == {"secret words": 1}
-    assert rule.ntriples(b'<a> <b> "the Secret  words"@en .\n<a> <b> "7"^^<x> .\n') == (
-        b'<a> <b> "' + MARKER.replace('"', '\\"').encode() + b'" .\n<a> <b> "7"^^<x> .\n'
-    )

@@ -29,14 +29,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hopgate
-from hopgate.catalog import runs
-from hopgate.evaluate import evaluate
-from hopgate.explain import explain
-from hopgate.export import FORMATS, export_bundle
-from hopgate.export.picture import card_dot
-from hopgate.export.scope import resolve_scope
-from hopgate.report import build_report, render
-from hopgate.withholding import MARKER, evaluation_reader
+from hopgate.audit.withholding import MARKER, evaluation_reader
+from hopgate.bundles.export import FORMATS, export_bundle
+from hopgate.bundles.picture import card_dot
+from hopgate.bundles.scope import resolve_scope
+from hopgate.decide.evaluation import evaluate
+from hopgate.report.build import build_report
+from hopgate.report.explain import explain
+from hopgate.report.pages import render
+from hopgate.store.catalog import runs
 
 try:
     from tests.conftest import write

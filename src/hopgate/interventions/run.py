@@ -7,7 +7,7 @@ and writes one JSON object to stdout, ``{"answer": ..., "cites": [...],
 non-zero exit or malformed output makes a **failed** variant, recorded with
 its reason, never an abstention. Answers become ledger cases with an
 ``intervention`` mapping (docs/spec/ledger.md "Cases").
-``builtin:bm25`` is hopgate's BM25 citer (:func:`hopgate.baseline.rank`) as a
+``builtin:bm25`` is hopgate's BM25 citer (:func:`hopgate.ingest.baseline.rank`) as a
 system, so the loop runs with nothing else installed.
 """
 
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopgate.adapters.common import write_ledger
-from hopgate.baseline import rank
 from hopgate.errors import RunError, SystemAnswerError
+from hopgate.ingest.adapters.common import write_ledger
+from hopgate.ingest.baseline import rank
 
 BUILTIN_BM25 = "builtin:bm25"
 
