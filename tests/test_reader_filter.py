@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 import hopgate
-from hopgate.cli import cli
 from hopgate.audit.withholding import MARKER
+from hopgate.cli import cli
 
 try:
     from tests.conftest import write

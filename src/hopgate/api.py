@@ -46,12 +46,11 @@ from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
 from hopgate.audit.withholding import Readers, check_reader, for_reader
 from hopgate.bundles.export import Export, export_bundle
+from hopgate.bundles.proofs import SignResult, sign_directory
 from hopgate.bundles.signing import (
     SigningKey,
-    SignResult,
     read_private_key,
     read_public_key,
-    sign_directory,
     write_key,
 )
 from hopgate.bundles.signing import new_key as _new_key

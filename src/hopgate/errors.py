@@ -131,7 +131,7 @@ class SigningError(HopgateError):
 
 
 class UnmappedRecord(HopgateError, ValueError):
-    """A PROV record :func:`hopgate.bundles.verify.prov_quads` cannot map in full (so it cannot be signed)."""
+    """A PROV record :func:`hopgate.bundles.provdoc.prov_quads` cannot map in full (so it cannot be signed)."""
 
 
 class ReportError(HopgateError):

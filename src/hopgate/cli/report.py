@@ -111,6 +111,12 @@ def report_command(
 
     Example: hopgate report --run sys-a --reader public --format md -o report.md
 
+    With --signed-export the header's signature line says "signed by" only when
+    the export verifies and its signed file holding this evaluation's bundle
+    (for this reader) equals the store's bundles now (canonical datasets
+    compared); it names that file and its sha256. Otherwise the line says
+    CHECK FAILED and the command exits 1 after writing the report.
+
     Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
 
@@ -145,6 +151,12 @@ def report_command(
             f"{terminal(result.header.evaluation)}, for reader {terminal(result.header.reader)} "
             f"({len(result.cards)} cards)",
             err=True,
+        )
+    if result.signature.failed:
+        # The report is written (its header says CHECK FAILED and why); the exit says so too,
+        # so no pipeline takes a report whose signature did not hold for a signed one.
+        raise click.ClickException(
+            "the signature check failed; the report's header says CHECK FAILED and why"
         )
 
 

@@ -36,7 +36,7 @@ from hopgate.report.data import (
     resolve_evaluation,
 )
 from hopgate.report.diff import compare
-from hopgate.report.signature import signature_status
+from hopgate.report.signature import NOT_CHECKED, SignatureCheck, check_signature
 from hopgate.store import IRI, Store, catalog
 from hopgate.vocab import VERDICTS
 
@@ -117,6 +117,8 @@ class Report:
     changes: Diff | None
     pictures: int
     charts: dict[str, str] = field(default_factory=dict)
+    #: The header's signature line and whether the check asked for (--signed-export) failed.
+    signature: SignatureCheck = field(default_factory=lambda: SignatureCheck(NOT_CHECKED))
 
     def as_dict(self) -> dict[str, Any]:
         """The report's data (``hopgate report --format json``)."""
@@ -160,7 +162,9 @@ def build_report(
     command that draws them. ``peers`` adds the peer figures of the same
     claim-cases. ``signed_export`` is the directory of a signed export of
     the evaluation: its signatures are checked (with ``trusted`` keys when
-    given) for the header's signature line.
+    given) and the signed file holding the bundle is compared with the store
+    for the header's signature line (``signature.failed`` when it does not
+    show the rendered bundle signed).
 
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
@@ -177,11 +181,14 @@ def build_report(
         (False, ['sys-a/qA/o1'], 4)
     """
     chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
-    head = header(
+    signature = check_signature(
         store,
-        chosen,
-        signature=signature_status(signed_export, chosen.evaluation.bundle, trusted),
+        signed_export,
+        bundle=chosen.evaluation.bundle,
+        reader=chosen.reader,
+        trusted=trusted,
     )
+    head = header(store, chosen, signature=signature.line)
     weighed, blocking = _blocking(store, chosen.evaluation.bundle)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
@@ -229,6 +236,7 @@ def build_report(
         cards=cards,
         changes=changes,
         pictures=drawn,
+        signature=signature,
     )
     # Every text of every format (cards, header, changes, pictures) passes the one filter.
     return for_reader(store, chosen.reader).redact(report)

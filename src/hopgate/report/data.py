@@ -441,7 +441,7 @@ class Header:
 
 def header(store: Store, chosen: ChosenEvaluation, *, signature: str) -> Header:
     """The header of a report on ``chosen``; ``signature`` is its signature line
-    (:func:`hopgate.report.signature.signature_status`)."""
+    (:func:`hopgate.report.signature.check_signature`)."""
     params: dict[str, Value] = {
         "activity": IRI(chosen.evaluation.activity),
         "catalog": IRI(CATALOG_GRAPH),
