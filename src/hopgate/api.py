@@ -59,13 +59,14 @@ from hopgate.bundles.verify import verify as _verify
 from hopgate.decide.evaluation import EvaluationRecord
 from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
-from hopgate.errors import QueryError, ReportError, ReviewError, StoreError
+from hopgate.errors import InputRefused, QueryError, ReportError, ReviewError, StoreError
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
 from hopgate.ingest.baseline import BaselineResult
 from hopgate.ingest.baseline import baseline as _baseline
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load
+from hopgate.inputs import decode_text, read_regular
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import RunResult, run_plan
@@ -433,9 +434,9 @@ def query(
         raise QueryError("give exactly one of sparql, path or name")
     if path is not None:
         try:
-            sparql = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read the query: {exc.strerror or exc}") from None
+            sparql = decode_text(read_regular(path))
+        except InputRefused as exc:
+            raise StoreError(f"{path}: cannot read the query: {exc.detail}") from None
     elif name is not None:
         queries = library_queries()
         if name not in queries:

@@ -28,7 +28,7 @@ def _store(ctx: click.Context) -> Store:
 
 
 def _write(text: str, output: Path | None) -> None:
-    if output is None:
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
         return
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -84,7 +84,10 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "Multikey); repeatable.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write ('-': standard output, the default).",
 )
 @click.pass_context
 @handle_errors
@@ -145,7 +148,7 @@ def report_command(
             err=True,
         )
     _write(render(result, fmt), output)
-    if output is not None:
+    if output is not None and str(output) != "-":
         click.echo(
             f"{terminal(output)}: {fmt} report of run {terminal(run)}, evaluation "
             f"{terminal(result.header.evaluation)}, for reader {terminal(result.header.reader)} "

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopgate.errors import RunError, SystemAnswerError
+from hopgate.errors import InputRefused, RunError, SystemAnswerError
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
+from hopgate.inputs import parse_json
 
 BUILTIN_BM25 = "builtin:bm25"
 
@@ -49,9 +50,11 @@ def request(item: dict[str, Any]) -> dict[str, Any]:
 
 def _parse(text: str) -> dict[str, Any]:
     try:
-        answer = json.loads(text)
+        answer = parse_json(text, strict=False)  # bounded: digits, nesting
     except json.JSONDecodeError as exc:
         raise SystemAnswerError(f"malformed output: not JSON ({exc})") from exc
+    except InputRefused as exc:
+        raise SystemAnswerError(f"malformed output: {exc.detail}") from None
     if not isinstance(answer, dict):
         raise SystemAnswerError("malformed output: not a JSON object")
     if not isinstance(answer.get("abstained", False), bool):
