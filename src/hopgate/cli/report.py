@@ -14,7 +14,7 @@ import click
 
 from hopgate.audit.results import FIGURES
 from hopgate.bundles.signing import read_public_key
-from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.cli.shared import UsageError, handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
 from hopgate.report.build import build_report
 from hopgate.report.diff import diff
@@ -106,8 +106,9 @@ def report_command(
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
 
     Reads the run's latest recorded evaluation (or --evaluation), filtered for
-    the reader exactly as an export is: no quote the reader may not inspect
-    appears. A stale evaluation is reported as recorded and marked stale.
+    the reader exactly as an export is: no text the reader may not inspect,
+    nor any text repeating one, appears (a withheld marker stands in its
+    place). A stale evaluation is reported as recorded and marked stale.
 
     Example: hopgate report --run sys-a --peers -o report.html
 
@@ -202,13 +203,18 @@ def explain_command(
 @click.command("diff")
 @click.argument("evaluations", nargs=-1, metavar="[EVAL_A EVAL_B]")
 @click.option("--run", "run", help="The run (default: the only run in the store).")
+@reader_option()
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
 @handle_errors
 def diff_command(
-    ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
+    ctx: click.Context,
+    evaluations: tuple[str, ...],
+    run: str | None,
+    reader: str | None,
+    fmt: str,
 ) -> None:
     """Show what changed between two recorded evaluations of a run (default: its two latest).
 
@@ -227,7 +233,7 @@ def diff_command(
         run = evaluations[0].rpartition("@")[0]
     run = _run_of(ctx, run)
     before, after = evaluations if evaluations else (None, None)
-    result = diff(_store(ctx), run=run, before=before, after=after)
+    result = diff(_store(ctx), run=run, before=before, after=after, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return
