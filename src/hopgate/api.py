@@ -52,6 +52,7 @@ from hopgate.audit.results import FIGURES, VERDICT_COLUMNS, GateResult, RunMetri
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
+from hopgate.audit.withholding import Readers, check_reader, for_reader
 from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
 from hopgate.bundles.export import Export, export_bundle, write_export
 from hopgate.bundles.formats import PICTURE_EXTENSIONS
@@ -71,7 +72,14 @@ from hopgate.bundles.verify import verify as _verify
 from hopgate.decide.evaluation import EvaluationRecord
 from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
-from hopgate.errors import ExportError, InputRefused, QueryError, ReportError, StoreError
+from hopgate.errors import (
+    ExportError,
+    InputRefused,
+    QueryError,
+    ReportError,
+    ReviewError,
+    StoreError,
+)
 from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
@@ -381,15 +389,21 @@ def evaluate(
     return _evaluate(store, run=run, force=force, by=by, progress=progress)
 
 
-def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
+def verdicts(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> list[VerdictRow]:
     """The acceptance card of every output claim of each run's latest evaluation.
 
-    ``hopgate verdicts [--run RUN]``; ``VerdictRow.as_dict()`` is one object
-    of ``--format json``. Reads only: a run never evaluated is not shown; a
-    stale evaluation is read as recorded, with ``stale`` and ``stale_reason``.
+    ``hopgate verdicts [--run RUN] [--reader R]``; ``VerdictRow.as_dict()`` is
+    one object of ``--format json``. Reads only: a run never evaluated is not
+    shown; a stale evaluation is read as recorded, with ``stale`` and
+    ``stale_reason``. Each run's rows are for ``reader`` (default: that run's
+    evaluation's reader): a text repeating one withheld from it (a judgment's
+    reason) is the withheld marker (docs/spec/records.md "What a reader is shown").
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReportError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, open_store, verdicts
@@ -404,7 +418,8 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
         sys-a/qC/o1 accept []
         sys-a/qD/o1 reject ['d2']
     """
-    return _verdicts(store, run=run)
+    readers = Readers(store, reader, ReportError)
+    return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run)]
 
 
 @dataclass
@@ -427,19 +442,24 @@ class RunFigures(RunMetrics):
         return found
 
 
-def metrics(store: Store, *, run: str | None = None, peers: bool = False) -> dict[str, RunFigures]:
+def metrics(
+    store: Store, *, run: str | None = None, peers: bool = False, reader: str | None = None
+) -> dict[str, RunFigures]:
     """Complete-set recall, citation-set completeness and answer correctness, per run.
 
-    ``hopgate metrics [--run RUN] [--peers]``; ``RunFigures.as_dict()`` is one
-    run's entry of ``--format json``. Every figure carries its numerator and
-    denominator; an empty denominator gives ``value`` None. A baseline run
+    ``hopgate metrics [--run RUN] [--peers] [--reader R]``; ``RunFigures.as_dict()``
+    is one run's entry of ``--format json``. Every figure carries its numerator
+    and denominator; an empty denominator gives ``value`` None. A baseline run
     carries its settings (``baseline``); ``peers`` adds the figures other
     benchmarks report on the same claim-cases (Hits@k, MAP, MRR, context
     recall, supporting-fact EM/F1, FEVER scores), each with its own name and
-    denominator. Reads only.
+    denominator. Reads only. Texts (a stale reason, a baseline's settings)
+    pass the reader filter as in :func:`verdicts`; figures are the same for
+    every reader.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReportError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, metrics, open_store
@@ -455,17 +475,22 @@ def metrics(store: Store, *, run: str | None = None, peers: bool = False) -> dic
         citation_set_completeness: 1/3 = 0.333
         answer_correctness: 3/4 = 0.750
     """
-    found = _metrics(store, run=run)
+    readers = Readers(store, reader, ReportError)
     labels = baseline_labels(store)
     peer_figures = peer_metrics(store, run=run) if peers else {}
-    return {
-        run_id: RunFigures(
+    found = {}
+    for run_id, figures in _metrics(store, run=run).items():
+        shown = readers.of_run(run_id)
+        # Redacted as RunMetrics (the filter keeps that class's names); a baseline's
+        # settings are texts of its run as well.
+        figures = shown.redact(figures)
+        label = labels.get(run_id)
+        found[run_id] = RunFigures(
             **{f.name: getattr(figures, f.name) for f in fields(RunMetrics)},
-            baseline=labels.get(run_id),
+            baseline=None if label is None else shown.redact(label),
             peers=peer_figures.get(run_id, []) if peers else None,
         )
-        for run_id, figures in found.items()
-    }
+    return found
 
 
 def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
@@ -476,6 +501,8 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     evaluated when its latest evaluation is missing or stale. A missing or
     stale evaluation fails the gate with ``stale`` and its ``reason``;
     ``reasons`` says, for each output in ``failing``, why it is not accepted.
+    The result is for the run's evaluation's reader: a text of a failing row
+    repeating one withheld from it is the withheld marker.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown.
@@ -497,9 +524,10 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     if evaluate:
         _evaluate(store, run=run)
     result = _gate(store, run=run)
-    if result.passed or result.stale:
-        return result
-    return replace(result, reasons=reasons(store, run, result.failing))
+    if not (result.passed or result.stale):
+        result = replace(result, reasons=reasons(store, run, result.failing))
+    # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
+    return Readers(store, None, ReportError).of_run(run).redact(result)
 
 
 def validate(
@@ -666,21 +694,25 @@ def query(
     path: Path | None = None,
     name: str | None = None,
     params: Mapping[str, Value] | None = None,
+    reader: str | None = None,
 ) -> list[Row] | bool | bytes:
     """Run a SPARQL query: its text, a ``.rq`` file, or a library query by id.
 
-    ``hopgate query QUERY [--param NAME=VALUE]...``. Give exactly one of
+    ``hopgate query QUERY [--param NAME=VALUE]... [--reader R]``. Give exactly one of
     ``sparql`` (the text), ``path`` (a file) or ``name`` (an id of
     ``queries/``, e.g. ``claim-status``). ``params`` are bound to variables
     as values, never spliced into the text (a ledger id's IRI is
     ``IRI(hopgate.ids.mint(kind, id))``). The default graph is the union of
     the loaded graphs. Returns rows for SELECT (ledger values as IRIs,
     strings, numbers), a bool for ASK, N-Triples bytes for CONSTRUCT and
-    DESCRIBE.
+    DESCRIBE. With ``reader``, every literal text of the result that repeats
+    a text withheld from that reader is the withheld marker
+    (docs/spec/records.md "What a reader is shown"); without it the result is
+    the store's, unfiltered. The query itself runs over the whole store.
 
     Raises:
         QueryError: not exactly one of ``sparql``, ``path``, ``name``; an
-            unknown library id; or a query the store rejects.
+            unknown library id; an unknown reader; or a query the store rejects.
         StoreError: ``path`` is not a readable file.
 
     Example:
@@ -708,7 +740,13 @@ def query(
             )
         sparql = queries[name].text
     assert sparql is not None
-    return store.query_any(sparql, params=params)
+    if reader is not None:
+        check_reader(store, reader, QueryError)
+    found = store.query_any(sparql, params=params)
+    if reader is None or isinstance(found, bool):
+        return found
+    withholding = for_reader(store, reader)
+    return withholding.ntriples(found) if isinstance(found, bytes) else withholding.rows(found)
 
 
 def dump(
@@ -756,11 +794,19 @@ def dump(
         store.dump(handle, format=format, graph=graph)
 
 
-def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
+def review_queue(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> list[QueueItem]:
     """The subjects awaiting adjudication, disagreements first.
 
-    ``hopgate review queue [--run RUN]``; ``QueueItem.as_dict()`` is one
-    object of ``--format json``. Reads only.
+    ``hopgate review queue [--run RUN] [--reader R]``; ``QueueItem.as_dict()``
+    is one object of ``--format json``. Reads only. Each item is for
+    ``reader`` (default: its run's evaluation's reader): a judgment's decision
+    or reason repeating a text withheld from it is the withheld marker
+    (docs/spec/records.md "What a reader is shown").
+
+    Raises:
+        ReviewError: an unknown run or reader.
 
     Example:
         >>> from hopgate import load, open_store, review_queue
@@ -770,17 +816,20 @@ def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
         >>> review_queue(store, run="sys-a")
         []
     """
-    return _review.queue(store, run)
+    readers = Readers(store, reader, ReviewError)
+    return [readers.of_run(item.run).redact(item) for item in _review.queue(store, run)]
 
 
-def review_changes(store: Store, *, run: str) -> ScoreChanges:
+def review_changes(store: Store, *, run: str, reader: str | None = None) -> ScoreChanges:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
-    ``hopgate review changes --run RUN``; ``ScoreChanges.as_dict()`` is its
-    ``--format json``. Reads only.
+    ``hopgate review changes --run RUN [--reader R]``; ``ScoreChanges.as_dict()``
+    is its ``--format json``. Reads only; for ``reader`` (default: the run's
+    evaluation's reader) as :func:`review_queue` is.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReviewError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, open_store, review_changes
@@ -792,7 +841,8 @@ def review_changes(store: Store, *, run: str) -> ScoreChanges:
         >>> found.before, found.verdicts, found.metrics["complete_set_recall"]["changed"]
         (None, [], False)
     """
-    return adjudication.changes(store, run)
+    found = adjudication.changes(store, run)
+    return Readers(store, reader, ReviewError).of_run(run).redact(found)
 
 
 def judge(
@@ -1155,14 +1205,21 @@ def render_report(report: Report, *, format: str = "html") -> str:
 
 
 def diff(
-    store: Store, *, run: str | None = None, before: str | None = None, after: str | None = None
+    store: Store,
+    *,
+    run: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    reader: str | None = None,
 ) -> Diff:
     """What changed between two recorded evaluations of ``run`` (default: its two latest).
 
-    ``hopgate diff [EVAL_A EVAL_B] [--run RUN]``: every output whose verdict,
-    route or missing hops changed, the loads and records added between them,
-    the metrics side by side. Without ``run``: the run of ``before`` (an
-    evaluation id, ``RUN@TIME``), else the store's only run.
+    ``hopgate diff [EVAL_A EVAL_B] [--run RUN] [--reader R]``: every output
+    whose verdict, route or missing hops changed, the loads and records added
+    between them, the metrics side by side. Without ``run``: the run of
+    ``before`` (an evaluation id, ``RUN@TIME``), else the store's only run.
+    Texts withheld from ``reader`` (default: the run's evaluation's), and
+    texts repeating them, are the withheld marker.
 
     Raises:
         NotEvaluatedError: the run is unknown or has fewer than two evaluations.
@@ -1187,4 +1244,4 @@ def diff(
         if len(known) != 1:
             raise ReportError(f"choose a run with --run (runs in the store: {', '.join(known)})")
         run = known[0]
-    return _diff(store, run=run, before=before, after=after)
+    return _diff(store, run=run, before=before, after=after, reader=reader)

@@ -251,7 +251,7 @@ def test_explain_says_why_with_the_spec_section(cedar_dir: Path) -> None:
     assert "Evidence set gA1" in text and "is eligible" in text
     assert "Citation a2 covers member a2 of gA1." in text
     assert 'Missing hop a1: "Project Cedar is mapped to record R17"' in text
-    assert 'docs/spec/acceptance.md "Per output claim", rule 5' in text
+    assert 'docs/spec/acceptance.md "Verdict", rule 5' in text
     data = json.loads(_invoke(cedar_dir, "explain", "sys-a/qD/o1", "--format", "json").output)
     assert data["verdict"] == "reject"
     inadmissible = [s for s in data["steps"] if s["step"] == "inadmissible"]

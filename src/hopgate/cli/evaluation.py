@@ -12,7 +12,7 @@ import click
 
 from hopgate import api
 from hopgate.cli.formatting import render
-from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store
+from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store, reader_option
 from hopgate.escaping import json_text, terminal
 
 
@@ -47,10 +47,11 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
 
 @click.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
+@reader_option("each run's evaluation's reader")
 @format_option("table", "json", "csv")
 @click.pass_context
 @handle_errors
-def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
+def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) -> None:
     """Show the acceptance card of every output claim of each run's latest evaluation.
 
     Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
@@ -60,7 +61,7 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
     Example: hopgate verdicts --run sys-a --format json
     """
 
-    found = api.verdicts(open_store(ctx), run=run)
+    found = api.verdicts(open_store(ctx), run=run, reader=reader)
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
     rows = [row.as_dict() for row in found]
     if fmt == "json":
@@ -81,10 +82,11 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
     is_flag=True,
     help="Also MultiHop-RAG, Ragas, HotpotQA and FEVER figures on the same claim-cases.",
 )
+@reader_option("each run's evaluation's reader")
 @format_option("table", "json")
 @click.pass_context
 @handle_errors
-def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
+def metrics(ctx: click.Context, run: str | None, peers: bool, reader: str | None, fmt: str) -> None:
     """Show complete-set recall, citation-set completeness and answer correctness per run.
 
     Every figure carries its numerator and denominator; an empty denominator
@@ -95,7 +97,7 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
     Example: hopgate metrics --peers --format json
     """
 
-    result = api.metrics(open_store(ctx), run=run, peers=peers)
+    result = api.metrics(open_store(ctx), run=run, peers=peers, reader=reader)
     note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
     if fmt == "json":
         payload = {run_id: m.as_dict() for run_id, m in result.items()}

@@ -10,7 +10,7 @@ import click
 
 from hopgate import api
 from hopgate.cli.formatting import render
-from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
+from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store, reader_option
 from hopgate.errors import InputRefused, QueryError
 from hopgate.escaping import json_text
 from hopgate.store import Value
@@ -57,21 +57,34 @@ def read_query_argument(query: str) -> str:
 @click.option("--param", "params", multiple=True, help="NAME=VALUE bound to ?NAME (repeatable).")
 @format_option("table", "json", "csv")
 @click.option("--iris", is_flag=True, help="Show full IRIs instead of ledger ids.")
+@reader_option("none: the store as it is, unfiltered")
 @click.pass_context
 @handle_errors
-def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iris: bool) -> None:
+def query(
+    ctx: click.Context,
+    query: str,
+    params: tuple[str, ...],
+    fmt: str,
+    iris: bool,
+    reader: str | None,
+) -> None:
     """Run a SPARQL query: a .rq file, a library query id, or the query text.
 
     Parameters are bound as values, never spliced into the text. The default
-    graph is the union of all loaded graphs.
+    graph is the union of all loaded graphs. With --reader, every text in the
+    results that repeats a text withheld from that reader is shown as the
+    withheld marker (docs/spec/records.md "What a reader is shown"); without
+    it, results are the store's, unfiltered.
 
     Example: hopgate query 'SELECT ?s WHERE { ?s a hg:Claim }' --format csv
 
     Example: hopgate query queries/claim-status.rq --param evaluation=evaluation:eval-oct
+
+    Example: hopgate query 'SELECT ?text WHERE { ?c a hg:Claim ; prov:value ?text }' --reader public
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    result = api.query(open_store(ctx), text, params=bindings)
+    result = api.query(open_store(ctx), text, params=bindings, reader=reader)
     if isinstance(result, bool):
         click.echo(json_text(result) if fmt == "json" else str(result).lower())
         return

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from hopgate import api
-from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.cli.shared import UsageError, handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
 
 
@@ -90,8 +90,9 @@ def report_command(
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
 
     Reads the run's latest recorded evaluation (or --evaluation), filtered for
-    the reader exactly as an export is: no quote the reader may not inspect
-    appears. A stale evaluation is reported as recorded and marked stale.
+    the reader exactly as an export is: no text the reader may not inspect,
+    nor any text repeating one, appears (a withheld marker stands in its
+    place). A stale evaluation is reported as recorded and marked stale.
 
     Example: hopgate report --run sys-a --peers -o report.html
 
@@ -183,13 +184,18 @@ def explain_command(
 @click.command("diff")
 @click.argument("evaluations", nargs=-1, metavar="[EVAL_A EVAL_B]")
 @click.option("--run", "run", help="The run (default: the only run in the store).")
+@reader_option()
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
 @handle_errors
 def diff_command(
-    ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
+    ctx: click.Context,
+    evaluations: tuple[str, ...],
+    run: str | None,
+    reader: str | None,
+    fmt: str,
 ) -> None:
     """Show what changed between two recorded evaluations of a run (default: its two latest).
 
@@ -205,7 +211,7 @@ def diff_command(
     if len(evaluations) not in (0, 2):
         raise UsageError("give two evaluations (EVAL_A EVAL_B) or none (the run's two latest)")
     before, after = evaluations if evaluations else (None, None)
-    result = api.diff(_store(ctx), run=run, before=before, after=after)
+    result = api.diff(_store(ctx), run=run, before=before, after=after, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return

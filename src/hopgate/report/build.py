@@ -7,7 +7,9 @@ evaluation (:mod:`hopgate.report.diff`). :func:`hopgate.report.pages.render` wri
 self-contained HTML page (styles, charts and pictures inline; no script
 needed, no request leaves the page), as Markdown, or as JSON, each escaping
 every data string for its format (:mod:`hopgate.escaping`). Nothing is
-evaluated here, and nothing a reader may not inspect is read.
+evaluated here, and nothing a reader may not inspect is shown: the report is
+passed whole through the reader filter (hopgate.audit.withholding,
+docs/spec/records.md "What a reader is shown") before any format is written.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from hopgate import ids
 from hopgate.audit.peers import peer_metrics_for_bundle
 from hopgate.audit.results import RunMetrics, evaluation_metrics
+from hopgate.audit.withholding import for_reader
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
 from hopgate.library.artefacts import library_query
@@ -235,7 +238,8 @@ def build_report(
         pictures=drawn,
         signature=signature,
     )
-    return report
+    # Every text of every format (cards, header, changes, pictures) passes the one filter.
+    return for_reader(store, chosen.reader).redact(report)
 
 
 def _verdict(iri: str) -> str:
