@@ -322,7 +322,8 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
                     "id": f"{run['id']}/{question['id']}/o{n}",
                     "text": "generated",
                     "claim": asserted,
-                    "correct": draw(st.integers(0, 3)) < 3,
+                    # null: nobody judged it (acceptance.md, rule unknown correctness).
+                    "correct": draw(st.sampled_from([True, True, True, False, None])),
                 }
                 cites = _delivered(draw, versions, positioned, span_ids, preferred)
                 if cites or draw(st.booleans()):

@@ -39,6 +39,7 @@ from hopgate.adapters import import_files as _import_files
 from hopgate.adjudication import Recorded, ScoreChanges
 from hopgate.baseline import BaselineResult
 from hopgate.baseline import baseline as _baseline
+from hopgate.correctness import Judge
 from hopgate.diff import Diff
 from hopgate.diff import diff as diff
 from hopgate.errors import QueryError, StoreError
@@ -67,6 +68,7 @@ from hopgate.interventions.variants import VARIANTS
 from hopgate.library import library_queries
 from hopgate.loader import LoadResult
 from hopgate.loader import load as load
+from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits
 from hopgate.progress import Reporter
 from hopgate.report import Report
 from hopgate.report import build_report as build_report
@@ -650,6 +652,9 @@ def import_files(
     predictions: Path | None = None,
     max_evidence: int = 5,
     drop_empty: bool = False,
+    correctness_judge: str | None = None,
+    judge_timeout: float = 60.0,
+    pass_env: Sequence[str] = (),
 ) -> ImportResult:
     """Convert a pipeline's or a benchmark's files to a JSON Lines ledger at ``output``.
 
@@ -659,6 +664,10 @@ def import_files(
     ``max_evidence`` for fever), ``multihop-rag``, ``wice`` (``drop_empty``),
     ``ragas`` (docs/adapters.md). ``--load`` is :func:`load` of ``output``
     after it. ``notes`` says what the import took by default or ignored.
+    ``correctness_judge`` (rag) is a command deciding the answers with no
+    ``correct`` label and no ``short_answer`` matching the reference, run with
+    ``judge_timeout`` seconds and the minimal environment plus ``pass_env``
+    (:mod:`hopgate.processes`); without one they are of unknown correctness.
 
     Raises:
         LedgerError: an input is malformed; the message names file, record
@@ -690,6 +699,9 @@ def import_files(
         answers=answers,
         run=run,
         evaluation=evaluation,
+        judge=None
+        if correctness_judge is None
+        else Judge(correctness_judge, Limits(timeout=judge_timeout, pass_env=tuple(pass_env))),
     )
 
 
@@ -733,16 +745,29 @@ def plan_interventions(
 
 
 def run_interventions(
-    plan: Path, *, system: str, output: Path, jobs: int = 1, timeout: float = 60.0
+    plan: Path,
+    *,
+    system: str,
+    output: Path,
+    jobs: int = 1,
+    timeout: float = 60.0,
+    max_output: int = DEFAULT_OUTPUT_CAP,
+    pass_env: Sequence[str] = (),
+    correctness_judge: str | None = None,
 ) -> RunResult:
     """Run a system on every variant of a plan and write its answers as ledger cases.
 
     ``hopgate interventions run --plan PLAN --system SYSTEM -o OUTPUT [--jobs N]
-    [--timeout S]``: ``system`` is a shell command answering one variant
-    (JSON on stdin and stdout) or ``builtin:bm25``. A timeout, a non-zero exit
-    or malformed output is a failed variant (listed with its reason in
-    ``OUTPUT.failed.jsonl``), never an abstention. ``--load`` is
-    :func:`load` of ``output`` after it (when a variant was answered).
+    [--timeout S] [--max-output BYTES] [--pass-env NAME]...
+    [--correctness-judge CMD]``: ``system`` is a shell command answering one
+    variant (JSON on stdin and stdout) or ``builtin:bm25``; it runs with the
+    minimal environment plus ``pass_env``, in its own process group, its
+    output read up to ``max_output`` bytes (:mod:`hopgate.processes`). A
+    timeout, a non-zero exit, output over the cap or malformed output is a
+    failed variant (listed with its reason in ``OUTPUT.failed.jsonl``), never
+    an abstention. Correctness is never guessed (:mod:`hopgate.correctness`).
+    ``--load`` is :func:`load` of ``output`` after it (when a variant was
+    answered).
 
     Raises:
         RunError: the plan holds no variant.
@@ -763,4 +788,13 @@ def run_interventions(
         >>> result.answered, len(result.failed)
         (37, 0)
     """
-    return run_plan(read_plan(plan), system, output, jobs=jobs, timeout=timeout)
+    return run_plan(
+        read_plan(plan),
+        system,
+        output,
+        jobs=jobs,
+        timeout=timeout,
+        pass_env=tuple(pass_env),
+        output_cap=max_output,
+        correctness_judge=correctness_judge,
+    )

@@ -825,7 +825,8 @@ class _Loader:
             if output.get("claim") is not None:
                 claim = self._ref(index, "claim", output["claim"], record, f"{name}.claim")
                 yield f"{o} <{HG}asserts> {nt.iri(claim)}"
-            yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
+            if output["correct"] is not None:  # null: not judged (acceptance.md "Verdict")
+                yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
             for cited_number, item in enumerate(output.get("cites") or []):
                 span, lines = self._delivered(index, record, item, f"{name}.cites[{cited_number}]")
                 yield from lines

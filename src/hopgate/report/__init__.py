@@ -47,7 +47,8 @@ DEFINITIONS = {
     "answerable) whose citations contain an eligible evidence set, out of all independently "
     "supported output claims.",
     "answer_correctness": "Answerable claim-cases with an output claim asserting the claim that "
-    "is judged correct, out of all answerable claim-cases.",
+    "is judged correct, out of the answerable claim-cases whose answer correctness is known "
+    "(those nobody judged are counted apart, never as correct or incorrect).",
     "whole_answer": "Questions all of whose required claims pass (answerable, retrieved complete "
     "and answered correctly), out of questions whose required claims are all answerable; "
     "reported beside the claim-case figures, never folded into them.",
@@ -55,6 +56,11 @@ DEFINITIONS = {
 COUNTS = {
     "unsupported": "Output claims that are not independently supported (judged incorrect, or "
     "their claim is not answerable, or they assert no reference claim).",
+    "correctness_unknown": "Output claims of answerable claims whose correctness nobody judged: "
+    "neither supported nor unsupported, left out of citation-set completeness.",
+    "answer_correctness_unknown": "Answerable claim-cases whose answer correctness is unknown (no "
+    "output asserting the claim is judged correct and some is not judged): left out of answer "
+    "correctness.",
     "omitted": "Answerable claim-cases with no output claim asserting the required claim.",
     "blocked": "Claim-cases whose claim has no eligible set for this reader, though an "
     "adjudicated set would be eligible but for who may read it.",
@@ -63,10 +69,13 @@ COUNTS = {
     "appropriate_abstentions": "Cases where the system abstained and no required claim is "
     "answerable: abstaining was right.",
     "escalated": "Output claims awaiting adjudication (verdict escalate: an unresolved "
-    "contradiction, a cited proposed set, or an unreviewed extra assertion).",
+    "contradiction, a cited proposed set, an unreviewed extra assertion, or an answer to an "
+    "answerable claim whose correctness nobody judged).",
 }
 COUNT_LABELS = {
     "unsupported": "unsupported outputs",
+    "correctness_unknown": "outputs of unknown correctness",
+    "answer_correctness_unknown": "claim-cases of unknown answer correctness",
     "omitted": "omitted required claims",
     "blocked": "blocked claim-cases",
     "not_found": "not-found claim-cases",
