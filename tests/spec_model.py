@@ -67,8 +67,9 @@ Final judgments (docs/spec/adjudication.md "Effect on scoring"), applied before
 anything above reads a set's status, a contradiction or an extra assertion:
 
 * Only final judgments with a ``question`` and a decision that is a term of it
-  count; the latest wins: the greatest time (no time is the earliest), then
-  the greatest id.
+  count; the one recorded last wins, whatever time it claims. A ledger is one
+  load, which records at most one final judgment of a subject's question, so
+  the model finds at most one (the time a judgment claims never orders it).
 * A final ``entailment`` or ``alternatives`` judgment of a set gives it the
   status ``adjudicated`` (``sufficient``) or ``rejected`` (``insufficient``).
 * Any final ``contradiction`` judgment (``material`` or ``immaterial``)
@@ -89,13 +90,12 @@ VERDICTS = ("accept", "revise-citations", "abstain", "reject", "escalate")
 SET_TERMS = {"sufficient": "adjudicated", "insufficient": "rejected"}
 CONTRADICTION_TERMS = ("material", "immaterial")
 BOUNDARY_TERMS = ("new-claim", "not-a-claim", "unsupported")
-_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def _latest_final(
     judgments: list[dict[str, Any]], subject: str, questions: tuple[str, ...], terms: Any
 ) -> dict[str, Any] | None:
-    """The final judgment in force of ``subject``: latest time, then greatest id."""
+    """The final judgment in force of ``subject``: the one this ledger (one load) records."""
     found = [
         j
         for j in judgments
@@ -106,7 +106,8 @@ def _latest_final(
     ]
     if not found:
         return None
-    return max(found, key=lambda j: (parse_time(j["at"]) if j.get("at") else _EARLIEST, j["id"]))
+    assert len(found) == 1, "one load records at most one final judgment of a subject's question"
+    return found[0]
 
 
 def parse_time(value: str) -> datetime:

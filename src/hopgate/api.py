@@ -32,11 +32,11 @@ from typing import BinaryIO, Literal
 # baseline) are imported here, under other names, before hopgate/__init__.py
 # binds ``hopgate.<name>`` to the function: importing such a module for the
 # first time later would rebind ``hopgate.<name>`` to the module.
-from hopgate import adjudication
+from hopgate import adjudication, judgment_proofs
 from hopgate import review as _review
 from hopgate.adapters import ImportResult
 from hopgate.adapters import import_files as _import_files
-from hopgate.adjudication import Recorded, ScoreChanges
+from hopgate.adjudication import Recorded, ScoreChanges, Signer
 from hopgate.baseline import BaselineResult
 from hopgate.baseline import baseline as _baseline
 from hopgate.correctness import Judge
@@ -65,6 +65,7 @@ from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import RunResult, run_plan
 from hopgate.interventions.variants import VARIANTS
+from hopgate.judgment_proofs import Signature
 from hopgate.library import library_queries
 from hopgate.loader import LoadResult
 from hopgate.loader import load as load
@@ -76,7 +77,7 @@ from hopgate.results import GateResult, RunMetrics, VerdictRow
 from hopgate.results import gate as _gate
 from hopgate.results import metrics as _metrics
 from hopgate.results import verdicts as _verdicts
-from hopgate.review import QueueItem
+from hopgate.review import JudgmentRecord, QueueItem
 from hopgate.store import Row, Store, Value
 from hopgate.validate import ValidationResult
 from hopgate.validate import validate as _validate
@@ -119,6 +120,7 @@ __all__ = [
     "plan_interventions",
     "query",
     "review_changes",
+    "review_judgments",
     "review_queue",
     "run_interventions",
     "sign",
@@ -505,20 +507,26 @@ def judge(
     settles: Sequence[str] = (),
     judgment_id: str | None = None,
     keep_in: Path | None = None,
+    sign: Path | None = None,
 ) -> Recorded:
     """Record one judgment of ``subject``, appended as a one-judgment ledger loaded all or nothing.
 
     ``hopgate judge SUBJECT --question Q --decision D --by NAME --reason TEXT
-    [--final] [--settles J1,J2] [--id ID] [--keep-in DIR]``. Nothing earlier
-    is edited; a final judgment takes effect at the next :func:`evaluate`.
-    ``keep_in`` is where the ledger file is kept (default: beside an on-disk
-    store; an in-memory store needs one).
+    [--final] [--settles J1,J2] [--id ID] [--keep-in DIR] [--sign KEY]``.
+    Nothing earlier is edited; a final judgment takes effect at the next
+    :func:`evaluate`, where the judgment recorded last is in force
+    (docs/spec/adjudication.md "Recording"). ``keep_in`` is where the ledger
+    file is kept (default: beside an on-disk store; an in-memory store needs
+    one). ``sign`` is a private key file (``hopgate keys new``): the judgment
+    carries its signature, which :func:`review_judgments` and the report
+    check against trusted keys.
 
     Raises:
         AdjudicationError: a missing reviewer or reason, settles on an initial
             judgment, or no folder to keep the file in.
         LedgerError: an unknown subject or question, a decision that is not a
             term of the question; nothing is kept.
+        SigningError: ``sign`` is not a readable private key.
 
     Example:
         >>> import tempfile
@@ -545,7 +553,58 @@ def judge(
         settles=settles,
         judgment_id=judgment_id,
         folder=keep_in,
+        signer=_signer(sign),
     )
+
+
+def _signer(key_file: Path | None) -> Signer | None:
+    if key_file is None:
+        return None
+    key = read_private_key(key_file)
+    return lambda fields: judgment_proofs.sign(fields, key)
+
+
+def review_judgments(
+    store: Store,
+    *,
+    subject: str | None = None,
+    final_only: bool = True,
+    trust: Sequence[str] = (),
+) -> list[tuple[JudgmentRecord, Signature]]:
+    """The judgments of the store (of ``subject``, a ledger id, when given), each with its signature.
+
+    ``hopgate review judgments [--subject ID] [--all] [--trust KEY]...``: by
+    subject, in the order the store recorded them (the last recorded final
+    judgment of a question is the one in force, docs/spec/adjudication.md
+    "Recording"), with who recorded each, when, and whether it is signed by
+    a key in ``trust`` (.pub files, did:keys or Multikeys; none given: the
+    signature is checked, the key is not). ``final_only`` (the default)
+    leaves initial judgments out. Reads only.
+
+    Raises:
+        SigningError: a ``trust`` value is not a public key.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import judge, load, open_store, review_judgments
+        >>> from hopgate.library import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     _ = judge(store, "gC2", question="entailment", decision="sufficient", by="ana",
+        ...               reason="both hops stated", final=True, judgment_id="j-ana",
+        ...               keep_in=Path(folder))
+        >>> [(j.id, j.recorded_by, s.describe()) for j, s in review_judgments(store)]
+        [('j-ana', 'ana', 'unsigned')]
+    """
+    trusted = [read_public_key(value) for value in trust] if trust else None
+    found = [
+        j
+        for j in _review.judgments(store)
+        if (subject is None or j.subject == subject) and (j.final or not final_only)
+    ]
+    return [(j, judgment_proofs.check(j, trusted)) for j in found]
 
 
 def baseline(

@@ -1,7 +1,7 @@
 """Named step boundaries of the writes, where the crash tests kill the process.
 
 A load and an evaluation each publish in steps (bulk write, snapshots,
-catalog entry). The crash-safety tests (tests/test_crash.py) run a real
+catalog entry); ``judge`` writes its one-judgment ledger before it loads it. The crash-safety tests (tests/test_crash.py) run a real
 ``hopgate`` process with ``HOPGATE_KILL_AT=<step>`` in its environment; at
 that boundary the process kills itself with SIGKILL (no cleanup, no
 ``finally``), exactly as a power cut or an OOM kill would leave the store.
@@ -15,6 +15,7 @@ import signal
 
 #: The step boundaries, in the order a load or an evaluation passes them.
 STEPS = (
+    "judge:written",
     "load:graph-added",
     "load:snapshots-kept",
     "load:published",

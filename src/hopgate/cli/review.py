@@ -16,6 +16,7 @@ import click
 from hopgate import api
 from hopgate.cli.shared import handle_errors, open_store
 from hopgate.judgments import QUESTIONS
+from hopgate.review import JudgmentRecord
 from hopgate.store import Store
 
 
@@ -58,7 +59,54 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
         click.echo(f"  holds back: {', '.join(item.outputs)}")
         for j in item.judgments:
             reason = f": {j.reason}" if j.reason else ""
-            click.echo(f"  {j.id} by {j.by} at {j.at or '(no time)'}: {j.decision}{reason}")
+            click.echo(
+                f"  {j.id} by {j.by} at {j.at or '(no time)'}: {j.decision}{reason} "
+                f"({_recorded(j)})"
+            )
+
+
+def _recorded(j: JudgmentRecord) -> str:
+    """Where the store put a judgment: its recording number, when, and for whom."""
+    number = "unnumbered" if j.record_number is None else f"#{j.record_number}"
+    who = j.recorded_by or "no one named"
+    return f"recorded {number} at {j.recorded_at or '(unknown)'} for {who}"
+
+
+@review_group.command("judgments")
+@click.option("--subject", help="Only the judgments of this subject (its ledger id).")
+@click.option("--all", "show_all", is_flag=True, help="Initial judgments too (default: final).")
+@click.option(
+    "--trust",
+    multiple=True,
+    help="A trusted signer's public key (.pub file, did:key or Multikey); repeatable.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+@handle_errors
+def judgments_command(
+    ctx: click.Context, subject: str | None, show_all: bool, trust: tuple[str, ...], fmt: str
+) -> None:
+    """List final judgments in the order the store recorded them: who recorded each, and its signature.
+
+    The last recorded final judgment of a subject's question is the one in
+    force (docs/spec/adjudication.md "Recording"); the time a judgment claims
+    never orders it. Each says whether it is signed by a trusted key.
+
+    Example: hopgate review judgments --subject gC2 --trust adjudicator.key.pub
+    """
+    found = api.review_judgments(_open(ctx), subject=subject, final_only=not show_all, trust=trust)
+    if fmt == "json":
+        rows = [{**j.as_dict(), "signature": sig.as_dict()} for j, sig in found]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{len(found)} {'judgment' if show_all else 'final judgment'}(s)")
+    for j, sig in found:
+        kind = "final" if j.final else "initial"
+        click.echo(
+            f"- {j.subject!r}: {kind} {j.question or '(no question)'} {j.decision!r}, "
+            f"{j.id!r} by {j.by!r} (claims {j.at or 'no time'})"
+        )
+        click.echo(f"  {_recorded(j)}; {sig.describe()}")
 
 
 @review_group.command("changes")
@@ -113,6 +161,13 @@ def _figure(value: Any) -> str:
     type=click.Path(file_okay=False, path_type=Path),
     help="Where to keep the judgment's ledger file (default: beside an on-disk store).",
 )
+@click.option(
+    "--sign",
+    "sign",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Sign the judgment with this private key (hopgate keys new); readers check it "
+    "against the keys they trust (review judgments --trust, report --trust).",
+)
 @click.pass_context
 @handle_errors
 def judge_command(
@@ -126,12 +181,14 @@ def judge_command(
     settles: str,
     judgment_id: str | None,
     keep_in: Path | None,
+    sign: Path | None,
 ) -> None:
     """Record one judgment of SUBJECT (an evidence set, contradiction, output, span or version).
 
     Appended as a one-judgment ledger, loaded all or nothing; nothing earlier
     is edited. A final judgment re-annotates a set, resolves a contradiction
-    or decides an extra assertion at the next `hopgate evaluate`.
+    or decides an extra assertion at the next `hopgate evaluate`: the one the
+    store recorded last is in force. --by is also who the store records it for.
 
     Example: hopgate judge gC2 --question alternatives --decision sufficient --by ana --reason "both hops stated" --final --settles j1,j2
     """
@@ -147,9 +204,11 @@ def judge_command(
         settles=settled,
         judgment_id=judgment_id,
         keep_in=keep_in,
+        sign=sign,
     )
     kind = "final" if final else "initial"
-    click.echo(f"recorded {kind} judgment {recorded.id!r} ({recorded.file})")
+    signed = ", signed" if sign is not None else ""
+    click.echo(f"recorded {kind} judgment {recorded.id!r}{signed} ({recorded.file})")
 
 
 COMMANDS = [review_group, judge_command]
