@@ -76,8 +76,9 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
 @click.option(
     "--trust",
     multiple=True,
-    help="With --signed-export: a trusted signer's public key (.pub file, did:key or "
-    "Multikey); repeatable.",
+    help="A trusted signer's public key (.pub file, did:key or Multikey); repeatable. "
+    "Checks the signatures of the final judgments in force and, with --signed-export, "
+    "of the export.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
@@ -111,10 +112,6 @@ def report_command(
     from hopgate.export.signing import read_public_key
     from hopgate.report import build_report, render
 
-    if trust and signed_export is None:
-        raise click.UsageError(
-            "--trust needs --signed-export DIR (the export whose signatures to check)"
-        )
     trusted = [read_public_key(value) for value in trust] if trust else None
 
     store = _store(ctx)

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hopgate import catalog, ids
+from hopgate import catalog, ids, judgment_proofs
+from hopgate import review as _review
 from hopgate.errors import ReportError
 from hopgate.export.scope import Scope
 from hopgate.library import library_query
@@ -120,6 +121,9 @@ class Report:
     changes: Diff | None
     pictures: int
     charts: dict[str, str] = field(default_factory=dict)
+    #: The final judgments in force on the cards, in the order the store recorded
+    #: them: who recorded each, when, and its signature (adjudication.md "Recording").
+    judgments: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """The report's data (``hopgate report --format json``)."""
@@ -135,6 +139,7 @@ class Report:
             "attention": [card.row.output for card in self.attention],
             "cards": [card.as_dict() for card in self.cards],
             "changes": self.changes.as_dict() if self.changes is not None else None,
+            "judgments": self.judgments,
         }
 
 
@@ -223,6 +228,7 @@ def build_report(
             peer_rows = [p.as_dict() for p in peer_metrics_for_bundle(copy, evaluation_.bundle)]
     drawn = _draw_pictures(store, chosen, cards, pictures)
     changes = _changes(store, chosen)
+    in_force = _judgments_in_force(store, cards, trusted)
     report = Report(
         header=head,
         gate=gate,
@@ -234,8 +240,43 @@ def build_report(
         cards=cards,
         changes=changes,
         pictures=drawn,
+        judgments=in_force,
     )
     return report
+
+
+def _judgments_in_force(
+    store: Store, cards: list[CardDetail], trusted: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The final judgments the cards name as in force, with who recorded each and its signature.
+
+    Read from the store as it stands (the judgments never change once
+    recorded); the signature is checked against ``trusted`` keys
+    (docs/spec/adjudication.md "Signed judgments").
+    """
+    named = {str(j["id"]) for card in cards for j in card.row.judgments}
+    if not named:
+        return []
+    found = []
+    for record in _review.judgments(store):
+        if record.id not in named or not record.final:
+            continue
+        signature = judgment_proofs.check(record, trusted)
+        found.append(
+            {
+                "id": record.id,
+                "subject": record.subject,
+                "question": record.question,
+                "decision": record.decision,
+                "by": record.by,
+                "at": record.at,
+                "record_number": record.record_number,
+                "recorded_at": record.recorded_at,
+                "recorded_by": record.recorded_by,
+                "signature": signature.as_dict(),
+            }
+        )
+    return sorted(found, key=lambda j: (j["record_number"] or 0, j["id"]))
 
 
 def _verdict(iri: str) -> str:
