@@ -455,11 +455,13 @@ class _Loader:
                 rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt")
             )
             values = " ".join(subjects)
-            # The records as loaded, without the store's own stamp (a judgment's
-            # recording number) and without the catalog's facts about agents.
+            # The records as loaded (load graphs only: not the catalog's facts
+            # about agents, nor what an evaluation recorded about a record),
+            # without the store's own stamp (a judgment's recording number).
             theirs_nt = self.store.construct(
                 f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }}"
-                f" FILTER (?g != <{CATALOG_GRAPH}> && ?p NOT IN ({_RECORDING})) }}"
+                f" GRAPH <{CATALOG_GRAPH}> {{ ?g prov:wasGeneratedBy ?load . ?load a hg:Load }}"
+                f" FILTER (?p NOT IN ({_RECORDING})) }}"
             )
             theirs = _normalised(rdflib.Graph().parse(data=theirs_nt.decode("utf-8"), format="nt"))
             if mine == theirs:
