@@ -253,7 +253,7 @@ def _case(
 
 def _write_lines(ledger: dict[str, Any], path: Path) -> None:
     """Write a one-document ledger as JSON Lines (``docs/spec/ledger.md``)."""
-    from hopgate.ledger import KINDS
+    from hopgate.ingest.ledger import KINDS
 
     with path.open("w", encoding="utf-8") as out:
         out.write('{"type":"ledger","ledger":1}\n')
@@ -265,20 +265,19 @@ def _write_lines(ledger: dict[str, Any], path: Path) -> None:
 @contextlib.contextmanager
 def _coverage_update(path: Path | None) -> Iterator[None]:
     """Evaluate with the coverage update in ``path`` (None: the library's own)."""
-    from hopgate import library
+    from hopgate.library import artefacts
 
-    # The module, not hopgate.evaluate (the function of the same name, hopgate.api).
-    evaluation = importlib.import_module("hopgate.evaluate")
+    evaluation = importlib.import_module("hopgate.decide.evaluation")
 
     if path is None:
         yield
         return
-    replaced = library.parse_query(path.read_text("utf-8"), name=path.name)
+    replaced = artefacts.parse_query(path.read_text("utf-8"), name=path.name)
 
-    def patched(update_id: str) -> library.LibraryQuery:
+    def patched(update_id: str) -> artefacts.LibraryQuery:
         if update_id == "evaluation-coverage":
             return replaced
-        return library.library_update(update_id)
+        return artefacts.library_update(update_id)
 
     # hopgate.evaluate imported library_update by name: replace it there.
     original = vars(evaluation)["library_update"]
@@ -290,8 +289,8 @@ def _coverage_update(path: Path | None) -> Iterator[None]:
 
 
 def _timed(store: Any, update: Path | None, model: list[dict[str, Any]]) -> dict[str, Any]:
-    from hopgate.evaluate import evaluate
-    from hopgate.results import verdicts
+    from hopgate.audit.results import verdicts
+    from hopgate.decide.evaluation import evaluate
 
     with _coverage_update(update):
         started, cpu = time.perf_counter(), time.process_time()
@@ -313,7 +312,7 @@ def measure(spans: int, cases: int, *, baseline: bool, locators: bool) -> dict[s
     model = [{k: row[k] for k in _COMPARED} for row in spec_model.verdict_rows(ledger)]
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:
         # JSON Lines: a one-document ledger's load scans the whole document once
-        # per record for escapes (hopgate.ledger._read_document), 53 s at 1,000 spans.
+        # per record for escapes (hopgate.ingest.ledger._read_document), 53 s at 1,000 spans.
         path = Path(scratch) / "ledger.jsonl"
         _write_lines(ledger, path)
         store = hopgate.open_store(None)

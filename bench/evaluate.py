@@ -35,7 +35,7 @@ from bench.per_size import measure_sizes  # noqa: E402 - after the path is set
 
 def _ledger_dict(path: Path) -> dict[str, Any]:
     """A JSON Lines ledger as the one-document dict the spec model reads."""
-    from hopgate.ledger import KINDS
+    from hopgate.ingest.ledger import KINDS
 
     plural = {kind: key for key, kind in KINDS.items()}
     ledger: dict[str, Any] = {"ledger": 1}
@@ -52,8 +52,8 @@ def measure(claims: int, *, memory: bool) -> dict[str, Any]:
     """Evaluate one synthetic store of ``claims`` claims; return the figures."""
     import hopgate
     from bench.synthetic import write_ledger
-    from hopgate.evaluate import evaluate
-    from hopgate.results import metrics
+    from hopgate.audit.results import metrics
+    from hopgate.decide.evaluation import evaluate
     from tests import spec_model
 
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:

@@ -41,11 +41,11 @@ def measure(claims: int, *, prov_rdf: bool) -> dict[str, Any]:
     """Export one synthetic store of ``claims`` claims in every format; return the figures."""
     import hopgate
     from bench.synthetic import EVALUATION_READER, write_ledger
-    from hopgate.evaluate import evaluate
-    from hopgate.export.formats import serialize
-    from hopgate.export.provdoc import build_document
-    from hopgate.export.quads import export_quads
-    from hopgate.export.scope import resolve_scope
+    from hopgate.bundles.formats import serialize
+    from hopgate.bundles.provdoc import build_document
+    from hopgate.bundles.quads import export_quads
+    from hopgate.bundles.scope import resolve_scope
+    from hopgate.decide.evaluation import evaluate
 
     row: dict[str, Any] = {"claims": claims}
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:

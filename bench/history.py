@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import hopgate
-    from hopgate.evaluate import evaluate
+    from hopgate.decide.evaluation import evaluate
 
     with tempfile.TemporaryDirectory(prefix="hopgate-history-") as scratch:
         folder = Path(scratch)

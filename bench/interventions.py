@@ -37,11 +37,11 @@ def measure(claims: int) -> dict[str, Any]:
     """Plan, answer and score the interventions of one synthetic store of ``claims`` claims."""
     import hopgate
     from bench.synthetic import write_ledger
-    from hopgate import catalog
-    from hopgate.evaluate import evaluate
+    from hopgate.decide.evaluation import evaluate
+    from hopgate.decide.outcomes import recorded
     from hopgate.interventions.plan import plan
     from hopgate.interventions.run import BUILTIN_BM25, run_plan
-    from hopgate.interventions.score import recorded
+    from hopgate.store import catalog
 
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-iv-") as scratch:
         ledger = Path(scratch) / "ledger.jsonl"

@@ -101,7 +101,7 @@ def _instrument(capture: Path | None) -> tuple[Counter[str], Counter[str]]:
     With ``capture``, the first N-Quads file the loader hands to the store (the
     records) is hard-linked there, for the floor if this step is killed.
     """
-    import hopgate.loader as loader
+    import hopgate.ingest.loader as loader
     import hopgate.store as store
 
     seconds: Counter[str] = Counter()

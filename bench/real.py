@@ -53,11 +53,11 @@ def _clock() -> float:
 def run_set(name: str, scratch: Path) -> None:
     """Import, load, (baseline,) evaluate and read metrics of one data set; print figures."""
     import hopgate
-    from hopgate.adapters import import_files
-    from hopgate.baseline import baseline
-    from hopgate.evaluate import evaluate
-    from hopgate.peers import peer_metrics
-    from hopgate.results import metrics
+    from hopgate.audit.peers import peer_metrics
+    from hopgate.audit.results import metrics
+    from hopgate.decide.evaluation import evaluate
+    from hopgate.ingest.adapters import import_files
+    from hopgate.ingest.baseline import baseline
 
     format, inputs, options, needs_baseline = SETS[name]
     paths = [DATA / p for p in inputs]
@@ -115,7 +115,7 @@ def run_set(name: str, scratch: Path) -> None:
 def _wice_checks(store: Any) -> None:
     import rdflib
 
-    from hopgate.library import artefact
+    from hopgate.library.artefacts import artefact
 
     for file, constraint in (
         ("evidence-sets-warnings.ttl", "ClaimFamily-minimal"),

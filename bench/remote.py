@@ -34,7 +34,7 @@ from synthetic import write_ledger  # noqa: E402
 from virtuoso import PASSWORD, USER, VirtuosoServer, missing  # noqa: E402
 
 import hopgate  # noqa: E402
-from hopgate.remote import RemoteStore  # noqa: E402
+from hopgate.store.remote import RemoteStore  # noqa: E402
 
 WAYS = ("embedded", "on the server", "working copy")
 

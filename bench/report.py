@@ -58,7 +58,8 @@ def _hopgate(store: Path, *args: str) -> float:
 def measure(claims: int, folder: Path) -> dict[str, Any]:
     """The figures of one size (see the module docstring)."""
     import hopgate
-    from hopgate.report import build_report, render
+    from hopgate.report.build import build_report
+    from hopgate.report.pages import render
 
     synthetic = _module(ROOT / "bench" / "synthetic.py", "synthetic")
     ledger = folder / "ledger.jsonl"

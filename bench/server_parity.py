@@ -4,7 +4,7 @@ Starts fresh private Virtuoso servers (tests/virtuoso.py). On each, draws
 random ledgers (tests/ledger_strategies.py, not derandomised), loads each
 into an embedded store and the server, and compares every step of each run's
 evaluation: the scratch graph after each update, then each result query's
-rows (``tests/test_server_evaluation.py``'s comparison), under each join
+rows (``tests/decide/test_server_evaluation.py``'s comparison), under each join
 order (the server's own plans, and the order the text is written, which
 forces others). Prints, per server and order, how many ledgers differed and
 at which step first; asserts nothing. The tests compare a few ledgers this
@@ -31,7 +31,7 @@ from test_server_evaluation import _clear, _remote, _steps  # noqa: E402
 from virtuoso import VirtuosoServer, missing  # noqa: E402
 
 import hopgate  # noqa: E402
-from hopgate import catalog  # noqa: E402
+from hopgate.store import catalog  # noqa: E402
 
 
 def _first_difference(path: Path, remote: object) -> str | None:

@@ -45,8 +45,8 @@ def measure(claims: int, pyshacl_max: int) -> dict[str, Any]:
     """Load, evaluate and validate one synthetic store of ``claims`` claims; return figures."""
     import hopgate
     from bench.synthetic import write_ledger
-    from hopgate.evaluate import evaluate
-    from hopgate.validate import validate
+    from hopgate.decide.evaluation import evaluate
+    from hopgate.shacl.validation import validate
 
     with tempfile.TemporaryDirectory(prefix="hopgate-bench-") as scratch:
         ledger = Path(scratch) / "ledger.jsonl"

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import hopgate
-from hopgate.ledger import KINDS
+from hopgate.ingest.ledger import KINDS
 
 #: Tests marked slow (10k claims, minutes each) run under CI=true or HOPGATE_SLOW_TESTS=1;
 #: `make test` on a workstation stays within minutes without them.
@@ -185,7 +185,7 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     what ran before it. (The failures that prompted it, ``evaluation-verdicts``
     losing rows or never answering after the coverage module, turned out not
     to come from that module's state but from Virtuoso 7.2.5's per-server
-    choice of plan: docs/remote-virtuoso.md, tests/test_virtuoso_plans.py.)
+    choice of plan: docs/remote-virtuoso.md, tests/store/test_virtuoso_plans.py.)
 
     Skips when Virtuoso is not installed, except under ``CI=true``, where a
     missing server is a failure.

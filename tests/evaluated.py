@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hopgate import results
-from hopgate.catalog import runs
-from hopgate.evaluate import evaluate
-from hopgate.export import export_bundle as _export_bundle
-from hopgate.peers import PeerMetric
-from hopgate.peers import peer_metrics as _peer_metrics
+from hopgate.audit import results
+from hopgate.audit.peers import PeerMetric
+from hopgate.audit.peers import peer_metrics as _peer_metrics
+from hopgate.bundles.export import export_bundle as _export_bundle
+from hopgate.decide.evaluation import evaluate
 from hopgate.store import Store
+from hopgate.store.catalog import runs
 
 
 def evaluated(store: Store, run: str | None = None) -> Store:

@@ -210,7 +210,7 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
             else:
                 span["locator"] = draw(st.sampled_from(LOCATORS))
             # No span readers under an explicit ``readers: []``: that version is public,
-            # but hopgate's loader (src/hopgate/loader.py) reads any span list as widening it.
+            # but hopgate's loader (src/hopgate/ingest/loader.py) reads any span list as widening it.
             if version.get("readers") != [] and draw(st.integers(0, 2)) == 2:
                 pool = version.get("readers") or readers
                 span["readers"] = _readers_subset(draw, list(pool))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import importlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -113,14 +112,6 @@ def test_doctests_of_every_twin_run_and_pass() -> None:
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} doctest example(s) failed (see above)"
     assert result.attempted > 50
-
-
-def test_the_names_stay_the_functions_once_the_modules_are_imported() -> None:
-    """hopgate.evaluate, .validate, .export and .baseline are functions; modules by full name."""
-    for name in ("evaluate", "validate", "export", "baseline"):
-        module = importlib.import_module(f"hopgate.{name}")
-        assert callable(getattr(hopgate, name)) and getattr(hopgate, name) is not module
-        assert getattr(hopgate, name) is getattr(hopgate.api, name)
 
 
 @pytest.fixture

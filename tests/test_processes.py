@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import hopgate
+from hopgate.decide.evaluation import evaluate
 from hopgate.errors import CommandError
-from hopgate.evaluate import evaluate
 from hopgate.interventions.plan import plan
 from hopgate.interventions.run import run_plan
 from hopgate.processes import Limits, run_command

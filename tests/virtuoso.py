@@ -118,10 +118,10 @@ class VirtuosoServer:
     def remote_store(self, **options: Any) -> Any:
         """A hopgate RemoteStore on this server, as the test user, with the Graph Store bulk path.
 
-        ``options`` go to :class:`hopgate.remote.RemoteStore` (``timeout``,
+        ``options`` go to :class:`hopgate.store.remote.RemoteStore` (``timeout``,
         ``evaluate_on_server``, ...).
         """
-        from hopgate.remote import RemoteStore
+        from hopgate.store.remote import RemoteStore
 
         return RemoteStore(
             self.endpoint,

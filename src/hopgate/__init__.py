@@ -66,9 +66,9 @@ from hopgate.errors import (
     UnsupportedShape,
     ValidationError,
 )
-from hopgate.loader import LoadResult
-from hopgate.pipeline import LedgerBuilder, record
-from hopgate.shacl_api import validate_graph
+from hopgate.ingest.loader import LoadResult
+from hopgate.ingest.pipeline import LedgerBuilder, record
+from hopgate.shacl.graphs import validate_graph
 from hopgate.store import IRI, OxigraphStore, Store, open_store
 
 __all__ = [

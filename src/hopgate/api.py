@@ -10,15 +10,17 @@ The examples use the bundled worked example (``examples/cedar.yaml``, as
 ``hopgate demo`` does) in an in-memory store::
 
     >>> from hopgate import evaluate, load, open_store
-    >>> from hopgate.library import artefact
+    >>> from hopgate.library.artefacts import artefact
     >>> store = open_store(None)
     >>> _ = load(store, artefact("examples") / "cedar.yaml")
     >>> [record.cards for record in evaluate(store)]
     [4]
 
-``hopgate.evaluate``, ``hopgate.validate``, ``hopgate.export`` and
-``hopgate.baseline`` are these functions; the modules of the same names are
-imported by their full name (``from hopgate.export import write_export``).
+Every name here is a function or a class; no module of the package has the
+name of one (the modules live in packages named for the stage of the data:
+``hopgate.ingest``, ``hopgate.store``, ``hopgate.decide``, ``hopgate.audit``,
+``hopgate.shacl``, ``hopgate.bundles``, ``hopgate.report``,
+``hopgate.interventions``).
 """
 
 from __future__ import annotations
@@ -32,23 +34,20 @@ from typing import BinaryIO, Literal
 # baseline) are imported here, under other names, before hopgate/__init__.py
 # binds ``hopgate.<name>`` to the function: importing such a module for the
 # first time later would rebind ``hopgate.<name>`` to the module.
-from hopgate import adjudication, judgment_proofs
-from hopgate import review as _review
-from hopgate.adapters import ImportResult
-from hopgate.adapters import import_files as _import_files
-from hopgate.adjudication import Recorded, ScoreChanges, Signer
-from hopgate.baseline import BaselineResult
-from hopgate.baseline import baseline as _baseline
-from hopgate.correctness import Judge
-from hopgate.diff import Diff
-from hopgate.diff import diff as diff
-from hopgate.errors import QueryError, StoreError
-from hopgate.evaluate import EvaluationRecord
-from hopgate.evaluate import evaluate as _evaluate
-from hopgate.explain import Explanation, reasons
-from hopgate.explain import explain as explain
-from hopgate.export import Export, export_bundle
-from hopgate.export.signing import (
+from hopgate.audit import adjudication
+from hopgate.audit import queue as _review
+from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
+from hopgate.audit.inspection import Stats
+from hopgate.audit.inspection import stats as stats
+from hopgate.audit.queue import JudgmentRecord, QueueItem
+from hopgate.audit.results import GateResult, RunMetrics, VerdictRow
+from hopgate.audit.results import gate as _gate
+from hopgate.audit.results import metrics as _metrics
+from hopgate.audit.results import verdicts as _verdicts
+from hopgate.bundles import judgment_proofs
+from hopgate.bundles.export import Export, export_bundle
+from hopgate.bundles.judgment_proofs import Signature
+from hopgate.bundles.signing import (
     SigningKey,
     SignResult,
     read_private_key,
@@ -56,31 +55,35 @@ from hopgate.export.signing import (
     sign_directory,
     write_key,
 )
-from hopgate.export.signing import new_key as _new_key
-from hopgate.export.verify import VerifyReport
-from hopgate.export.verify import verify as _verify
-from hopgate.inspection import Stats
-from hopgate.inspection import stats as stats
+from hopgate.bundles.signing import new_key as _new_key
+from hopgate.bundles.verify import VerifyReport
+from hopgate.bundles.verify import verify as _verify
+from hopgate.decide.evaluation import EvaluationRecord
+from hopgate.decide.evaluation import evaluate as _evaluate
+from hopgate.decide.variants import VARIANTS
+from hopgate.errors import QueryError, StoreError
+from hopgate.ingest.adapters import ImportResult
+from hopgate.ingest.adapters import import_files as _import_files
+from hopgate.ingest.baseline import BaselineResult
+from hopgate.ingest.baseline import baseline as _baseline
+from hopgate.ingest.correctness import Judge
+from hopgate.ingest.loader import LoadResult
+from hopgate.ingest.loader import load as load
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import RunResult, run_plan
-from hopgate.interventions.variants import VARIANTS
-from hopgate.judgment_proofs import Signature
-from hopgate.library import library_queries
-from hopgate.loader import LoadResult
-from hopgate.loader import load as load
+from hopgate.library.artefacts import library_queries
 from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits
 from hopgate.progress import Reporter
-from hopgate.report import Report
-from hopgate.report import build_report as build_report
-from hopgate.results import GateResult, RunMetrics, VerdictRow
-from hopgate.results import gate as _gate
-from hopgate.results import metrics as _metrics
-from hopgate.results import verdicts as _verdicts
-from hopgate.review import JudgmentRecord, QueueItem
+from hopgate.report.build import Report
+from hopgate.report.build import build_report as build_report
+from hopgate.report.diff import Diff
+from hopgate.report.diff import diff as diff
+from hopgate.report.explain import Explanation, reasons
+from hopgate.report.explain import explain as explain
+from hopgate.shacl.validation import ValidationResult
+from hopgate.shacl.validation import validate as _validate
 from hopgate.store import Row, Store, Value
-from hopgate.validate import ValidationResult
-from hopgate.validate import validate as _validate
 
 __all__ = [
     "BaselineResult",
@@ -153,7 +156,7 @@ def evaluate(
 
     Example:
         >>> from hopgate import evaluate, load, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> [(r.run, r.cards, r.claim_cases, r.reused) for r in evaluate(store, run="sys-a")]
@@ -176,7 +179,7 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
 
     Example:
         >>> from hopgate import evaluate, load, open_store, verdicts
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -195,7 +198,7 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
 
     ``hopgate metrics [--run RUN]``; ``RunMetrics.as_dict()`` is one run's
     entry of ``--format json`` (``--peers`` adds
-    :func:`hopgate.peers.peer_metrics`). Every figure carries its numerator
+    :func:`hopgate.audit.peers.peer_metrics`). Every figure carries its numerator
     and denominator; an empty denominator gives ``value`` None. Reads only.
 
     Raises:
@@ -203,7 +206,7 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
 
     Example:
         >>> from hopgate import evaluate, load, metrics, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -233,7 +236,7 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
 
     Example:
         >>> from hopgate import gate, load, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> gate(store, run="sys-a").reason
@@ -269,7 +272,7 @@ def validate(
     ``conforms`` is False. Each evaluation bundle is checked with the loads it
     used; ``strict`` makes Warnings fail as Violations do; ``report`` is the
     ``sh:ValidationReport`` as Turtle (``--format turtle``). See
-    :func:`hopgate.validate.validate` for the scopes.
+    :func:`hopgate.shacl.validation.validate` for the scopes.
 
     Raises:
         ValidationError: a shapes file cannot be read, the data cannot be
@@ -277,7 +280,7 @@ def validate(
 
     Example:
         >>> from hopgate import evaluate, load, open_store, validate
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -312,7 +315,7 @@ def export(
     ``hopgate export [--run RUN | --evaluation RUN@TIME | --graph IRI | --card
     ID] [--reader R] [--with-text] [--format F]``; ``data`` holds the bytes
     the command writes to stdout. ``write_export(result, folder)`` (from
-    :mod:`hopgate.export`) writes them with ``manifest.json`` as ``-o`` does; a card's
+    :mod:`hopgate.bundles.export`) writes them with ``manifest.json`` as ``-o`` does; a card's
     picture (``--format svg``) and ``--sign`` are the command's. Choose at
     most one scope; none exports every bundle.
 
@@ -321,7 +324,7 @@ def export(
 
     Example:
         >>> from hopgate import evaluate, export, load, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -359,8 +362,8 @@ def verify(directory: Path, *, trust: Sequence[str] = ()) -> VerifyReport:
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import evaluate, export, load, open_store, verify
-        >>> from hopgate.export import write_export
-        >>> from hopgate.library import artefact
+        >>> from hopgate.bundles.export import write_export
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -400,7 +403,7 @@ def query(
 
     Example:
         >>> from hopgate import load, open_store, query
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> query(store, "SELECT (COUNT(?c) AS ?n) WHERE { ?c a hg:Claim }")
@@ -443,7 +446,7 @@ def dump(
     Example:
         >>> import io
         >>> from hopgate import dump, load, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> result = load(store, artefact("examples") / "cedar.yaml")
         >>> out = io.BytesIO()
@@ -464,7 +467,7 @@ def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
 
     Example:
         >>> from hopgate import load, open_store, review_queue
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> review_queue(store, run="sys-a")
@@ -484,7 +487,7 @@ def review_changes(store: Store, *, run: str) -> ScoreChanges:
 
     Example:
         >>> from hopgate import evaluate, load, open_store, review_changes
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -532,7 +535,7 @@ def judge(
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import judge, load, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> with tempfile.TemporaryDirectory() as folder:
@@ -588,7 +591,7 @@ def review_judgments(
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import judge, load, open_store, review_judgments
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> with tempfile.TemporaryDirectory() as folder:
@@ -628,7 +631,7 @@ def baseline(
 
     Example:
         >>> from hopgate import baseline, load, open_store
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> result = baseline(store, k=3)
@@ -655,9 +658,9 @@ def sign(directory: Path, *, key: Path, by: str) -> SignResult:
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import evaluate, export, load, open_store, sign, verify
-        >>> from hopgate.export import write_export
-        >>> from hopgate.export.signing import new_key, write_key
-        >>> from hopgate.library import artefact
+        >>> from hopgate.bundles.export import write_export
+        >>> from hopgate.bundles.signing import new_key, write_key
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -737,7 +740,7 @@ def import_files(
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import import_files
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> examples = artefact("examples")
         >>> with tempfile.TemporaryDirectory() as folder:
         ...     result = import_files(
@@ -789,7 +792,7 @@ def plan_interventions(
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import evaluate, load, open_store, plan_interventions
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)
@@ -824,7 +827,7 @@ def run_interventions(
     output read up to ``max_output`` bytes (:mod:`hopgate.processes`). A
     timeout, a non-zero exit, output over the cap or malformed output is a
     failed variant (listed with its reason in ``OUTPUT.failed.jsonl``), never
-    an abstention. Correctness is never guessed (:mod:`hopgate.correctness`).
+    an abstention. Correctness is never guessed (:mod:`hopgate.ingest.correctness`).
     ``--load`` is :func:`load` of ``output`` after it (when a variant was
     answered).
 
@@ -836,7 +839,7 @@ def run_interventions(
         >>> import tempfile
         >>> from pathlib import Path
         >>> from hopgate import evaluate, load, open_store, plan_interventions, run_interventions
-        >>> from hopgate.library import artefact
+        >>> from hopgate.library.artefacts import artefact
         >>> store = open_store(None)
         >>> _ = load(store, artefact("examples") / "cedar.yaml")
         >>> _ = evaluate(store)

@@ -66,7 +66,7 @@ class MetricError(HopgateError):
 class AnchorError(HopgateError, ValueError):
     """A span cannot be placed in its version's text; ``field`` names the culprit.
 
-    Raised by :func:`hopgate.anchoring.anchor`; the loader reports it as a
+    Raised by :func:`hopgate.ingest.anchoring.anchor`; the loader reports it as a
     :class:`LedgerError` naming the record. It is also a :class:`ValueError`
     for callers that catch that.
     """
@@ -79,7 +79,7 @@ class AnchorError(HopgateError, ValueError):
 class FileRefused(HopgateError, ValueError):
     """A version's ``file:`` is outside the allowed folders, not a regular file, or too large.
 
-    Raised by :func:`hopgate.ledger.read_version_file`; the loader reports it
+    Raised by :func:`hopgate.ingest.ledger.read_version_file`; the loader reports it
     as a :class:`LedgerError` naming the record.
     """
 
@@ -112,7 +112,7 @@ class IllFormedShape(HopgateError):
 class UnsupportedShape(HopgateError, ValueError):
     """A shape uses a SHACL feature the SPARQL compiler does not translate exactly.
 
-    Raised by :func:`hopgate.shacl_sparql.compile_shapes`; the validators
+    Raised by :func:`hopgate.shacl.compiler.compile_shapes`; the validators
     catch it and fall back to the reference engine. It is also a
     :class:`ValueError` for callers that catch that.
     """
@@ -131,7 +131,7 @@ class SigningError(HopgateError):
 
 
 class UnmappedRecord(HopgateError, ValueError):
-    """A PROV record :func:`hopgate.export.verify.prov_quads` cannot map in full (so it cannot be signed)."""
+    """A PROV record :func:`hopgate.bundles.verify.prov_quads` cannot map in full (so it cannot be signed)."""
 
 
 class ReportError(HopgateError):

@@ -1,7 +1,8 @@
 """Named step boundaries of the writes, where the crash tests kill the process.
 
-A load and an evaluation each publish in steps (bulk write, snapshots,
-catalog entry); ``judge`` writes its one-judgment ledger before it loads it. The crash-safety tests (tests/test_crash.py) run a real
+A load, an evaluation and an intervention plan each publish in the same steps
+(bulk write, snapshots, catalog entry: :func:`hopgate.store.publish.publish`);
+``judge`` writes its one-judgment ledger (``judge:written``) before it loads it. The crash-safety tests (tests/store/test_crash.py) run a real
 ``hopgate`` process with ``HOPGATE_KILL_AT=<step>`` in its environment; at
 that boundary the process kills itself with SIGKILL (no cleanup, no
 ``finally``), exactly as a power cut or an OOM kill would leave the store.
@@ -13,15 +14,11 @@ from __future__ import annotations
 import os
 import signal
 
-#: The step boundaries, in the order a load or an evaluation passes them.
-STEPS = (
-    "judge:written",
-    "load:graph-added",
-    "load:snapshots-kept",
-    "load:published",
-    "evaluate:bundle-added",
-    "evaluate:snapshot-kept",
-    "evaluate:published",
+#: The step boundaries, in the order each kind of write passes them.
+STEPS = ("judge:written",) + tuple(
+    f"{kind}:{boundary}"
+    for kind in ("load", "evaluate", "plan")
+    for boundary in ("graph-added", "snapshots-kept", "published")
 )
 
 

@@ -18,7 +18,9 @@ compare terms, and read ``hg:ledgerId`` literals where they need an id
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import Any
 from urllib.parse import quote, unquote
 
 from hopgate.vocab import ID_BASE
@@ -116,3 +118,40 @@ def parse_case(iri: str) -> tuple[str, str]:
 def ledger_id(iri: str) -> str:
     """Return the ledger id of a minted IRI (any kind)."""
     return parse(iri)[1]
+
+
+def delivered_key(item: Any) -> str:
+    """A stable text for a delivered span (a span id, or an inline span mapping)."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, Mapping):
+        if "start" in item and "end" in item:
+            return f"{item.get('version')}[{item.get('start')}:{item.get('end')}]"
+        return f"{item.get('version')}[{item.get('quote')!r}]"
+    return repr(item)
+
+
+def case_key(case: Mapping[str, Any]) -> tuple[str, ...]:
+    """What names a case: (run, question), and for an intervention case its variant too."""
+    key: tuple[str, ...] = (case["run"], case["question"])
+    intervention = case.get("intervention")
+    if intervention is None:
+        return key
+    return key + (
+        str(intervention["set"]),
+        str(intervention["variant"]),
+        delivered_key(intervention.get("member", "")),
+        delivered_key(intervention.get("replacement", "")),
+    )
+
+
+def case_iri(key: tuple[str, ...]) -> str:
+    """The IRI of the case named by ``key`` (:func:`case_key`).
+
+    A plain case is ``mint_case(run, question)``; an intervention case
+    lives under ``intervention-case/`` so no read of plain cases (which all
+    go through ``hg:ofRun``) can meet it.
+    """
+    if len(key) == 2:
+        return mint_case(key[0], key[1])
+    return f"{ID_BASE}intervention-case/" + "/".join(encode_id(part or "-") for part in key)

@@ -12,14 +12,20 @@ saying why, and the reason when the run's evaluation is missing or stale.
 
 from __future__ import annotations
 
-from hopgate.results import GateResult, VerdictRow, gate
+from hopgate.audit.results import GateResult, VerdictRow, gate
+from hopgate.decide.evaluation import evaluate as run_evaluation
+from hopgate.escaping import terminal
 from hopgate.store import Store
 
 
 def reason(row: VerdictRow) -> str:
     """One sentence saying why an output claim's verdict is not ``accept``."""
-    what = f"{row.output} (question {row.question}, claim {row.claim or 'none'})"
-    missing = ", ".join(row.missing)
+    # Ids are data: each is shown on one line, its line ends and controls as escapes.
+    what = (
+        f"{terminal(row.output)} (question {terminal(row.question)}, "
+        f"claim {terminal(row.claim or 'none')})"
+    )
+    missing = ", ".join(terminal(span) for span in row.missing)
     retrieval = (
         "" if row.retrieved_complete else "; retrieval did not deliver a complete evidence set"
     )
@@ -51,11 +57,12 @@ def gate_message(result: GateResult) -> str:
     """The failure message of a gate: the reason, then one sentence per failing output."""
     if result.stale:
         return (
-            f"hopgate gate failed for run {result.run}: its latest evaluation is not current "
-            f"({result.reason}); evaluate it first (hopgate.evaluate or evaluate=True)"
+            f"hopgate gate failed for run {terminal(result.run)}: its latest evaluation is not "
+            f"current ({terminal(result.reason)}); evaluate it first (hopgate.evaluate or "
+            "evaluate=True)"
         )
     lines = [
-        f"hopgate gate failed for run {result.run}: {len(result.failing)} of "
+        f"hopgate gate failed for run {terminal(result.run)}: {len(result.failing)} of "
         f"{result.consequential} consequential output claims not accepted:"
     ]
     lines += [f"  - {reason(row)}" for row in result.failing]
@@ -75,8 +82,6 @@ def assert_gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult
         NotEvaluatedError: ``run`` is not in the store.
     """
     if evaluate:
-        from hopgate.evaluate import evaluate as run_evaluation
-
         run_evaluation(store, run=run)
     result = gate(store, run=run)
     if not result.passed:

@@ -12,12 +12,12 @@ it too); ``cli`` is the click group, for tests with ``CliRunner``.
   (export, verify, keys, sign), :mod:`~hopgate.cli.review` (review, judge),
   :mod:`~hopgate.cli.interventions`, :mod:`~hopgate.cli.report` (report,
   explain, diff);
-- :mod:`hopgate.cli.main`: the group, with every family's commands added.
+- :mod:`hopgate.cli.group`: the group, with every family's commands added.
 """
 
 from __future__ import annotations
 
-from hopgate.cli.main import cli, main
+from hopgate.cli.group import cli, main
 from hopgate.cli.query import parse_param
 
 __all__ = ["cli", "main", "parse_param"]

@@ -9,17 +9,20 @@ from pathlib import Path
 
 import click
 
+from hopgate.audit.results import metrics as read_metrics
+from hopgate.cli.formatting import render
 from hopgate.cli.shared import (
     correctness_judge_option,
     handle_errors,
     open_store,
     pass_env_option,
 )
+from hopgate.decide.variants import VARIANTS
+from hopgate.escaping import terminal
+from hopgate.ingest.loader import load as load_ledger
 from hopgate.interventions.plan import plan as make_plan
 from hopgate.interventions.plan import read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, run_plan
-from hopgate.interventions.variants import VARIANTS
-from hopgate.loader import load as load_ledger
 from hopgate.processes import DEFAULT_OUTPUT_CAP
 from hopgate.store import Store
 
@@ -85,12 +88,13 @@ def plan_command(
     write_plan(result, output)
     expected = sum(1 for v in result.variants if v["expected"] == "supported answer")
     click.echo(
-        f"{output}: planned {len(result.variants)} variant(s) of run {run!r} from evaluation "
-        f"{result.evaluation} ({expected} expecting a supported answer, "
-        f"{len(result.variants) - expected} expecting abstention); plan {result.plan}"
+        f"{terminal(output)}: planned {len(result.variants)} variant(s) of run "
+        f"{terminal(repr(run))} from evaluation {terminal(result.evaluation)} ({expected} "
+        f"expecting a supported answer, {len(result.variants) - expected} expecting "
+        f"abstention); plan {terminal(result.plan)}"
     )
     for reason, count in sorted(result.inapplicable.items()):
-        click.echo(f"  not applicable: {count} x {reason}")
+        click.echo(f"  not applicable: {count} x {terminal(reason)}")
 
 
 @interventions_command.command("run")
@@ -169,21 +173,22 @@ def run_command(
         correctness_judge=correctness_judge,
     )
     click.echo(
-        f"{output}: {result.answered} variant(s) answered ({result.abstained} abstained), "
+        f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
         f"{len(result.failed)} failed"
     )
     for note in result.notes:
-        click.echo(f"  {note}")
+        click.echo(f"  {terminal(note)}")
     reasons: dict[str, int] = {}
     for failure in result.failed:
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
-        click.echo(f"  failed: {count} x {reason}")
+        click.echo(f"  failed: {count} x {terminal(reason)}")
     if load_it and result.answered:
         loaded = load_ledger(_open(ctx), output)
         runs = ", ".join(sorted({item["run"] for item in items}))
         click.echo(
-            f"{output}: loaded into {loaded.graph}; `hopgate evaluate` scores them (run {runs})"
+            f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "
+            f"scores them (run {terminal(runs)})"
         )
 
 
@@ -199,12 +204,10 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
 
     Example: hopgate interventions metrics --run sys-a
     """
-    from hopgate.formatting import render
-    from hopgate.results import metrics as read_metrics
 
     for run_id, m in read_metrics(_open(ctx), run=run).items():
         stale = f"; stale: {m.stale_reason}" if m.stale else ""
-        click.echo(f"run {run_id} (evaluation {m.evaluation}{stale})")
+        click.echo(f"run {terminal(run_id)} (evaluation {terminal(m.evaluation)}{terminal(stale)})")
         if not m.interventions:
             click.echo("no answered intervention\n")
             continue

@@ -6,16 +6,21 @@ never evaluated is an error that says to run ``hopgate evaluate``.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from hopgate.audit.results import FIGURES
+from hopgate.bundles.signing import read_public_key
 from hopgate.cli.shared import UsageError, handle_errors, open_store
-from hopgate.results import FIGURES
-from hopgate.store import Store
+from hopgate.escaping import json_text, terminal
+from hopgate.report.build import build_report
+from hopgate.report.diff import diff
+from hopgate.report.explain import explain
+from hopgate.report.pages import render
+from hopgate.store import Store, catalog
 
 
 def _store(ctx: click.Context) -> Store:
@@ -31,7 +36,6 @@ def _write(text: str, output: Path | None) -> None:
 
 
 def _run_of(ctx: click.Context, run: str | None) -> str:
-    from hopgate import catalog
 
     if run is not None:
         return run
@@ -109,8 +113,6 @@ def report_command(
 
     Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
-    from hopgate.export.signing import read_public_key
-    from hopgate.report import build_report, render
 
     trusted = [read_public_key(value) for value in trust] if trust else None
 
@@ -128,15 +130,16 @@ def report_command(
     )
     if result.header.stale:
         click.echo(
-            f"hopgate: note: run {run}'s latest evaluation is stale ({result.header.stale_reason});"
-            " the report says so in its header",
+            f"hopgate: note: run {terminal(run)}'s latest evaluation is stale "
+            f"({terminal(result.header.stale_reason)}); the report says so in its header",
             err=True,
         )
     _write(render(result, fmt), output)
     if output is not None:
         click.echo(
-            f"{output}: {fmt} report of run {run}, evaluation {result.header.evaluation}, "
-            f"for reader {result.header.reader} ({len(result.cards)} cards)",
+            f"{terminal(output)}: {fmt} report of run {terminal(run)}, evaluation "
+            f"{terminal(result.header.evaluation)}, for reader {terminal(result.header.reader)} "
+            f"({len(result.cards)} cards)",
             err=True,
         )
 
@@ -163,20 +166,19 @@ def explain_command(
 
     Example: hopgate explain sys-a/qA/o1
     """
-    from hopgate.explain import explain
 
     result = explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
     if fmt == "json":
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(result.as_dict()))
         return
     click.echo(
-        f"{result.output} in run {result.run}, evaluation {result.evaluation}, "
-        f"reader {result.reader}: {result.verdict}"
+        f"{terminal(result.output)} in run {terminal(result.run)}, evaluation "
+        f"{terminal(result.evaluation)}, reader {terminal(result.reader)}: {result.verdict}"
     )
     if result.stale:
-        click.echo(f"  (stale: {result.stale_reason})")
+        click.echo(f"  (stale: {terminal(result.stale_reason)})")
     for number, step in enumerate(result.steps, start=1):
-        click.echo(f"{number}. {step.sentence}\n   [{step.spec}]")
+        click.echo(f"{number}. {terminal(step.sentence)}\n   [{step.spec}]")
 
 
 @click.command("diff")
@@ -200,7 +202,6 @@ def diff_command(
 
     Example: hopgate diff sys-a@2026-10-05T09:00:00.000000Z sys-a@2026-10-06T09:00:00.000000Z
     """
-    from hopgate.diff import diff
 
     if len(evaluations) not in (0, 2):
         raise UsageError("give two evaluations (EVAL_A EVAL_B) or none (the run's two latest)")
@@ -210,19 +211,21 @@ def diff_command(
     before, after = evaluations if evaluations else (None, None)
     result = diff(_store(ctx), run=run, before=before, after=after)
     if fmt == "json":
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, default=str))
+        click.echo(json_text(result.as_dict()))
         return
-    click.echo(f"run {result.run}: {result.before} -> {result.after}")
+    before, after = terminal(result.before), terminal(result.after)
+    click.echo(f"run {terminal(result.run)}: {before} -> {after}")
     click.echo(
         f"loads added: {len(result.loads_added)}"
-        + "".join(f"\n  + {g}" for g in result.loads_added)
+        + "".join(f"\n  + {terminal(g)}" for g in result.loads_added)
         + (f"\nloads no longer used: {len(result.loads_dropped)}" if result.loads_dropped else "")
-        + "".join(f"\n  - {g}" for g in result.loads_dropped)
+        + "".join(f"\n  - {terminal(g)}" for g in result.loads_dropped)
     )
     for change in result.store_changes:
-        detail = f" ({change.detail})" if change.detail else ""
+        detail = f" ({terminal(change.detail)})" if change.detail else ""
         click.echo(
-            f"  {change.kind} {change.record} for claim {change.claim}: {change.status}{detail}"
+            f"  {change.kind} {terminal(change.record)} for claim {terminal(change.claim)}: "
+            f"{terminal(change.status)}{detail}"
         )
     if not (result.outputs or result.added_outputs or result.removed_outputs):
         click.echo("no output's verdict, route or missing hops changed")
@@ -230,14 +233,14 @@ def diff_command(
         parts = "; ".join(
             f"{name} {_show(old)} -> {_show(new)}" for name, (old, new) in output.changes.items()
         )
-        click.echo(f"{output.output}: {parts}")
+        click.echo(f"{terminal(output.output)}: {parts}")
         if output.causes:
-            click.echo(f"  because: {'; '.join(output.causes)}")
+            click.echo(f"  because: {terminal('; '.join(output.causes))}")
     for added in result.added_outputs:
-        click.echo(f"{added}: new output claim")
+        click.echo(f"{terminal(added)}: new output claim")
     for removed in result.removed_outputs:
-        click.echo(f"{removed}: no longer in the run")
-    click.echo(f"\n{'metric':<28}{result.before:>34}  {result.after:>34}")
+        click.echo(f"{terminal(removed)}: no longer in the run")
+    click.echo(f"\n{'metric':<28}{before:>34}  {after:>34}")
     before_m, after_m = result.metrics_before, result.metrics_after
     assert before_m is not None and after_m is not None
     for name in FIGURES:
@@ -256,8 +259,8 @@ def _show(value: Any) -> str:
     if value is None or value == []:
         return "-"
     if isinstance(value, list):
-        return ",".join(str(v) for v in value)
-    return str(value)
+        return ",".join(terminal(v) for v in value)
+    return terminal(value)
 
 
 def _figure(p: Any) -> str:

@@ -7,16 +7,16 @@ loaded all or nothing.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from hopgate import api
+from hopgate.audit.queue import JudgmentRecord
 from hopgate.cli.shared import handle_errors, open_store
-from hopgate.judgments import QUESTIONS
-from hopgate.review import JudgmentRecord
+from hopgate.escaping import json_text, terminal
+from hopgate.ingest.judgments import QUESTIONS
 from hopgate.store import Store
 
 
@@ -48,28 +48,31 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
     """
     items = api.review_queue(_open(ctx), run=run)
     if fmt == "json":
-        click.echo(json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False))
+        click.echo(json_text([i.as_dict() for i in items]))
         return
     click.echo(f"{len(items)} awaiting adjudication")
     for item in items:
         flags = [f for f, on in (("disagreement", item.disagreement),
                                  ("consequential", item.consequential)) if on]  # fmt: skip
         shown = f" [{', '.join(flags)}]" if flags else ""
-        click.echo(f"- {item.run}: {item.kind} {item.subject!r}: decide {item.question}{shown}")
-        click.echo(f"  holds back: {', '.join(item.outputs)}")
+        click.echo(
+            f"- {terminal(item.run)}: {item.kind} {terminal(repr(item.subject))}: "
+            f"decide {terminal(str(item.question))}{shown}"
+        )
+        click.echo(f"  holds back: {', '.join(terminal(o) for o in item.outputs)}")
         for j in item.judgments:
-            reason = f": {j.reason}" if j.reason else ""
+            reason = f": {terminal(j.reason)}" if j.reason else ""
             click.echo(
-                f"  {j.id} by {j.by} at {j.at or '(no time)'}: {j.decision}{reason} "
-                f"({_recorded(j)})"
+                f"  {terminal(j.id)} by {terminal(j.by)} at {terminal(j.at or '(no time)')}: "
+                f"{terminal(j.decision)}{reason} ({_recorded(j)})"
             )
 
 
 def _recorded(j: JudgmentRecord) -> str:
     """Where the store put a judgment: its recording number, when, and for whom."""
     number = "unnumbered" if j.record_number is None else f"#{j.record_number}"
-    who = j.recorded_by or "no one named"
-    return f"recorded {number} at {j.recorded_at or '(unknown)'} for {who}"
+    who = terminal(j.recorded_by or "no one named")
+    return f"recorded {number} at {terminal(j.recorded_at or '(unknown)')} for {who}"
 
 
 @review_group.command("judgments")
@@ -96,17 +99,17 @@ def judgments_command(
     """
     found = api.review_judgments(_open(ctx), subject=subject, final_only=not show_all, trust=trust)
     if fmt == "json":
-        rows = [{**j.as_dict(), "signature": sig.as_dict()} for j, sig in found]
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(json_text([{**j.as_dict(), "signature": sig.as_dict()} for j, sig in found]))
         return
     click.echo(f"{len(found)} {'judgment' if show_all else 'final judgment'}(s)")
     for j, sig in found:
         kind = "final" if j.final else "initial"
         click.echo(
-            f"- {j.subject!r}: {kind} {j.question or '(no question)'} {j.decision!r}, "
-            f"{j.id!r} by {j.by!r} (claims {j.at or 'no time'})"
+            f"- {terminal(repr(j.subject))}: {kind} {terminal(j.question or '(no question)')} "
+            f"{terminal(repr(j.decision))}, {terminal(repr(j.id))} by {terminal(repr(j.by))} "
+            f"(claims {terminal(j.at or 'no time')})"
         )
-        click.echo(f"  {_recorded(j)}; {sig.describe()}")
+        click.echo(f"  {_recorded(j)}; {terminal(sig.describe())}")
 
 
 @review_group.command("changes")
@@ -123,14 +126,19 @@ def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
     """
     found = api.review_changes(_open(ctx), run=run)
     if fmt == "json":
-        click.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(found.as_dict()))
         return
-    click.echo(f"run {found.run}: {found.before or '(no earlier evaluation)'} -> {found.after}")
+    click.echo(
+        f"run {terminal(found.run)}: {terminal(found.before or '(no earlier evaluation)')} -> "
+        f"{terminal(found.after)}"
+    )
     click.echo(f"{len(found.verdicts)} verdict(s) changed")
     for change in found.verdicts:
-        click.echo(f"- {change.output}: {change.before} -> {change.after}")
+        click.echo(
+            f"- {terminal(change.output)}: {terminal(change.before)} -> {terminal(change.after)}"
+        )
         for cause in change.causes or ("(nothing recorded on its card changed)",):
-            click.echo(f"  {cause}")
+            click.echo(f"  {terminal(cause)}")
     for name, figure in found.metrics.items():
         click.echo(f"{name}: {_figure(figure['before'])} -> {_figure(figure['after'])}"
                    + (" (changed)" if figure["changed"] else ""))  # fmt: skip
@@ -208,7 +216,10 @@ def judge_command(
     )
     kind = "final" if final else "initial"
     signed = ", signed" if sign is not None else ""
-    click.echo(f"recorded {kind} judgment {recorded.id!r}{signed} ({recorded.file})")
+    click.echo(
+        f"recorded {kind} judgment {terminal(repr(recorded.id))}{signed} "
+        f"({terminal(recorded.file)})"
+    )
 
 
 COMMANDS = [review_group, judge_command]

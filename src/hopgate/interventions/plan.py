@@ -4,7 +4,7 @@ The store answers ``queries/interventions-plan.rq`` (the selected sets, their
 members, the contradiction records and the other versions that can replace
 a member, and what text the evaluation's reader may see); this module
 expands the variants of each selected set, computes each one's expected
-outcome and surviving route (:mod:`hopgate.interventions.variants`), counts
+outcome and surviving route (:mod:`hopgate.decide.variants`), counts
 the variants that do not apply per reason, and records the plan in the
 store as a ``prov:Plan`` derived from the evaluation, published through the
 catalog as loads and evaluations are.
@@ -20,13 +20,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hopgate import catalog, ids, snapshots
+from hopgate import ids
 from hopgate import ntriples as nt
+from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving_route
 from hopgate.errors import PlanError
-from hopgate.interventions.variants import VARIANTS, Place, covers, expected, surviving_route
-from hopgate.library import library_query, library_update
-from hopgate.projection import projection_of
-from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value
+from hopgate.library.artefacts import library_query, library_update
+from hopgate.library.projection import projection_of
+from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
+from hopgate.store.publish import publish
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
@@ -385,16 +387,24 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
     with tempfile.TemporaryDirectory(prefix="hopgate-plan-") as scratch:
         graph_file = Path(scratch) / "plan.nq"
         graph_file.write_text("".join(line + g for line in lines), encoding="utf-8")
-        store.add_graph(graph_file, graph, trusted=True)
-        try:
-            catalog_file = Path(scratch) / "catalog.nq"
+        catalog_file = Path(scratch) / "catalog.nq"
+
+        def entry(kept: list[str]) -> Path:
             catalog_file.write_text(
-                "".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in catalog_lines), encoding="utf-8"
+                "".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in catalog_lines + kept),
+                encoding="utf-8",
             )
-            store.add_nquads(catalog_file)
-        except BaseException:
-            store.remove_graph(graph)
-            raise
+            return catalog_file
+
+        publish(
+            store,
+            graph,
+            graph_file,
+            catalog_entry=entry,
+            kind="plan",
+            projections=[evaluation_projection(), reading_projection()],
+            trusted=True,
+        )
 
 
 def write_plan(result: PlanResult, path: Path) -> None:

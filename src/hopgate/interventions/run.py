@@ -11,11 +11,11 @@ non-zero exit, output over the cap or malformed output makes a **failed**
 variant, recorded with its reason, never an abstention. An answer's
 correctness is the system's ``correct``, else an exact match of its
 ``short_answer`` with the reference answer, else a judge's, else unknown
-(:mod:`hopgate.correctness`): never the answer's text holding the reference.
+(:mod:`hopgate.ingest.correctness`): never the answer's text holding the reference.
 Answers become ledger cases with an ``intervention`` mapping
 (docs/spec/ledger.md "Cases"); they are scored against the plan recorded in
 the store, never against what the answers file says was supplied or citable.
-``builtin:bm25`` is hopgate's BM25 citer (:func:`hopgate.baseline.rank`) as a
+``builtin:bm25`` is hopgate's BM25 citer (:func:`hopgate.ingest.baseline.rank`) as a
 system, so the loop runs with nothing else installed.
 """
 
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hopgate.adapters.common import write_ledger
-from hopgate.baseline import rank
-from hopgate.correctness import BY_LABEL, Judge, Tally, decide
 from hopgate.errors import CommandError, RunError, SystemAnswerError
+from hopgate.ingest.adapters.common import write_ledger
+from hopgate.ingest.baseline import rank
+from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
 from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits, run_command
 
 BUILTIN_BM25 = "builtin:bm25"
@@ -45,7 +45,7 @@ class RunResult:
     abstained: int
     failed: list[dict[str, Any]]
     ledger: Path
-    #: How the answers' correctness was decided, one sentence per way (hopgate.correctness).
+    #: How the answers' correctness was decided, one sentence per way (hopgate.ingest.correctness).
     notes: list[str] = field(default_factory=list)
 
 

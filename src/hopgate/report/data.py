@@ -16,14 +16,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hopgate import catalog, ids
+from hopgate import ids
 from hopgate._version import __version__
+from hopgate.audit.results import VerdictRow, evaluation_cards
+from hopgate.bundles.quads import withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
-from hopgate.explain import ADMISSIBILITY, reason
-from hopgate.export.quads import withheld_nodes
-from hopgate.library import library_query
-from hopgate.results import VerdictRow, evaluation_cards
-from hopgate.store import IRI, Row, Store, Value
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.report.sentences import ADMISSIBILITY, reason
+from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 
@@ -275,7 +276,7 @@ def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
 
 #: The report queries that read only what an evaluation reads of the loads (the
 #: evaluation's projection) and the bundle: run on an in-memory copy of those
-#: (tests/test_report.py checks each names no other load predicate).
+#: (tests/report/test_report.py checks each names no other load predicate).
 COPY_QUERIES = ("report-coverage", "unretrieved-citations")
 
 
@@ -287,24 +288,10 @@ def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
     coverage queries run there in a fraction of their time on the disk store.
     Without every snapshot, the store itself.
     """
-    from hopgate import snapshots
-    from hopgate.steps import evaluation_projection, reading_projection
-    from hopgate.store import OxigraphStore
 
-    bundle = evaluation.bundle
-    recorded = snapshots.recorded(store, [*evaluation.used, bundle])
-    loads = [
-        snapshots.verified(store, g, evaluation_projection(), recorded) for g in evaluation.used
-    ]
-    whole = snapshots.verified(store, bundle, reading_projection(), recorded)
-    if whole is None or any(path is None for path in loads) or not isinstance(store, OxigraphStore):
-        yield store
-        return
-    with store.working_copy(evaluation_projection(), []) as copy:
-        assert isinstance(copy, OxigraphStore)
-        for path in [*loads, whole]:
-            assert path is not None
-            copy.load_nquads_lenient(path)
+    parts = [(graph, evaluation_projection()) for graph in evaluation.used]
+    parts.append((evaluation.bundle, reading_projection()))
+    with snapshots.reading_copy(store, evaluation_projection(), parts) as copy:
         yield copy
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hopgate.bundles.formats import format_of
+from hopgate.bundles.signing import file_dataset, read_proofs
+from hopgate.bundles.verify import verify
 from hopgate.errors import HopgateError
-from hopgate.export.signing import file_dataset, read_proofs
-from hopgate.export.verify import format_of, verify
 
 NOT_CHECKED = (
     "not checked: the store records no signature; signatures live with an export "

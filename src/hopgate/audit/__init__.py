@@ -1,0 +1,1 @@
+"""Reading recorded evaluations: verdict rows and metrics, statistics, peer metrics, the review queue, adjudication, what a store holds."""

@@ -1,0 +1,153 @@
+"""Peer metrics: the figures other communities report, computed in the same store.
+
+Each figure comes from one library query (``queries/peer-*.rq``) run on a
+run's latest evaluation bundle, so it counts the same claim-cases as
+hopgate's own metrics. Python only divides the sums the queries return.
+Definitions and sources are in each query's header and in the README.
+
+No claim-case drops out of a sum silently: the queries compute fractions in
+xsd:double and return, beside each sum, how many per-claim-case terms entered
+it; a sum that is unbound, or has fewer terms than claim-cases it should cover,
+raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure
+(docs/spec/records.md "Arithmetic").
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from typing import Any
+
+from hopgate.audit.results import read_states
+from hopgate.errors import MetricError
+from hopgate.library.artefacts import library_query
+from hopgate.store import IRI, Row, Store
+
+
+@dataclass(frozen=True)
+class PeerMetric:
+    """One peer figure: its name, who defines it, numerator, denominator, value.
+
+    The numerator is a count, or for a mean (MAP, MRR, F1, macro precision,
+    context recall) the sum of the per-claim-case scores.
+    """
+
+    name: str
+    source: str
+    numerator: float
+    denominator: int
+    value: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of the figure."""
+        return asdict(self)
+
+
+#: (query id, [(metric name, defined by, numerator column, denominator column)]).
+PEERS: list[tuple[str, list[tuple[str, str, str, str]]]] = [
+    (
+        "peer-multihop-rag",
+        [
+            ("hits@4", "MultiHop-RAG", "hits4", "answerable"),
+            ("hits@10", "MultiHop-RAG", "hits10", "answerable"),
+            ("map@10", "MultiHop-RAG", "apSum", "answerable"),
+            ("mrr@10", "MultiHop-RAG", "rrSum", "answerable"),
+        ],
+    ),
+    (
+        "peer-ragas-context-recall",
+        [("id-based context recall", "Ragas", "recallSum", "answerable")],
+    ),
+    (
+        "peer-hotpotqa-sp",
+        [
+            ("supporting-fact em", "HotpotQA", "emSum", "answerable"),
+            ("supporting-fact f1", "HotpotQA", "f1Sum", "answerable"),
+        ],
+    ),
+    (
+        "peer-fever",
+        [
+            ("evidence precision", "FEVER", "precisionSum", "answerable"),
+            ("evidence recall", "FEVER", "recalled", "answerable"),
+            ("label accuracy", "FEVER", "labelCorrect", "claimCases"),
+            ("strict score", "FEVER", "strict", "claimCases"),
+        ],
+    ),
+]
+
+
+#: Query id -> [(terms column, expected column)]: each sum of per-claim-case
+#: scores is returned with the count of terms that entered it, which must equal
+#: the count of claim-cases the sum covers.
+TERMS: dict[str, list[tuple[str, str]]] = {
+    "peer-multihop-rag": [("apTerms", "hitCases"), ("rrTerms", "hitCases")],
+    "peer-ragas-context-recall": [("recallTerms", "answerable")],
+    "peer-hotpotqa-sp": [("emTerms", "answerable"), ("f1Terms", "answerable")],
+    "peer-fever": [("precisionTerms", "answerable")],
+}
+
+
+def _number(query_id: str, row: Row, column: str) -> float:
+    value = row[column]
+    if value is None:
+        raise MetricError(
+            f"{query_id}: ?{column} is unbound: an arithmetic error inside its aggregate "
+            "(a term that did not compute) would drop claim-cases from the figure"
+        )
+    if isinstance(value, bool):
+        raise MetricError(f"{query_id}: ?{column} is a boolean, not a number")
+    if isinstance(value, int | float | Decimal):
+        return float(value)
+    return float(str(value))
+
+
+def _check_terms(query_id: str, row: Row) -> None:
+    for terms, expected in TERMS.get(query_id, []):
+        have, want = _number(query_id, row, terms), _number(query_id, row, expected)
+        if have != want:
+            raise MetricError(
+                f"{query_id}: {have:.0f} per-claim-case term(s) entered the sum, "
+                f"expected {want:.0f} (?{terms} against ?{expected}): a term that did not "
+                "compute would drop claim-cases from the figure"
+            )
+
+
+def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
+    """Every peer figure of one evaluation bundle, in the order of ``PEERS``.
+
+    Raises:
+        MetricError: a sum or a count came back unbound, or a sum has fewer
+            per-claim-case terms than the claim-cases it covers.
+    """
+    result = []
+    for query_id, figures in PEERS:
+        row = store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})[0]
+        _check_terms(query_id, row)
+        for name, source, numerator, denominator in figures:
+            num = _number(query_id, row, numerator)
+            den = int(_number(query_id, row, denominator))
+            result.append(PeerMetric(name, source, num, den, num / den if den else None))
+    return result
+
+
+def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[PeerMetric]]:
+    """The peer figures of the latest evaluation of each run (or of ``run``), by run id.
+
+    Raises:
+        MetricError: a figure's sum came back unbound or short of terms (see
+            :func:`peer_metrics_for_bundle`).
+    """
+    result = {}
+    for state in read_states(store, run=run):
+        evaluation = state.evaluation
+        assert evaluation is not None
+        # The peer queries read every evidence triple many times: on an
+        # on-disk store they run on an in-memory copy of the bundle and the
+        # loads it used (bench/README.md).
+        with store.working_copy(None, [evaluation.bundle, *evaluation.used]) as copy:
+            result[state.run] = peer_metrics_for_bundle(copy, evaluation.bundle)
+    return result
+
+
+__all__ = ["PEERS", "TERMS", "PeerMetric", "peer_metrics", "peer_metrics_for_bundle"]

@@ -1,0 +1,181 @@
+"""The review queue: what awaits adjudication, and the judgments each subject has received.
+
+docs/spec/adjudication.md "Awaiting adjudication": a subject awaits
+adjudication when it affects a verdict of a run (a proposed set of a claim
+the run's outputs assert, an unresolved contradiction of such a claim, an
+extra assertion) and has no final judgment, or when its initial judgments
+disagree and no final judgment of their question settles them. The logic is
+queries/review-queue.rq; this module groups its rows. It only reads: the
+queue is the record as it stands, evaluated or not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from hopgate import ids
+from hopgate.errors import ReviewError
+from hopgate.library.artefacts import library_query
+from hopgate.store import IRI, Store, Value, catalog
+
+
+@dataclass(frozen=True)
+class JudgmentRecord:
+    """One judgment as a reviewer reads it: ledger ids, not IRIs.
+
+    ``by`` and ``at`` are what the judgment claims; ``record_number``,
+    ``recorded_at`` and ``recorded_by`` are the store's stamps
+    (docs/spec/adjudication.md "Recording"): its place in the order of
+    recordings, when and for whom the load that recorded it ran. ``proof`` is
+    its signature as written (JSON text), checked by whoever reads it with
+    trusted keys (hopgate.bundles.judgment_proofs).
+    """
+
+    id: str
+    subject: str
+    by: str
+    at: str | None
+    question: str | None
+    decision: str
+    reason: str | None
+    final: bool
+    settles: tuple[str, ...] = ()
+    record_number: int | None = None
+    recorded_at: str | None = None
+    recorded_by: str | None = None
+    proof: str | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of a judgment (its proof as ``signed``: true or false)."""
+        found = asdict(self)
+        found["settles"] = list(self.settles)
+        found["signed"] = found.pop("proof") is not None
+        return found
+
+
+@dataclass
+class QueueItem:
+    """One subject awaiting adjudication for one run."""
+
+    run: str
+    subject: str
+    kind: str
+    question: str
+    disagreement: bool
+    outputs: list[str] = field(default_factory=list)
+    consequential: bool = False
+    judgments: list[JudgmentRecord] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate review queue``."""
+        found = asdict(self)
+        found["judgments"] = [j.as_dict() for j in self.judgments]
+        return found
+
+
+def _text(value: Value) -> str | None:
+    return None if value is None else str(value)
+
+
+def judgments(store: Store, subject: str | None = None) -> list[JudgmentRecord]:
+    """Every judgment (of the subject IRI ``subject``, when given), by subject, then in the
+    order the store recorded them."""
+    return [j for found in _judgments_by_subject(store, subject).values() for j in found]
+
+
+def _judgments_by_subject(
+    store: Store, subject: str | None = None
+) -> dict[str, list[JudgmentRecord]]:
+    """The judgments of queries/review-judgments.rq in one query, keyed by subject IRI."""
+    params = {} if subject is None else {"subject": IRI(subject)}
+    found: dict[str, JudgmentRecord] = {}
+    about: dict[str, str] = {}
+    for row in store.select(library_query("review-judgments").text, params=params):
+        key = str(row["judgment"])
+        settles = () if row["settles"] is None else (ids.ledger_id(str(row["settles"])),)
+        if key in found:
+            old = found[key]
+            found[key] = JudgmentRecord(**{**asdict(old), "settles": old.settles + settles})
+            continue
+        about[key] = str(row["subject"])
+        found[key] = JudgmentRecord(
+            id=str(row["id"]),
+            subject=ids.ledger_id(str(row["subject"])),
+            by=ids.ledger_id(str(row["by"])),
+            at=_text(row["at"]),
+            question=_text(row["question"]),
+            decision=str(row["decision"]),
+            reason=_text(row["reason"]),
+            final=bool(row["final"]),
+            settles=settles,
+            record_number=number if isinstance((number := row["recordNumber"]), int) else None,
+            recorded_at=_text(row["recordedAt"]),
+            recorded_by=None
+            if row["recordedBy"] is None
+            else ids.ledger_id(str(row["recordedBy"])),
+            proof=_text(row["proof"]),
+        )
+    grouped: dict[str, list[JudgmentRecord]] = {}
+    for key, record in found.items():
+        grouped.setdefault(about[key], []).append(record)
+    return grouped
+
+
+def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) -> list[QueueItem]:
+    """The subjects awaiting adjudication (for ``run``, when given): disagreements first.
+
+    Then subjects holding back a consequential output, then by run and
+    subject id. Each carries the initial judgments of its question.
+
+    Raises:
+        ReviewError: ``run`` is not a run of the store.
+    """
+    params: dict[str, Value] = {}
+    if run is not None:
+        if run not in catalog.runs(store):
+            raise ReviewError(f"unknown run {run!r}")
+        params["run"] = IRI(ids.mint("run", run))
+    items: dict[tuple[str, str, str], QueueItem] = {}
+    subjects: dict[tuple[str, str, str], str] = {}
+    for row in store.select(library_query("review-queue").text, params=params):
+        run_id = ids.ledger_id(str(row["run"]))
+        key = (run_id, str(row["subject"]), str(row["question"]))
+        item = items.get(key)
+        if item is None:
+            item = QueueItem(
+                run=run_id,
+                subject=ids.ledger_id(str(row["subject"])),
+                kind=str(row["kind"]),
+                question=str(row["question"]),
+                disagreement=False,
+            )
+            items[key] = item
+            subjects[key] = str(row["subject"])
+        item.disagreement = item.disagreement or bool(row["disagreement"])
+        item.consequential = item.consequential or bool(row["consequential"])
+        output = ids.ledger_id(str(row["output"]))
+        if output not in item.outputs:
+            item.outputs.append(output)
+    # All judgments in one query: one query per subject grew with the queue
+    # (figures in bench/README.md, "Figures behind the code").
+    by_subject = _judgments_by_subject(store) if with_judgments and items else {}
+    for key, item in items.items():
+        item.judgments = [
+            j
+            for j in by_subject.get(subjects[key], [])
+            if not j.final and j.question in (item.question, None)
+        ]
+        item.outputs.sort()
+    return sorted(
+        items.values(),
+        key=lambda i: (not i.disagreement, not i.consequential, i.run, i.subject, i.question),
+    )
+
+
+def awaiting(store: Store, run: str) -> int:
+    """How many subjects await adjudication for ``run`` (docs/spec/adjudication.md)."""
+    return len({(item.kind, item.subject) for item in queue(store, run, with_judgments=False)})
+
+
+__all__ = ["JudgmentRecord", "QueueItem", "awaiting", "judgments", "queue"]

@@ -1,0 +1,389 @@
+"""Reading evaluations: verdict rows, metrics with intervals, and the release gate.
+
+Results are read from the latest evaluation bundle of each run. Reading
+never writes (docs/spec/records.md "Writes and reads"): a run with no
+evaluation has no results here, and a run whose latest evaluation is stale is
+read as it is, with the staleness and its reason attached, so the caller can
+say so. Figures: docs/spec/acceptance.md "Metrics", "Counts", "Whole answer"
+and "Intervals"; the gate: docs/spec/acceptance.md "Release gate".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from hopgate import ids
+from hopgate.audit import queue
+from hopgate.audit.statistics import cluster_bootstrap, wilson
+from hopgate.decide import outcomes
+from hopgate.errors import MetricError, NotEvaluatedError
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import BUNDLE_QUERIES, reading_projection
+from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
+from hopgate.store.catalog import Staleness
+from hopgate.vocab import ANSWERABILITY, VERDICTS
+
+#: The columns of the verdict table (the JSON contract's required keys).
+VERDICT_COLUMNS = [
+    "run",
+    "question",
+    "output",
+    "claim",
+    "supported",
+    "retrieved_complete",
+    "citation_complete",
+    "missing",
+    "verdict",
+]
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """One acceptance card as users read it: ledger ids, not IRIs."""
+
+    run: str
+    question: str
+    output: str
+    claim: str | None
+    consequential: bool
+    answerability: str | None
+    supported: bool
+    retrieved_complete: bool
+    citation_complete: bool
+    missing: list[str]
+    inadmissible_citations: list[str]
+    cited_route: str | None
+    retrieved_route: str | None
+    verdict: str
+    card: str
+    #: Final judgments in force on the card: id, question, decision, reason
+    #: (docs/spec/adjudication.md "Effect on scoring").
+    judgments: list[dict[str, str | None]] = field(default_factory=list)
+    stale: bool = False
+    stale_reason: str | None = None
+    #: The card item Interventions (docs/spec/interventions.md "Cards and figures").
+    interventions: dict[str, Any] | None = None
+    #: Cited spans no retrieved span of the case covers (beside the verdict, never changing it).
+    unretrieved_citations: list[str] = field(default_factory=list)
+    #: False when nobody judged the output (acceptance.md "Per output claim", rule unknown
+    #: correctness): it is then neither correct nor incorrect.
+    correctness_known: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate verdicts``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """A figure with its numerator and denominator; value None for an empty denominator."""
+
+    numerator: int
+    denominator: int
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval: str | None
+
+
+#: The plain figures of a run (docs/spec/acceptance.md "Metrics"), in the order shown.
+FIGURES = (
+    "complete_set_recall",
+    "citation_set_completeness",
+    "answer_correctness",
+    "whole_answer",
+)
+
+
+@dataclass
+class RunMetrics:
+    """The metrics of one run's latest evaluation."""
+
+    run: str
+    evaluation: str
+    complete_set_recall: Proportion
+    citation_set_completeness: Proportion
+    answer_correctness: Proportion
+    whole_answer: Proportion
+    counts: dict[str, int]
+    strata: dict[str, dict[str, dict[str, Proportion]]] = field(default_factory=dict)
+    #: Subjects awaiting adjudication now (docs/spec/adjudication.md), read from the record.
+    awaiting_adjudication: int = 0
+    stale: bool = False
+    stale_reason: str | None = None
+    #: Per variant (and "all"): docs/spec/interventions.md "Cards and figures".
+    interventions: dict[str, dict[str, Proportion]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate metrics`` (one run's entry)."""
+        return asdict(self)
+
+
+def _id(value: Value) -> str | None:
+    return None if value is None else ids.ledger_id(str(value))
+
+
+def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
+    """The state of each run's latest evaluation (every run, or ``run``); nothing is written.
+
+    Raises:
+        NotEvaluatedError: ``run`` is given and has no evaluation.
+    """
+    known = catalog.runs(store)
+    if run is not None and run not in known:
+        raise NotEvaluatedError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+    states = [catalog.staleness(store, r) for r in ([run] if run is not None else known)]
+    if run is not None and states[0].evaluation is None:
+        raise NotEvaluatedError(
+            f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}`"
+        )
+    return [state for state in states if state.evaluation is not None]
+
+
+def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
+    """The acceptance cards of the latest evaluation of each run (or of ``run``).
+
+    Runs never evaluated are left out (an error for an explicit ``run``);
+    rows of a stale evaluation carry ``stale`` and its reason.
+    """
+    rows: list[VerdictRow] = []
+    for state in read_states(store, run=run):
+        assert state.evaluation is not None
+        rows.extend(
+            replace(row, stale=state.stale, stale_reason=state.reason)
+            for row in evaluation_cards(store, state.evaluation)
+        )
+    return sorted(rows, key=lambda r: (r.run, r.question, r.output))
+
+
+def evaluation_cards(
+    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
+) -> list[VerdictRow]:
+    """The acceptance cards of one recorded evaluation (any, not only a run's latest).
+
+    ``facts`` is where to ask which citations were never retrieved (a copy of
+    the evaluation's loads and bundle, :func:`hopgate.report.data.facts_copy`);
+    default the store.
+    """
+    with _reading_copy(store, evaluation) as copy:
+        rows = _cards(copy, evaluation.bundle)
+    # The case's retrieved spans are not in the reading copy: asked of the store,
+    # whose records of a span or case never change once loaded (docs/spec/records.md).
+    unretrieved: dict[str, list[str]] = defaultdict(list)
+    query = library_query("unretrieved-citations").text
+    asked = store if facts is None else facts
+    for found in asked.select(query, params={"bundle": IRI(evaluation.bundle)}):
+        unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
+    return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
+
+
+def evaluation_metrics(store: Store, evaluation: catalog.Evaluation) -> RunMetrics:
+    """The metrics of one recorded evaluation (any, not only a run's latest)."""
+    with _reading_copy(store, evaluation) as copy:
+        return _run_metrics(copy, evaluation.run, evaluation.bundle)
+
+
+def _reading_copy(store: Store, evaluation: catalog.Evaluation) -> AbstractContextManager[Store]:
+    """Where to read one bundle: an in-memory copy when verified snapshots make it cheap."""
+    return snapshots.reading_copy(
+        store, reading_projection(), [*evaluation.used, evaluation.bundle]
+    )
+
+
+def _bundle_select(store: Store, query_id: str, bundle: str) -> list[Row]:
+    # The reading copy holds only what the listed queries read.
+    assert query_id in BUNDLE_QUERIES, f"{query_id} must be listed in BUNDLE_QUERIES"
+    return store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})
+
+
+def _cards(store: Store, bundle: str) -> list[VerdictRow]:
+    spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for row in _bundle_select(store, "card-spans", bundle):
+        spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
+    judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+    for row in _bundle_select(store, "card-judgments", bundle):
+        judged[str(row["card"])].append(
+            {
+                "id": str(row["judgmentId"]),
+                "question": str(row["question"]),
+                "decision": str(row["decision"]),
+                "reason": None if row["reason"] is None else str(row["reason"]),
+            }
+        )
+    items, _ = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))
+    result = []
+    for row in _bundle_select(store, "cards", bundle):
+        card = str(row["card"])
+        result.append(
+            VerdictRow(
+                run=ids.ledger_id(str(row["run"])),
+                question=ids.ledger_id(str(row["question"])),
+                output=ids.ledger_id(str(row["output"])),
+                claim=_id(row["claim"]),
+                consequential=bool(row["consequential"]),
+                answerability=ANSWERABILITY.get(str(row["answerability"]))
+                if row["answerability"]
+                else None,
+                supported=bool(row["supported"]),
+                retrieved_complete=bool(row["retrievedComplete"]),
+                citation_complete=bool(row["citationComplete"]),
+                missing=sorted(set(spans[card]["missing"])),
+                inadmissible_citations=sorted(set(spans[card]["inadmissible"])),
+                cited_route=_id(row["citedRoute"]),
+                retrieved_route=_id(row["retrievedRoute"]),
+                verdict=VERDICTS[str(row["verdict"])],
+                card=ids.ledger_id(card),
+                judgments=judged[card],
+                interventions=items.get(card),
+                correctness_known=bool(row["correctnessKnown"]),
+            )
+        )
+    return result
+
+
+def _proportion(
+    numerator: int, denominator: int, clusters: list[tuple[int, int]] | None = None
+) -> Proportion:
+    value = numerator / denominator if denominator else None
+    clustered = clusters is not None and any(den > 1 for _, den in clusters)
+    if clustered:
+        assert clusters is not None
+        interval, method = cluster_bootstrap(clusters), "question bootstrap 95%"
+    else:
+        interval, method = wilson(numerator, denominator), "Wilson 95%"
+    if interval is None:
+        return Proportion(numerator, denominator, value, None, None, None)
+    return Proportion(numerator, denominator, value, interval[0], interval[1], method)
+
+
+def _int(value: Value) -> int:
+    # The metrics queries' counts are COUNTs and SUMs of 0/1: unbound only when
+    # a term failed inside the aggregate, which must not read as 0.
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise MetricError(f"a metrics count came back as {value!r}, not an integer")
+    return int(value)
+
+
+def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
+    """The metrics of the latest evaluation of each run (or of ``run``), keyed by run id."""
+    result = {}
+    for state in read_states(store, run=run):
+        assert state.evaluation is not None
+        with _reading_copy(store, state.evaluation) as copy:
+            figures = _run_metrics(copy, state.run, state.evaluation.bundle)
+        figures.stale, figures.stale_reason = state.stale, state.reason
+        figures.awaiting_adjudication = queue.awaiting(store, state.run)
+        result[state.run] = figures
+    return result
+
+
+def bundle_metrics(store: Store, run: str, evaluation: catalog.Evaluation) -> RunMetrics:
+    """The metrics of one recorded evaluation of ``run``, the latest or an earlier one."""
+    with _reading_copy(store, evaluation) as copy:
+        return _run_metrics(copy, run, evaluation.bundle)
+
+
+def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
+    row = _bundle_select(store, "metrics", bundle)[0]
+    per_question = _bundle_select(store, "metrics-by-question", bundle)
+
+    def clusters(num: str, den: str) -> list[tuple[int, int]]:
+        return [(_int(q[num]), _int(q[den])) for q in per_question]
+
+    metrics_ = RunMetrics(
+        run=run,
+        evaluation=ids.ledger_id(bundle.removesuffix("/bundle")),
+        complete_set_recall=_proportion(
+            _int(row["retrievedComplete"]),
+            _int(row["answerable"]),
+            clusters("retrievedComplete", "answerable"),
+        ),
+        citation_set_completeness=_proportion(
+            _int(row["citationComplete"]),
+            _int(row["supported"]),
+            clusters("citationComplete", "supported"),
+        ),
+        answer_correctness=_proportion(
+            _int(row["answeredCorrectly"]),
+            _int(row["correctnessJudged"]),
+            clusters("answeredCorrectly", "correctnessJudged"),
+        ),
+        whole_answer=_proportion(_int(row["wholePassed"]), _int(row["wholeAnswerable"])),
+        counts={
+            "unsupported": _int(row["unsupported"]),
+            "correctness_unknown": _int(row["correctnessUnknown"]),
+            "answer_correctness_unknown": _int(row["answerCorrectnessUnknown"]),
+            "omitted": _int(row["omitted"]),
+            "blocked": _int(row["blocked"]),
+            "not_found": _int(row["notFound"]),
+            "appropriate_abstentions": _int(row["appropriateAbstentions"]),
+            "escalated": _int(row["escalated"]),
+        },
+    )
+    for stratum in _bundle_select(store, "metrics-strata", bundle):
+        dimension = str(stratum["dimension"])
+        name = str(stratum["stratum"])
+        metrics_.strata.setdefault(dimension, {})[name] = {
+            "complete_set_recall": _proportion(
+                _int(stratum["retrievedComplete"]), _int(stratum["answerable"])
+            ),
+            "citation_set_completeness": _proportion(
+                _int(stratum["citationComplete"]), _int(stratum["supported"])
+            ),
+            "answer_correctness": _proportion(
+                _int(stratum["answeredCorrectly"]), _int(stratum["correctnessJudged"])
+            ),
+        }
+    _, intervention_outcomes = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))
+    for variant, named in outcomes.figures(intervention_outcomes).items():
+        metrics_.interventions[variant] = {
+            name.replace("-", "_").replace(" ", "_"): _proportion(f.numerator, f.denominator)
+            for name, f in named.items()
+        }
+    return metrics_
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The release gate's decision for one run.
+
+    ``passed`` only when the run's latest evaluation is current and every
+    consequential claim's output in it is accepted; ``reason`` says why not
+    when the evaluation is missing or stale.
+    """
+
+    run: str
+    passed: bool
+    failing: list[VerdictRow]
+    consequential: int
+    stale: bool = False
+    reason: str | None = None
+    #: Output id -> why it fails, one sentence (filled by :func:`hopgate.api.gate`).
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+def gate(store: Store, *, run: str) -> GateResult:
+    """Pass only when ``run``'s latest evaluation is current and accepts every consequential output.
+
+    Reads only: a missing or stale evaluation fails the gate with its reason.
+    """
+    state = catalog.staleness(store, run)
+    if run not in catalog.runs(store):
+        raise NotEvaluatedError(f"unknown run {run!r}")
+    if state.evaluation is None:
+        return GateResult(run, False, [], 0, stale=True, reason=state.reason)
+    # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
+    with _reading_copy(store, state.evaluation) as copy:
+        weighed = _bundle_select(copy, "gate", state.evaluation.bundle)
+    blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
+    cards = evaluation_cards(store, state.evaluation) if blocking else []
+    failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
+    failing = sorted(
+        (row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output)
+    )
+    passed = not blocking and not state.stale
+    return GateResult(run, passed, failing, len(weighed), stale=state.stale, reason=state.reason)

@@ -1,0 +1,166 @@
+"""The quads of an export: each bundle filtered for its reader, and the top-level provenance.
+
+The reader filter is SPARQL run inside the store: a CONSTRUCT per bundle
+keeps every triple except the texts the reader may not inspect (a version's
+text, a span's exact quote, prefix and suffix, and ``x-`` extensions of
+either), and adds ``hg:withheldFor <reader>`` to every span and version whose
+text was withheld, so an auditor still sees that the dependency exists.
+Version texts leave only with ``with_text`` and only when readable.
+
+The output is sorted (graph, subject, predicate, object), and hopgate's
+graphs have no blank nodes, so the same store gives the same quads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+
+from hopgate.bundles.scope import Scope
+from hopgate.library.artefacts import library_query
+from hopgate.store import IRI, Store
+from hopgate.vocab import CATALOG_GRAPH, HG
+
+#: Spans and versions whose text the reader may not inspect: queries/withheld.rq
+#: (the rule's one home), as a group to join into the export's queries.
+WITHHELD = "{ " + library_query("withheld").text + "\n}"
+
+
+def withheld_nodes(store: Store, reader: str) -> set[str]:
+    """The spans and versions whose text ``reader`` may not inspect (the rule of :data:`WITHHELD`)."""
+    rows = store.select(library_query("withheld").text, params={"reader": IRI(reader)})
+    return {str(row["node"]) for row in rows}
+
+
+#: The (subject, predicate) pairs that carry text the reader may not inspect.
+_HIDDEN = f"""
+  {{ SELECT DISTINCT ?s ?p WHERE {{
+      {WITHHELD}
+      {{ ?node a hg:Version . BIND(?node AS ?s) VALUES ?p {{ prov:value hg:extension }} }}
+      UNION {{ ?node a hg:Span . BIND(?node AS ?s) VALUES ?p {{ hg:extension }} }}
+      UNION {{ ?node a hg:Span ; oa:hasSelector ?s . ?s a oa:TextQuoteSelector .
+               VALUES ?p {{ oa:exact oa:prefix oa:suffix }} }}
+  }} }}
+"""
+#: Without --with-text no version text leaves, readable or not.
+_ALL_TEXTS = "UNION { ?s a hg:Version . BIND(prov:value AS ?p) }"
+
+#: One bundle, reader-filtered: its triples less the hidden texts.
+KEPT_QUERY = "CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} MINUS {{ {hidden} }} }}"
+#: The markers of withheld spans and versions defined in one bundle.
+MARKER_QUERY = f"""
+CONSTRUCT {{ ?node hg:withheldFor ?reader }} WHERE {{
+  GRAPH ?g {{ ?node a ?class }}
+  {WITHHELD}
+}}
+"""
+
+
+def bundle_query(*, with_text: bool) -> str:
+    """The CONSTRUCT that keeps one bundle's triples a reader may see."""
+    hidden = _HIDDEN if with_text else _HIDDEN + _ALL_TEXTS
+    return KEPT_QUERY.format(hidden=hidden)
+
+
+#: The catalog's record of one bundle: who generated it, when, from what.
+PROVENANCE_QUERY = """
+CONSTRUCT { ?s ?p ?o } WHERE {
+  GRAPH ?catalog {
+    ?g (prov:wasGeneratedBy|prov:wasDerivedFrom|prov:used|prov:wasAssociatedWith|prov:actedOnBehalfOf)* ?s .
+    ?s ?p ?o .
+  }
+}
+"""
+
+
+#: The exact texts of spans narrowed away from the reader (their own readers exclude it).
+NARROWED_QUERY = """
+SELECT DISTINCT ?exact WHERE {
+  ?span a hg:Span ; hg:readableBy ?anyReader ; oa:hasSelector ?quote .
+  ?quote oa:exact ?exact .
+  FILTER NOT EXISTS { ?span hg:readableBy ?reader }
+}
+"""
+
+
+def narrowed_texts(store: Store, reader_iri: str) -> list[str]:
+    """The texts of spans narrowed away from a reader: no other literal may repeat them."""
+    rows = store.select(NARROWED_QUERY, params={"reader": IRI(reader_iri)})
+    return sorted({str(row["exact"]) for row in rows if row["exact"]})
+
+
+def repeats(text: str, secrets: list[str]) -> bool:
+    """True when ``text`` holds any of ``secrets`` (a narrowed span's words)."""
+    return any(secret in text for secret in secrets)
+
+
+def _drop_repeats(lines: set[bytes], secrets: list[str], marker: bytes) -> set[bytes]:
+    """``lines`` less those whose literal repeats a narrowed span's text (an output or a
+    claim quoting the narrowed words ...), each replaced by ``subject + marker``; ids
+    (``hg:ledgerId``) stay, as for any withheld record. IRIs cannot hold ``"``, so a
+    line's literal starts at its first ``"``."""
+    needles = [str(ox.Literal(secret))[1:-1].encode("utf-8") for secret in secrets]
+    ledger_id = f"<{HG}ledgerId>".encode()
+    kept: set[bytes] = set()
+    for line in lines:
+        quote = line.find(b'"')
+        literal = line[quote:] if quote != -1 and ledger_id not in line[:quote] else b""
+        if literal and any(needle in literal for needle in needles):
+            kept.add(line.split(b" ", 1)[0] + marker)
+        else:
+            kept.add(line)
+    return kept
+
+
+@dataclass(frozen=True)
+class ExportQuads:
+    """The quads of an export as sorted N-Quads lines (graph None: the document's top level).
+
+    Lines are grouped by graph (the top level first, then graphs by IRI) and
+    sorted within each graph, so TriG groups each bundle once.
+    """
+
+    lines: list[bytes]
+
+    def nquads(self) -> bytes:
+        """The quads as N-Quads, in the export's order."""
+        return b"".join(self.lines)
+
+    @property
+    def quads(self) -> list[ox.Quad]:
+        """The quads as Oxigraph terms, in the export's order."""
+        return list(ox.parse(self.nquads(), format=ox.RdfFormat.N_QUADS))
+
+
+def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> ExportQuads:
+    """Every quad of ``scope``'s bundles as its reader may see them, plus top-level provenance.
+
+    CONSTRUCT gives N-Triples lines; the graph is appended to each line as
+    text, which is cheaper than building term objects (figures in bench/README.md).
+    """
+    top: set[bytes] = set()
+    graphs: dict[str, set[bytes]] = {}
+    secrets = narrowed_texts(store, scope.reader_iri)
+    withheld = f" <{HG}withheldFor> <{scope.reader_iri}>".encode()
+    for graph in scope.graphs:
+        params = {"g": IRI(graph), "reader": IRI(scope.reader_iri)}
+        suffix = f" <{graph}> .\n".encode()
+        lines = graphs.setdefault(graph, set())
+        for query in (bundle_query(with_text=with_text), MARKER_QUERY):
+            data = store.construct(query, params=params)
+            lines.update(line[:-2] + suffix for line in data.splitlines() if line)
+        data = store.construct(
+            PROVENANCE_QUERY, params={"g": IRI(graph), "catalog": IRI(CATALOG_GRAPH)}
+        )
+        top.update(line + b"\n" for line in data.splitlines() if line)
+    if secrets:
+        top = _drop_repeats(top, secrets, withheld + b" .\n")
+        for graph in graphs:
+            graphs[graph] = _drop_repeats(
+                graphs[graph], secrets, withheld + f" <{graph}> .\n".encode()
+            )
+    ordered = sorted(top)
+    for graph in sorted(graphs):
+        ordered.extend(sorted(graphs[graph]))
+    return ExportQuads(ordered)

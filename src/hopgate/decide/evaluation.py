@@ -1,0 +1,603 @@
+"""Evaluation as provenance: run the verdict queries, record acceptance cards.
+
+The set logic is in ``queries/`` and runs inside the store; this module binds
+parameters, groups the rows by output claim, and writes one named graph per
+evaluated run (a ``prov:Bundle``) holding the evaluation activity, one
+acceptance card per output claim and one claim-case record per required claim.
+A new evaluation of a run links to the previous one with ``prov:wasRevisionOf``;
+nothing is overwritten. What is decided: docs/spec/acceptance.md
+"Per output claim" and "Verdict"; where it is recorded: docs/spec/records.md
+"Records".
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from hopgate import ids
+from hopgate import ntriples as nt
+from hopgate import progress as _progress
+from hopgate._version import __version__
+from hopgate.decide import outcomes as interventions
+from hopgate.decide.annotations import AnnotationState
+from hopgate.decide.spool import Card, Spool
+from hopgate.errors import EvaluationError
+from hopgate.library.artefacts import library_query, library_update
+from hopgate.library.steps import (
+    RESULT_QUERIES,
+    SCRATCH_UPDATES,
+    evaluation_projection,
+    reading_projection,
+)
+from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
+from hopgate.store.publish import publish
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
+
+A = RDF + "type"
+
+
+@dataclass(frozen=True)
+class EvaluationRecord:
+    """One evaluation of one run: the bundle it wrote and when."""
+
+    run: str
+    graph: str
+    activity: str
+    cards: int
+    claim_cases: int
+    ended: str
+    reused: bool = False
+    seconds: float = 0.0
+
+
+def runs(store: Store) -> list[str]:
+    """The ledger ids of every run in the store, sorted."""
+    return catalog.runs(store)
+
+
+def evaluate(
+    store: Store,
+    *,
+    run: str | None = None,
+    force: bool = False,
+    by: str | None = None,
+    progress: _progress.Reporter | None = None,
+) -> list[EvaluationRecord]:
+    """Evaluate one run (or every stale run) and record acceptance cards as a PROV bundle.
+
+    A run whose latest evaluation is current (:func:`hopgate.store.catalog.staleness`:
+    no load since changed what its verdicts depend on) is not evaluated again
+    unless ``force`` is set; its record has ``reused``. The evaluation reads
+    only the load graphs the run depends on (queries/run-inputs.rq) and
+    records them as ``prov:used``. Graphs left unpublished by a killed write
+    are removed first.
+    ``by`` names the person on whose behalf the evaluation runs: a
+    ``prov:Person`` associated with it, on whose behalf hopgate acted.
+
+    Raises:
+        EvaluationError: no run in the store, or ``run`` is unknown.
+    """
+    known = runs(store)
+    if not known:
+        raise EvaluationError("the store holds no run to evaluate; load a ledger with runs first")
+    if run is not None and run not in known:
+        raise EvaluationError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+    snapshots.discard_unpublished(store)
+    records = []
+    for run_id in [run] if run is not None else known:
+        state = catalog.staleness(store, run_id)
+        found = state.evaluation
+        if found is not None and not state.stale and not force:
+            records.append(_reused(store, run_id, found))
+            continue
+        graphs = (
+            list(state.inputs) if state.inputs is not None else catalog.run_inputs(store, run_id)
+        )
+        records.append(
+            _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None, by=by)
+        )
+    return records
+
+
+def _reused(store: Store, run: str, found: catalog.Evaluation) -> EvaluationRecord:
+    bundle, activity = found.bundle, found.activity
+    counts = store.select(
+        "SELECT (COUNT(DISTINCT ?card) AS ?cards) "
+        "(COUNT(DISTINCT ?claimCase) AS ?cases) ?ended WHERE { "
+        "?activity prov:endedAtTime ?ended . GRAPH ?bundle { "
+        "{ ?card a hg:AcceptanceCard } UNION { ?claimCase a hg:ClaimCase } } } GROUP BY ?ended",
+        params={"bundle": IRI(bundle), "activity": IRI(activity)},
+    )
+    row: Row = counts[0] if counts else {"cards": 0, "cases": 0, "ended": ""}
+    return EvaluationRecord(
+        run,
+        bundle,
+        activity,
+        _count(row["cards"]),
+        _count(row["cases"]),
+        str(row["ended"]),
+        reused=True,
+    )
+
+
+def _count(value: Value) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def _rows(store: Store, query_id: str, run: str, scratch: str | None = None) -> Iterator[Row]:
+    """One result query's rows, as the store answers them (never held whole)."""
+    # The working copy holds only what the listed queries read.
+    assert query_id in RESULT_QUERIES, f"{query_id} must be listed in RESULT_QUERIES"
+    params: dict[str, Value] = {"run": IRI(ids.mint("run", run))}
+    if scratch is not None:
+        params["scratch"] = IRI(scratch)
+    return store.select_rows(library_query(query_id).text, params=params)
+
+
+def _scratch_graph(run: str) -> str:
+    """A fresh scratch graph IRI for one evaluation of ``run``."""
+    stamp = _stamp(datetime.now(UTC))
+    return ids.mint("evaluation-activity", f"{run}@{stamp}") + SCRATCH_SUFFIX
+
+
+def _is_scratch(graph: str) -> bool:
+    return graph.startswith(f"{ID_BASE}evaluation-activity/") and graph.endswith(SCRATCH_SUFFIX)
+
+
+#: A scratch graph a server's catalog has listed for this long belongs to an
+#: evaluation that never ended (its client was killed): the next evaluation
+#: removes it. Far longer than any evaluation runs; a shorter wait could
+#: remove the scratch graph of another client's evaluation still running.
+STALE_SCRATCH = timedelta(hours=24)
+
+
+def _remove_stale_scratch(store: Store) -> None:
+    """Remove scratch graphs an interrupted evaluation left behind.
+
+    A store that evaluates in place lists its scratch graphs in the catalog
+    (:func:`_decision_space`), since listing a server's graphs means scanning
+    its quads; those listed longer than :data:`STALE_SCRATCH` are removed.
+    """
+    if not store.evaluates_in_place:
+        for graph in store.graphs():
+            if _is_scratch(graph):
+                store.remove_graph(graph)
+        return
+    before = nt.datetime(_stamp(datetime.now(UTC) - STALE_SCRATCH))
+    found = store.select(
+        f"SELECT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{HG}ScratchGraph> ; "
+        f"<{PROV}generatedAtTime> ?t }} FILTER (?t < {before}) }}"
+    )
+    for row in found:
+        _forget_scratch(store, str(row["g"]))
+
+
+def _record_scratch(store: Store, scratch: str) -> None:
+    """List an evaluation's scratch graph in the catalog while it exists on the server."""
+    when = nt.datetime(_stamp(datetime.now(UTC)))
+    store.update(
+        f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> {{ {nt.iri(scratch)} a <{HG}ScratchGraph> ; "
+        f"<{PROV}generatedAtTime> {when} }} }}"
+    )
+
+
+def _forget_scratch(store: Store, scratch: str) -> None:
+    """Remove a scratch graph from the server, then its catalog listing."""
+    store.remove_graph(scratch)
+    store.update(f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ {nt.iri(scratch)} ?p ?o }} }}")
+
+
+@dataclass
+class _Decided:
+    """What one evaluation's steps decided, read from its scratch graph before it is removed.
+
+    The answers that grow with the run (cards, claim-cases, flags, coverage)
+    are in ``spool``; the annotation state and intervention outcomes are small.
+    """
+
+    spool: Spool
+    state: AnnotationState
+    outcomes: list[interventions.Outcome]
+    plans: dict[tuple[str, ...], interventions.PlannedVariant]
+
+
+def _compute(
+    store: Store,
+    run: str,
+    scratch: str,
+    params: dict[str, Value],
+    spool: Spool,
+    plans: dict[tuple[str, ...], interventions.PlannedVariant],
+) -> _Decided:
+    """Run the evaluation's updates and queries on ``store`` into ``spool``; the scratch graph is removed."""
+    try:
+        for update_id in SCRATCH_UPDATES:
+            store.update(library_update(update_id).text, params=params)
+        spool.verdicts(_rows(store, "evaluation-verdicts", run, scratch))
+        spool.candidates(_rows(store, "evaluation-route-candidates", run, scratch))
+        spool.relations(_rows(store, "card-links", run))
+        spool.links("missing", _rows(store, "evaluation-missing-hops", run, scratch), "span")
+        spool.links(
+            "inadmissible", _rows(store, "evaluation-inadmissible-citations", run, scratch), "span"
+        )
+        # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
+        spool.flags(_rows(store, "evaluation-admissibility", run, scratch))
+        # The span pairs evaluation-coverage found, recorded for the auditor queries.
+        spool.coverage(_rows(store, "evaluation-span-coverage", run, scratch))
+        spool.claim_cases(_rows(store, "evaluation-claim-cases", run, scratch))
+        state = AnnotationState.from_rows(
+            list(_rows(store, "evaluation-annotations", run, scratch))
+        )
+        # Intervention cases, classified apart (docs/spec/interventions.md).
+        intervention_rows = list(_rows(store, "evaluation-interventions", run, scratch))
+    finally:
+        store.remove_graph(scratch)
+    outcomes = interventions.classify(intervention_rows, plans)
+    return _Decided(spool, state, outcomes, plans)
+
+
+@contextmanager
+def _decision_space(store: Store, graphs: list[str], scratch: str) -> Iterator[Store]:
+    """Where the rule files run: the run's load graphs and the scratch graph, nothing else.
+
+    Earlier bundles are not evidence. A store that evaluates in place (a
+    remote server) runs them itself, seen through those graphs
+    (:meth:`~hopgate.store.Store.scoped`), so nothing is copied to the client;
+    otherwise they run on a working copy of the graphs (hopgate.store.snapshots).
+    """
+    if store.evaluates_in_place:
+        _record_scratch(store, scratch)
+        try:
+            yield store.scoped([*graphs, scratch])
+        finally:
+            _forget_scratch(store, scratch)
+        return
+    with snapshots.working_copy(store, evaluation_projection(), graphs) as work:
+        yield work
+
+
+def _evaluate_run(
+    store: Store, run: str, graphs: list[str], *, previous: str | None, by: str | None = None
+) -> EvaluationRecord:
+    clock = time.perf_counter()
+    started = datetime.now(UTC)
+    # Intermediate results (eligible sets, covered members, nearest sets) are
+    # materialised set-at-a-time in a scratch graph, read by the evaluation-*
+    # queries, and removed again: the store ends as it would without them.
+    _remove_stale_scratch(store)
+    scratch = _scratch_graph(run)
+    params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
+    # The recorded plans of the run (interventions.md "The plan"): its
+    # intervention answers are scored against them, not against their own files.
+    plans = interventions.planned(store, run)
+    with tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir:
+        spool = Spool(Path(scratch_dir))
+        try:
+            with (
+                _progress.phase(f"evaluate {run}: decide"),
+                _decision_space(store, graphs, scratch) as work,
+            ):
+                decided = _compute(work, run, scratch, params, spool, plans)
+            ended = datetime.now(UTC)
+            bundle_file = Path(scratch_dir) / "bundle.nq"
+            catalog_file = Path(scratch_dir) / "catalog.nq"
+            writer = _write_bundle(
+                decided,
+                store,
+                run,
+                graphs,
+                bundle_file,
+                catalog_file,
+                started=started,
+                ended=ended,
+                previous=previous,
+                by=by,
+            )
+            cards, cases = spool.count("verdicts"), spool.count("cases")
+        finally:
+            spool.close()
+
+        def entry(kept: list[str]) -> Path:
+            with catalog_file.open("a", encoding="utf-8") as out:
+                out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
+            return catalog_file
+
+        publish(
+            store,
+            writer.bundle,
+            bundle_file,
+            catalog_entry=entry,
+            kind="evaluate",
+            projections=[reading_projection()],
+            whole=True,
+            trusted=True,
+        )
+    return EvaluationRecord(
+        run,
+        writer.bundle,
+        writer.activity,
+        cards,
+        cases,
+        _stamp(ended),
+        seconds=time.perf_counter() - clock,
+    )
+
+
+def _write_bundle(
+    decided: _Decided,
+    store: Store,
+    run: str,
+    graphs: list[str],
+    bundle_file: Path,
+    catalog_file: Path,
+    *,
+    started: datetime,
+    ended: datetime,
+    previous: str | None,
+    by: str | None,
+) -> _BundleWriter:
+    """Write the bundle's N-Quads and its catalog entry's, a card at a time from the spool."""
+    spool = decided.spool
+    stamp = _stamp(ended)
+    activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
+    with (
+        bundle_file.open("w", encoding="utf-8") as out,
+        catalog_file.open("w", encoding="utf-8") as catalog,
+    ):
+        writer = _BundleWriter(
+            out, activity + "/bundle", activity, stamp, catalog, decided.state, spool
+        )
+        for row in spool.claim_case_rows():
+            writer.claim_case(row)
+        writer.items = _write_outcomes(writer, run, decided)
+        name = f"evaluate {run}: write cards"
+        total = spool.count("verdicts")
+        for card in _progress.counted(spool.cards(), name, total, unit="cards"):
+            writer.card(card)
+        writer.flags(spool.flag_rows())
+        writer.coverage(spool.coverage_rows())
+        writer.provenance(run, graphs, started, ended, previous, by=by)
+    return writer
+
+
+@dataclass
+class _CardItems:
+    """Each card's interventions checklist item and answered outcomes (interventions.md)."""
+
+    answered: dict[tuple[str, str], list[str]]
+    planned: set[tuple[str, str]]
+
+    def lines(self, row: Row, card: str) -> list[str]:
+        """N-Triples lines: the item and outcomes of the card ``card`` (an N-Triples IRI)."""
+        claim = str(row["claim"]) if row["claim"] is not None else None
+        asked = (str(row["question"]), claim or "")
+        item = interventions.card_item(asked[0], claim, set(self.answered), self.planned)
+        lines = [f"{card} <{HG}interventionsItem> {nt.string(item)}"]
+        return lines + [
+            f"{card} <{HG}interventionOutcome> {nt.iri(o)}" for o in self.answered.get(asked, [])
+        ]
+
+
+def _write_outcomes(writer: _BundleWriter, run: str, decided: _Decided) -> _CardItems:
+    """Outcomes of the answered variants, linked from claim-cases; what the cards link (interventions.md)."""
+    plans = decided.plans
+    answered: dict[tuple[str, str], list[str]] = {}
+    for number, outcome in enumerate(decided.outcomes, 1):
+        node = f"{writer.activity}/intervention-outcome/{number}"
+        writer._write(interventions.outcome_lines(outcome, node, writer.activity))
+        asked = (ids.mint("question", outcome.question), ids.mint("claim", outcome.claim))
+        answered.setdefault(asked, []).append(node)
+        case = ids.mint_case(run, outcome.question)
+        if writer.spool.has_claim_case(case, asked[1]):
+            case_node = writer.claim_case_node(case, asked[1])
+            writer._write([f"{nt.iri(case_node)} <{HG}interventionOutcome> {nt.iri(node)}"])
+    return _CardItems(answered, {(key[0], key[1]) for key in plans})
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class _BundleWriter:
+    def __init__(
+        self,
+        out: Any,
+        bundle: str,
+        activity: str,
+        stamp: str,
+        catalog: Any,
+        state: AnnotationState,
+        spool: Spool,
+    ) -> None:
+        self.out = out
+        self.state = state
+        self.spool = spool
+        self.items = _CardItems({}, set())
+        self.catalog = catalog
+        self.graph = f" <{bundle}> .\n"
+        self.bundle = bundle
+        self.activity = activity
+        self.stamp = stamp
+
+    def _write(self, lines: list[str], graph: str | None = None) -> None:
+        suffix = self.graph if graph is None else f" <{graph}> .\n"
+        target = self.out if graph is None else self.catalog
+        target.write("".join(line + suffix for line in lines))
+
+    def claim_case_node(self, case: str, claim: str) -> str:
+        """The IRI of the claim-case record of (``case``, ``claim``) in this bundle."""
+        _, question_id = ids.parse_case(case)
+        claim_id = ids.ledger_id(claim)
+        return f"{self.activity}/claim-case/{ids.encode_id(question_id)}/{ids.encode_id(claim_id)}"
+
+    def claim_case(self, row: Row) -> str:
+        node = self.claim_case_node(str(row["case"]), str(row["claim"]))
+        s = nt.iri(node)
+        lines = [
+            f"{s} <{A}> <{PROV}Entity>",
+            f"{s} <{A}> <{HG}ClaimCase>",
+            f"{s} <{PROV}wasGeneratedBy> {nt.iri(self.activity)}",
+            f"{s} <{HG}ofCase> {nt.iri(str(row['case']))}",
+            f"{s} <{HG}forQuestion> {nt.iri(str(row['question']))}",
+            f"{s} <{HG}forClaim> {nt.iri(str(row['claim']))}",
+            f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}",
+            f"{s} <{HG}retrievedComplete> {nt.boolean(bool(row['retrievedComplete']))}",
+            f"{s} <{HG}answered> {nt.boolean(bool(row['answered']))}",
+            f"{s} <{HG}answeredCorrectly> {nt.boolean(bool(row['answeredCorrectly']))}",
+            f"{s} <{HG}correctnessKnown> {nt.boolean(bool(row['correctnessKnown']))}",
+            f"{s} <{HG}contradictionPresent> {nt.boolean(bool(row['contradiction']))}",
+        ]
+        if row["eligibleSets"] is not None:
+            lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")
+            lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
+            # Decided by queries/evaluation-claim-cases.rq; never a silent 0.
+            age = row["sourceAgeDays"]
+            if not isinstance(age, int) or isinstance(age, bool):
+                raise EvaluationError(f"a claim-case's source age came back as {age!r}")
+            lines.append(f"{s} <{HG}sourceAgeDays> {nt.integer(age)}")
+            lines.append(
+                f"{s} <{HG}oldestObservation> {nt.datetime(str(row['oldestObservation']))}"
+            )
+        lines.append(f"{s} <{HG}claimTime> {nt.datetime(str(row['claimTime']))}")
+        self._write(lines)
+        return node
+
+    def flags(self, rows: Iterable[tuple[str, str, str]]) -> None:
+        """The admissibility rules each version or span broke (queries/evaluation-eligibility.ru)."""
+        for node, rule, about in rows:
+            self._write([f"{nt.iri(node)} {nt.iri(rule)} {nt.iri(about)}"])
+
+    def coverage(self, rows: Iterable[tuple[str, str, bool]]) -> None:
+        """Which delivered spans cover which members, and how (queries/evaluation-coverage.ru)."""
+        for span, member, contains in rows:
+            lines = [f"{nt.iri(span)} <{HG}coversSpan> {nt.iri(member)}"]
+            if contains:
+                lines.append(f"{nt.iri(span)} <{HG}containsSpan> {nt.iri(member)}")
+            self._write(lines)
+
+    def card(self, card: Card) -> None:
+        row = card.row
+        output = str(row["output"])
+        output_id = ids.ledger_id(output)
+        node = ids.mint("card", f"{output_id}@{self.stamp}")
+        s = nt.iri(node)
+        lines = [
+            f"{s} <{A}> <{PROV}Entity>",
+            f"{s} <{A}> <{HG}AcceptanceCard>",
+            f"{s} <{HG}ledgerId> {nt.string(f'{output_id}@{self.stamp}')}",
+            f"{s} <{PROV}wasGeneratedBy> {nt.iri(self.activity)}",
+            f"{s} <{HG}forOutput> {nt.iri(output)}",
+            f"{s} <{HG}forQuestion> {nt.iri(str(row['question']))}",
+            f"{s} <{HG}supported> {nt.boolean(bool(row['supported']))}",
+            f"{s} <{HG}correctnessKnown> {nt.boolean(bool(row['correctnessKnown']))}",
+            f"{s} <{HG}retrievedComplete> {nt.boolean(bool(row['retrievedComplete']))}",
+            f"{s} <{HG}citationComplete> {nt.boolean(bool(row['citationComplete']))}",
+            f"{s} <{HG}verdict> {nt.iri(str(row['verdict']))}",
+        ]
+        if row["claim"] is not None:
+            claim = str(row["claim"])
+            lines.append(f"{s} <{HG}forClaim> {nt.iri(claim)}")
+            case = ids.mint_case(*_case_of(row))
+            if self.spool.has_claim_case(case, claim):
+                lines.append(f"{s} <{HG}claimCase> {nt.iri(self.claim_case_node(case, claim))}")
+        if row["answerability"] is not None:
+            lines.append(f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}")
+        for name, value in (
+            ("retrievedRoute", row["retrievedRoute"]),
+            ("citedRoute", row["citedRoute"]),
+        ):
+            if value is not None:
+                lines.append(f"{s} <{HG}{name}> {nt.iri(str(value))}")
+        # Decided by queries/evaluation-verdicts.rq: the cited route's inference rule.
+        if row["jointSupport"] is not None:
+            lines.append(f"{s} <{HG}jointSupport> {nt.iri(str(row['jointSupport']))}")
+        # What the verdict was decided on, so the auditor queries read it (verdicts.rq).
+        lines.append(f"{s} <{HG}unresolvedContradiction> {nt.boolean(bool(row['unresolved']))}")
+        lines.append(f"{s} <{HG}proposedSetCited> {nt.boolean(bool(row['proposedCited']))}")
+        if row["nearestSet"] is not None:
+            lines.append(f"{s} <{HG}nearestEligibleSet> {nt.iri(str(row['nearestSet']))}")
+        links = card.links
+        for predicate, targets in (
+            ("referenceRoute", links["route"]),
+            ("deliveredCitation", links["cites"]),
+            ("contradictionConsidered", links["contradiction"]),
+            ("missingSpan", links["missing"]),
+            ("inadmissibleCitation", links["inadmissible"]),
+        ):
+            lines.extend(f"{s} <{HG}{predicate}> {nt.iri(t)}" for t in sorted(set(targets)))
+        for number, (evidence_set, uncited, unretrieved) in enumerate(sorted(card.candidates), 1):
+            candidate = nt.iri(f"{node}/candidate/{number}")
+            lines += [
+                f"{s} <{HG}weighedSet> {candidate}",
+                f"{candidate} <{A}> <{HG}RouteCandidate>",
+                f"{candidate} <{HG}candidateSet> {nt.iri(evidence_set)}",
+                f"{candidate} <{HG}uncited> {nt.integer(uncited)}",
+                f"{candidate} <{HG}unretrieved> {nt.integer(unretrieved)}",
+            ]
+        lines += self.state.card_lines(
+            s, output, sorted(set(links["route"])), links["contradiction"]
+        )
+        lines += self.items.lines(row, s)
+        self._write(lines)
+
+    def provenance(
+        self,
+        run: str,
+        graphs: list[str],
+        started: datetime,
+        ended: datetime,
+        previous: str | None,
+        *,
+        by: str | None = None,
+    ) -> None:
+        bundle = nt.iri(self.bundle)
+        activity = nt.iri(self.activity)
+        software = nt.iri(ids.mint("agent", f"hopgate {__version__}"))
+        lines = [
+            f"{bundle} <{A}> <{PROV}Bundle>",
+            f"{bundle} <{A}> <{PROV}Entity>",
+            f"{bundle} <{PROV}wasGeneratedBy> {activity}",
+            f"{bundle} <{PROV}generatedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{A}> <{PROV}Activity>",
+            f"{activity} <{A}> <{HG}EvaluationActivity>",
+            f"{activity} <{HG}ledgerId> {nt.string(f'{run}@{self.stamp}')}",
+            f"{activity} <{PROV}startedAtTime> {nt.datetime(_stamp(started))}",
+            f"{activity} <{PROV}endedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{HG}evaluationOf> {nt.iri(ids.mint('run', run))}",
+            f"{activity} <{PROV}wasAssociatedWith> {software}",
+            f"{software} <{A}> <{PROV}Agent>",
+            f"{software} <{A}> <{PROV}SoftwareAgent>",
+            f"{software} <{HG}ledgerId> {nt.string(f'hopgate {__version__}')}",
+        ]
+        lines += [f"{activity} <{PROV}used> {nt.iri(g)}" for g in graphs]
+        if previous is not None:
+            lines.append(f"{bundle} <{PROV}wasRevisionOf> {nt.iri(previous)}")
+        person = responsible_person(activity, software, by) if by else []
+        self._write(lines + person, CATALOG_GRAPH)
+        # The activity is described inside its bundle too, so the bundle stands alone.
+        self._write(lines[4:11] + person)
+        # The annotation state it used (docs/spec/adjudication.md "Changed scores").
+        self._write(self.state.bundle_lines())
+
+
+def responsible_person(activity: str, software: str, name: str) -> list[str]:
+    """N-Triples lines: the person on whose behalf hopgate ran ``activity`` (issue 15)."""
+    person = nt.iri(ids.mint("agent", name))
+    return [
+        f"{activity} <{PROV}wasAssociatedWith> {person}",
+        f"{person} <{A}> <{PROV}Agent>",
+        f"{person} <{A}> <{PROV}Person>",
+        f"{person} <{HG}ledgerId> {nt.string(name)}",
+        f"{software} <{PROV}actedOnBehalfOf> {person}",
+    ]
+
+
+def _case_of(row: Row) -> tuple[str, str]:
+    return ids.ledger_id(str(row["run"])), ids.ledger_id(str(row["question"]))

@@ -1,0 +1,116 @@
+"""The packaged artefacts: the query library, the shapes and the ontology.
+
+``queries/``, ``shapes/`` and ``ontology/`` are top-level folders of the
+repository (auditors read them there) mapped into the wheel as data packages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from hopgate.errors import QueryError
+
+_HEADER = re.compile(r"^#\s*(id|description|parameters|returns):\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class LibraryQuery:
+    """One documented query of ``queries/``: its header and its SPARQL text."""
+
+    id: str
+    description: str
+    parameters: str
+    returns: str
+    text: str
+    update: bool = False
+
+
+def artefact(folder: str) -> Traversable:
+    """The packaged folder ``ontology``, ``shapes``, ``queries`` or ``examples``.
+
+    In a source checkout run without installing (or installed editable), the
+    top-level folder of the repository is used.
+    """
+    try:
+        return resources.files(f"hopgate.artefacts.{folder}")
+    except ModuleNotFoundError:
+        checkout = Path(__file__).resolve().parents[3] / folder
+        if checkout.is_dir():
+            return checkout
+        raise
+
+
+def parse_query(text: str, *, name: str) -> LibraryQuery:
+    """Read a query file's header (``# id:``, ``# description:``, ...) and keep its text.
+
+    Continuation lines of a header field start with ``#`` and two spaces. A
+    ``.ru`` file is a SPARQL 1.1 Update (``update`` is set).
+    """
+    fields: dict[str, str] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        match = _HEADER.match(line)
+        if match:
+            current = match.group(1)
+            fields[current] = match.group(2).strip()
+        elif current and line.startswith("#  "):
+            fields[current] += " " + line[1:].strip()
+    missing = [key for key in ("id", "description", "parameters", "returns") if key not in fields]
+    if missing:
+        raise QueryError(f"{name}: the query header lacks {', '.join(missing)}")
+    return LibraryQuery(
+        id=fields["id"],
+        description=fields["description"],
+        parameters=fields["parameters"],
+        returns=fields["returns"],
+        text=text,
+        update=name.endswith(".ru"),
+    )
+
+
+def _library(suffix: str) -> dict[str, LibraryQuery]:
+    found = {}
+    for entry in sorted(artefact("queries").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(suffix):
+            query = parse_query(entry.read_text("utf-8"), name=entry.name)
+            found[query.id] = query
+    return found
+
+
+def library_queries() -> dict[str, LibraryQuery]:
+    """Every query (``queries/*.rq``) of the packaged library, by id."""
+    return _library(".rq")
+
+
+def library_updates() -> dict[str, LibraryQuery]:
+    """Every update (``queries/*.ru``) of the packaged library, by id.
+
+    The evaluation runs them to materialise intermediate results in a scratch
+    graph it removes again; they are listed apart so that ``hopgate query``
+    never runs one as a query.
+    """
+    return _library(".ru")
+
+
+def library_query(query_id: str) -> LibraryQuery:
+    """One query of the library by its id; raise :class:`QueryError` when unknown."""
+    queries = library_queries()
+    if query_id not in queries:
+        known = ", ".join(sorted(queries)) or "none"
+        raise QueryError(f"no query {query_id!r} in the library (known: {known})")
+    return queries[query_id]
+
+
+def library_update(update_id: str) -> LibraryQuery:
+    """One update of the library by its id; raise :class:`QueryError` when unknown."""
+    updates = library_updates()
+    if update_id not in updates:
+        known = ", ".join(sorted(updates)) or "none"
+        raise QueryError(f"no update {update_id!r} in the library (known: {known})")
+    return updates[update_id]

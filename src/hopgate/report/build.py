@@ -1,0 +1,318 @@
+"""The audit report: one page per run that a review committee reads and signs off.
+
+:func:`build_report` reads one recorded evaluation of a run for one reader
+(:mod:`.data`), with its metrics, strata, peer figures, the gate's decision,
+each card's reason and picture, and what changed since the run's previous
+evaluation (:mod:`hopgate.report.diff`). :func:`hopgate.report.pages.render` writes it as one
+self-contained HTML page (styles, charts and pictures inline; no script
+needed, no request leaves the page), as Markdown, or as JSON, each escaping
+every data string for its format (:mod:`hopgate.escaping`). Nothing is
+evaluated here, and nothing a reader may not inspect is read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hopgate import ids
+from hopgate.audit import queue as _review
+from hopgate.audit.peers import peer_metrics_for_bundle
+from hopgate.audit.results import RunMetrics, evaluation_metrics
+from hopgate.bundles import judgment_proofs
+from hopgate.bundles.picture import card_dot, render
+from hopgate.bundles.scope import Scope
+from hopgate.library.artefacts import library_query
+from hopgate.report.data import (
+    CardDetail,
+    ChosenEvaluation,
+    Header,
+    collect_cards,
+    header,
+    resolve_evaluation,
+)
+from hopgate.report.diff import compare
+from hopgate.report.signature import signature_status
+from hopgate.store import IRI, Store, catalog
+from hopgate.vocab import VERDICTS
+
+if TYPE_CHECKING:
+    from hopgate.report.diff import Diff
+
+FORMATS = ("html", "md", "json")
+
+#: One-sentence definitions of the figures (docs/spec/acceptance.md "Metrics").
+DEFINITIONS = {
+    "complete_set_recall": "Answerable claim-cases whose retrieved spans contain an eligible "
+    "evidence set, out of all answerable claim-cases.",
+    "citation_set_completeness": "Independently supported output claims (judged correct, claim "
+    "answerable) whose citations contain an eligible evidence set, out of all independently "
+    "supported output claims.",
+    "answer_correctness": "Answerable claim-cases with an output claim asserting the claim that "
+    "is judged correct, out of the answerable claim-cases whose answer correctness is known "
+    "(those nobody judged are counted apart, never as correct or incorrect).",
+    "whole_answer": "Questions all of whose required claims pass (answerable, retrieved complete "
+    "and answered correctly), out of questions whose required claims are all answerable; "
+    "reported beside the claim-case figures, never folded into them.",
+}
+COUNTS = {
+    "unsupported": "Output claims that are not independently supported (judged incorrect, or "
+    "their claim is not answerable, or they assert no reference claim).",
+    "correctness_unknown": "Output claims of answerable claims whose correctness nobody judged: "
+    "neither supported nor unsupported, left out of citation-set completeness.",
+    "answer_correctness_unknown": "Answerable claim-cases whose answer correctness is unknown (no "
+    "output asserting the claim is judged correct and some is not judged): left out of answer "
+    "correctness.",
+    "omitted": "Answerable claim-cases with no output claim asserting the required claim.",
+    "blocked": "Claim-cases whose claim has no eligible set for this reader, though an "
+    "adjudicated set would be eligible but for who may read it.",
+    "not_found": "Claim-cases whose claim has no adjudicated set that passes the time rules "
+    "(not found; never in the answerable denominators).",
+    "appropriate_abstentions": "Cases where the system abstained and no required claim is "
+    "answerable: abstaining was right.",
+    "escalated": "Output claims awaiting adjudication (verdict escalate: an unresolved "
+    "contradiction, a cited proposed set, an unreviewed extra assertion, or an answer to an "
+    "answerable claim whose correctness nobody judged).",
+}
+COUNT_LABELS = {
+    "unsupported": "unsupported outputs",
+    "correctness_unknown": "outputs of unknown correctness",
+    "answer_correctness_unknown": "claim-cases of unknown answer correctness",
+    "omitted": "omitted required claims",
+    "blocked": "blocked claim-cases",
+    "not_found": "not-found claim-cases",
+    "appropriate_abstentions": "appropriate abstentions",
+    "escalated": "awaiting adjudication",
+}
+METRIC_LABELS = {
+    "complete_set_recall": "complete-set recall",
+    "citation_set_completeness": "citation-set completeness",
+    "answer_correctness": "answer correctness",
+    "whole_answer": "whole answer",
+}
+GATE_POLICY = (
+    "The release gate passes only when the run's latest evaluation is current and every "
+    "output claim asserting a consequential claim is accepted (hopgate gate)."
+)
+
+
+@dataclass
+class GateDecision:
+    """The release gate's decision on the evaluation the report reads."""
+
+    passed: bool
+    consequential: int
+    failing: list[str]
+    policy: str
+    note: str | None = None
+
+
+@dataclass
+class Report:
+    """Everything one audit report says, in the order it says it."""
+
+    header: Header
+    gate: GateDecision
+    metrics: RunMetrics
+    peers: list[dict[str, Any]]
+    verdict_strata: dict[str, dict[str, dict[str, int]]]
+    verdict_counts: dict[str, int]
+    attention: list[CardDetail]
+    cards: list[CardDetail]
+    changes: Diff | None
+    pictures: int
+    charts: dict[str, str] = field(default_factory=dict)
+    #: The final judgments in force on the cards, in the order the store recorded
+    #: them: who recorded each, when, and its signature (adjudication.md "Recording").
+    judgments: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report's data (``hopgate report --format json``)."""
+        return {
+            "header": asdict(self.header),
+            "gate": asdict(self.gate),
+            "metrics": self.metrics.as_dict(),
+            "definitions": DEFINITIONS,
+            "count_definitions": COUNTS,
+            "peers": self.peers,
+            "verdict_counts": self.verdict_counts,
+            "verdict_strata": self.verdict_strata,
+            "attention": [card.row.output for card in self.attention],
+            "cards": [card.as_dict() for card in self.cards],
+            "changes": self.changes.as_dict() if self.changes is not None else None,
+            "judgments": self.judgments,
+        }
+
+
+def _blocking(store: Store, bundle: str) -> tuple[int, set[str]]:
+    """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
+    weighed = store.select(library_query("gate").text, params={"bundle": IRI(bundle)})
+    failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
+    return len(weighed), failing
+
+
+def build_report(
+    store: Store,
+    *,
+    run: str,
+    reader: str | None = None,
+    evaluation: str | None = None,
+    pictures: int = 50,
+    peers: bool = False,
+    signed_export: Path | None = None,
+    trusted: Sequence[str] | None = None,
+) -> Report:
+    """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
+
+    ``pictures`` caps how many card pictures are drawn (the cards needing
+    attention first; graphviz's ``dot`` draws each); the rest name the
+    command that draws them. ``peers`` adds the peer figures of the same
+    claim-cases. ``signed_export`` is the directory of a signed export of
+    the evaluation: its signatures are checked (with ``trusted`` keys when
+    given) for the header's signature line.
+
+    Raises:
+        NotEvaluatedError: the run is unknown or was never evaluated.
+        ReportError: an unknown evaluation or reader.
+
+    Example (``hopgate report --run RUN``; :func:`render` writes html, md or json):
+        >>> from hopgate import build_report, evaluate, load, open_store
+        >>> from hopgate.library.artefacts import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> found = build_report(store, run="sys-a", pictures=0)
+        >>> found.gate.passed, found.gate.failing, len(found.cards)
+        (False, ['sys-a/qA/o1'], 4)
+    """
+    chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
+    head = header(
+        store,
+        chosen,
+        signature=signature_status(signed_export, chosen.evaluation.bundle, trusted),
+    )
+    weighed, blocking = _blocking(store, chosen.evaluation.bundle)
+
+    def order(card: CardDetail) -> tuple[int, str, str]:
+        return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
+
+    cards = sorted(collect_cards(store, chosen), key=order)
+    metrics = evaluation_metrics(store, chosen.evaluation)
+    failing = [c.row.output for c in cards if c.row.output in blocking]
+    note = None
+    if not chosen.latest:
+        note = "This is not the run's latest evaluation; the gate reads only the latest."
+    elif chosen.stale:
+        note = f"The evaluation is stale ({chosen.stale_reason}): the gate fails on it."
+    gate = GateDecision(
+        passed=not failing and not chosen.stale and chosen.latest,
+        consequential=weighed,
+        failing=failing,
+        policy=GATE_POLICY,
+        note=note,
+    )
+    strata: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
+    for row in store.select(
+        library_query("verdict-strata").text, params={"bundle": IRI(chosen.evaluation.bundle)}
+    ):
+        verdict = _verdict(str(row["verdict"]))
+        strata[str(row["dimension"])][str(row["stratum"])][verdict] = int(str(row["cards"]))
+    counts: dict[str, int] = defaultdict(int)
+    for card in cards:
+        counts[card.row.verdict] += 1
+    peer_rows: list[dict[str, Any]] = []
+    if peers:
+        evaluation_ = chosen.evaluation
+        with store.working_copy(None, [evaluation_.bundle, *evaluation_.used]) as copy:
+            peer_rows = [p.as_dict() for p in peer_metrics_for_bundle(copy, evaluation_.bundle)]
+    drawn = _draw_pictures(store, chosen, cards, pictures)
+    changes = _changes(store, chosen)
+    in_force = _judgments_in_force(store, cards, trusted)
+    report = Report(
+        header=head,
+        gate=gate,
+        metrics=metrics,
+        peers=peer_rows,
+        verdict_strata={k: dict(v) for k, v in strata.items()},
+        verdict_counts=dict(counts),
+        attention=[c for c in cards if c.row.output in blocking],
+        cards=cards,
+        changes=changes,
+        pictures=drawn,
+        judgments=in_force,
+    )
+    return report
+
+
+def _verdict(iri: str) -> str:
+
+    return VERDICTS.get(iri, iri)
+
+
+def _changes(store: Store, chosen: ChosenEvaluation) -> Diff | None:
+
+    recorded = catalog.evaluations(store, chosen.evaluation.run)
+    position = [e.activity for e in recorded].index(chosen.evaluation.activity)
+    if position == 0:
+        return None
+    return compare(store, chosen.evaluation.run, recorded[position - 1], chosen.evaluation)
+
+
+def _draw_pictures(
+    store: Store, chosen: ChosenEvaluation, cards: list[CardDetail], limit: int
+) -> int:
+    """Draw the pictures of the first ``limit`` cards (as SVG, inline); how many were drawn."""
+    import shutil
+
+    if limit <= 0 or shutil.which("dot") is None:
+        return 0
+    graphs = (*chosen.evaluation.used, chosen.evaluation.bundle)
+    drawn = 0
+    for card in cards[:limit]:
+        iri = ids.mint("card", card.row.card)
+        scope = Scope(graphs, chosen.reader, f"card {card.row.card}", iri)
+        svg = render(card_dot(store, scope), "svg").decode("utf-8")
+        # The XML prologue and doctype do not belong inside an HTML page.
+        card.picture = svg[svg.index("<svg") :]
+        drawn += 1
+    return drawn
+
+
+__all__ = ["FORMATS", "Report", "build_report"]
+
+
+def _judgments_in_force(
+    store: Store, cards: list[CardDetail], trusted: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The final judgments the cards name as in force, with who recorded each and its signature.
+
+    Read from the store as it stands (the judgments never change once
+    recorded); the signature is checked against ``trusted`` keys
+    (docs/spec/adjudication.md "Signed judgments").
+    """
+    named = {str(j["id"]) for card in cards for j in card.row.judgments}
+    if not named:
+        return []
+    found = []
+    for record in _review.judgments(store):
+        if record.id not in named or not record.final:
+            continue
+        signature = judgment_proofs.check(record, trusted)
+        found.append(
+            {
+                "id": record.id,
+                "subject": record.subject,
+                "question": record.question,
+                "decision": record.decision,
+                "by": record.by,
+                "at": record.at,
+                "record_number": record.record_number,
+                "recorded_at": record.recorded_at,
+                "recorded_by": record.recorded_by,
+                "signature": signature.as_dict(),
+            }
+        )
+    return sorted(found, key=lambda j: (j["record_number"] or 0, j["id"]))

@@ -1,0 +1,247 @@
+"""The answer to "why": each verdict rule in one sentence, and a card's decision step by step.
+
+Which rule decided a card is read from the store (``queries/report-cards.rq``);
+which members were admissible, covered and missing likewise
+(``report-spans.rq``, ``report-coverage.rq``). This module only words them,
+citing the section of the acceptance semantics each step applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hopgate import ids
+from hopgate.errors import ExplainError
+from hopgate.library.artefacts import library_query
+from hopgate.report.data import collect_cards, output_run, resolve_evaluation
+from hopgate.report.sentences import ADMISSIBILITY, RULES, ids_text, reason, section
+from hopgate.store import IRI, catalog
+
+if TYPE_CHECKING:
+    from hopgate.audit.results import VerdictRow
+    from hopgate.report.data import CardDetail, EvidenceSetInfo
+    from hopgate.store import Store
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a decision in words, with the section of the semantics it applies."""
+
+    step: str
+    sentence: str
+    spec: str
+
+
+@dataclass
+class Explanation:
+    """A card's decision as sentences, in the order the semantics decides."""
+
+    run: str
+    evaluation: str
+    reader: str
+    output: str
+    verdict: str
+    reason: str
+    steps: list[Step] = field(default_factory=list)
+    stale: bool = False
+    stale_reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of ``hopgate explain``."""
+        return asdict(self)
+
+
+def _quoted(text: str | None) -> str:
+    return f' "{text}"' if text else ""
+
+
+ELIGIBILITY = section("Eligibility (relative to an evaluation and its reader)")
+PER_OUTPUT = section("Per output claim")
+COVERAGE = section("Coverage")
+INTERVENTIONS = 'docs/spec/interventions.md "Cards and figures"'
+
+
+def _set_sentence(evidence: EvidenceSetInfo) -> str:
+    if evidence.eligible:
+        members = ids_text([m.id for m in evidence.members])
+        return (
+            f"Evidence set {evidence.id} ({evidence.status}, {len(evidence.members)} member(s): "
+            f"{members}) is eligible: it is adjudicated and every member is admissible."
+        )
+    if evidence.status != "adjudicated":
+        return (
+            f"Evidence set {evidence.id} is not eligible: its status is {evidence.status}, "
+            "not adjudicated."
+        )
+    failures = [
+        f"{member.id} (rule {ADMISSIBILITY[flag][0]}: {ADMISSIBILITY[flag][1]})"
+        for member in evidence.members
+        for flag in member.failed
+    ]
+    return f"Evidence set {evidence.id} is not eligible: member " + "; member ".join(failures) + "."
+
+
+_ANSWERABILITY = {
+    "answerable": "Claim {claim} is answerable: it has an eligible evidence set.",
+    "blocked": "Claim {claim} is blocked for the evaluation's reader: an adjudicated set would "
+    "be eligible but for who may read it.",
+    "not found": "Claim {claim} is not found: no adjudicated set passes rules 1-3.",
+}
+
+
+def steps(card: CardDetail) -> list[Step]:
+    """The decision of one card, a sentence per step (see :class:`Explanation`)."""
+    row = card.row
+    found: list[Step] = []
+
+    def add(step: str, sentence: str, spec: str) -> None:
+        found.append(Step(step, sentence, spec))
+
+    said = (
+        f"Output {row.output}{_quoted(card.output_text)} answers question "
+        f"{row.question}{_quoted(card.question_text)}"
+    )
+    if row.claim is None:
+        add("claim", f"{said} and asserts no reference claim.", PER_OUTPUT)
+    else:
+        weight = "a consequential" if row.consequential else "a"
+        claim = f"{row.claim}{_quoted(card.claim_text)}"
+        add("claim", f"{said} and asserts {weight} claim {claim}.", section("Terms"))
+    for evidence in card.sets:
+        add("eligibility", _set_sentence(evidence), ELIGIBILITY)
+    if row.claim is not None:
+        answerability = row.answerability or "not decided"
+        template = _ANSWERABILITY.get(answerability, "Claim {claim} is " + answerability + ".")
+        add("answerability", template.format(claim=row.claim), ELIGIBILITY)
+    for cited in card.delivered:
+        covers = card.covered_by_citation.get(cited.id, [])
+        what = "; ".join(f"member {m} of {s}" for s, m in covers) or "no member of any set"
+        add("coverage", f"Citation {cited.id} covers {what}.", COVERAGE)
+    if not card.delivered:
+        add("coverage", "The output cites nothing.", COVERAGE)
+    if row.retrieved_route:
+        add(
+            "retrieval",
+            f"The case's retrieved spans contain eligible set {row.retrieved_route} "
+            "(retrieved_complete).",
+            PER_OUTPUT,
+        )
+    elif row.claim is not None:
+        add("retrieval", "The case's retrieved spans contain no eligible set.", PER_OUTPUT)
+    for hop in card.missing:
+        add("missing", f"Missing hop {hop.id}: {hop.describe()}.", PER_OUTPUT)
+    for bad in card.inadmissible:
+        rules = "; ".join(f"rule {ADMISSIBILITY[f][0]}: {ADMISSIBILITY[f][1]}" for f in bad.failed)
+        add("inadmissible", f"Citation {bad.id} is inadmissible ({rules}).", ELIGIBILITY)
+    if row.unretrieved_citations:
+        add(
+            "unretrieved",
+            f"The output cites what its case never retrieved: {ids_text(row.unretrieved_citations)} "
+            "(reported beside the verdict, never changing it).",
+            PER_OUTPUT,
+        )
+    for contradiction in card.contradictions:
+        add("contradiction", contradiction.describe() + ".", section("Per output claim", 1))
+    if row.interventions is not None:
+        add("interventions", _interventions_sentence(row.interventions), INTERVENTIONS)
+    rule = RULES.get(card.rule or "")
+    add("verdict", card.reason, section("Per output claim", rule[1] if rule else None))
+    return found
+
+
+def _interventions_sentence(item: dict[str, Any]) -> str:
+    """The card's interventions item in words: each answered variant, expected against observed."""
+    kind = str(item.get("item", "none"))
+    variants = item.get("variants") or []
+    if kind != "answered" or not variants:
+        return f"Interventions: {kind}."
+    said = []
+    for v in variants:
+        member = f" of {v['member']}" if v.get("member") else ""
+        agreed = "as expected" if v.get("observed") == v.get("expected") else "not as expected"
+        outside = "; cited outside its context" if v.get("cited_outside_context") else ""
+        said.append(
+            f"{v['variant']}{member} on set {v['set']}: expected {v['expected']}, observed "
+            f"{v['observed']} ({agreed}{outside})"
+        )
+    return "Interventions (never changing the verdict): " + "; ".join(said) + "."
+
+
+def explain(
+    store: Store,
+    output: str,
+    *,
+    run: str | None = None,
+    evaluation: str | None = None,
+    reader: str | None = None,
+) -> Explanation:
+    """Why the output claim ``output`` received its verdict, in words, step by step.
+
+    Reads the run's latest evaluation (or ``evaluation``, ``RUN@TIME``); the
+    run defaults to the output's. Quotes appear only where ``reader``
+    (default: the evaluation's reader) may inspect them.
+
+    Raises:
+        ExplainError: the output is unknown or its run has no card for it.
+        NotEvaluatedError: the run has never been evaluated.
+
+    Example (``hopgate explain OUTPUT``):
+        >>> from hopgate import evaluate, explain, load, open_store
+        >>> from hopgate.library.artefacts import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> _ = evaluate(store)
+        >>> found = explain(store, "sys-a/qA/o1")
+        >>> found.verdict, found.run
+        ('revise-citations', 'sys-a')
+        >>> print(found.steps[1].sentence)
+        Evidence set gA1 (adjudicated, 2 member(s): a1, a2) is eligible: it is adjudicated and every member is admissible.
+    """
+
+    if run is None:
+        run = output_run(store, output)
+    chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
+    cards = collect_cards(store, chosen, only_output=output)
+    if not cards:
+        raise ExplainError(
+            f"output {output!r} has no acceptance card in evaluation {chosen.id} of run {run!r}"
+        )
+    card = cards[0]
+    return Explanation(
+        run=run,
+        evaluation=chosen.id,
+        reader=chosen.reader,
+        output=output,
+        verdict=card.row.verdict,
+        reason=card.reason,
+        steps=steps(card),
+        stale=chosen.stale,
+        stale_reason=chosen.stale_reason,
+    )
+
+
+def reasons(store: Store, run: str, rows: list[VerdictRow]) -> dict[str, str]:
+    """The reason sentence of each of ``rows`` (cards of ``run``'s latest evaluation), by output.
+
+    The gate prints these for the outputs that fail it.
+    """
+
+    found = catalog.latest(store, run)
+    if found is None or not rows:
+        return {}
+    params = {"bundle": IRI(found.bundle)}
+    rules = {
+        ids.ledger_id(str(r["card"])): str(r["rule"])
+        for r in store.select(library_query("report-cards").text, params=params)
+    }
+    unresolved: dict[str, list[str]] = {}
+    for r in store.select(library_query("report-contradictions").text, params=params):
+        if str(r["status"]).endswith("#Unresolved"):
+            unresolved.setdefault(ids.ledger_id(str(r["card"])), []).append(
+                str(r["contradictionId"])
+            )
+    return {
+        row.output: reason(row, rules.get(row.card), unresolved=unresolved.get(row.card))
+        for row in rows
+    }

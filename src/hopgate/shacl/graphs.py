@@ -1,0 +1,289 @@
+"""SHACL on any RDF graph: :func:`validate_graph`, the engine of ``hopgate shacl``.
+
+The data and the shapes are files or rdflib graphs; the answer is a
+:class:`ShaclReport` holding the W3C ``sh:ValidationReport`` graph and its
+results as dataclasses. Two engines:
+
+- ``store`` (default): the data is loaded into a scratch in-memory Oxigraph
+  store, with every literal the store would not keep as written replaced by a
+  written literal (:mod:`hopgate.shacl.lexical`), and the shapes run as compiled
+  SPARQL (:mod:`hopgate.shacl.compiler`). Shapes it does not translate exactly
+  are handed to pySHACL (``ShaclReport.engine`` then says ``pyshacl`` and
+  ``ShaclReport.fallback`` says why);
+- ``pyshacl``: the reference engine.
+
+Conformance follows SHACL 1.0: ``conforms`` is true exactly when there is no
+validation result, whatever its severity. Files are parsed with rdflib's
+literal normalisation off, so literals are validated as written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+import rdflib
+from rdflib.namespace import RDF, RDFS, SH
+from rdflib.term import BNode, Literal, Node, URIRef
+
+from hopgate.errors import IllFormedShape, ShaclError, UnsupportedShape
+from hopgate.shacl.compiler import compile_shapes
+from hopgate.shacl.lexical import Writer
+from hopgate.shacl.runner import run_checks
+from hopgate.store import open_store
+
+#: The named graph of the scratch store that holds the shapes (``$shapesGraph``).
+SHAPES_GRAPH = "urn:hopgate:shapes-graph"
+#: The engines of :func:`validate_graph`.
+SHACL_ENGINES = ("store", "pyshacl")
+
+_FORMATS = {
+    ".ttl": "turtle",
+    ".nt": "nt",
+    ".n3": "n3",
+    ".rdf": "xml",
+    ".owl": "xml",
+    ".xml": "xml",
+    ".jsonld": "json-ld",
+    ".json": "json-ld",
+    ".trig": "trig",
+    ".nq": "nquads",
+}
+
+
+_SERIALIZERS = {
+    "turtle": ox.RdfFormat.TURTLE,
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "json-ld": ox.RdfFormat.JSON_LD,
+    "xml": ox.RdfFormat.RDF_XML,
+}
+
+
+@dataclass(frozen=True)
+class ShaclResult:
+    """One ``sh:ValidationResult`` of a report."""
+
+    focus_node: Node
+    severity: URIRef
+    source_shape: Node
+    source_constraint_component: URIRef
+    path: Node | None = None
+    value: Node | None = None
+    source_constraint: Node | None = None
+    messages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ShaclReport:
+    """The outcome of :func:`validate_graph`: the W3C report graph and its results."""
+
+    conforms: bool
+    results: list[ShaclResult]
+    graph: rdflib.Graph
+    engine: str
+    #: Why the store engine handed the shapes to pySHACL (None when it did not).
+    fallback: str | None = None
+
+    def serialize(self, format: str = "turtle") -> str:
+        """The report graph as ``turtle``, ``nt``, ``json-ld`` or ``xml`` (RDF/XML).
+
+        Written by pyoxigraph: rdflib writes an ill-formed boolean such as
+        ``"none"^^xsd:boolean`` as the bare word ``none``, which is not Turtle.
+
+        Raises:
+            ShaclError: the format is not one of these.
+        """
+        if format not in _SERIALIZERS:
+            raise ShaclError(f"unknown report format {format!r}; expected one of {_SERIALIZERS}")
+        triples = [
+            ox.Triple(_ox_term(s), _ox_term(p), _ox_term(o))  # type: ignore[arg-type]
+            for s, p, o in self.graph
+        ]
+        prefixes = {"sh": str(SH), "rdf": str(RDF), "xsd": "http://www.w3.org/2001/XMLSchema#"}
+        text = ox.serialize(triples, format=_SERIALIZERS[format], prefixes=prefixes)
+        assert isinstance(text, bytes)
+        return text.decode("utf-8")
+
+
+@contextlib.contextmanager
+def _as_written() -> Iterator[None]:
+    # rdflib rewrites "01"^^xsd:integer to "1" on parse unless told not to.
+    saved = rdflib.NORMALIZE_LITERALS
+    rdflib.NORMALIZE_LITERALS = False
+    try:
+        yield
+    finally:
+        rdflib.NORMALIZE_LITERALS = saved
+
+
+def read_graph(source: rdflib.Graph | os.PathLike[str]) -> rdflib.Graph:
+    """An rdflib graph as given, or parsed from a file (format from its suffix; literals as written).
+
+    Raises:
+        ShaclError: the file is missing or does not parse.
+    """
+    if isinstance(source, rdflib.Graph):
+        return source
+    path = Path(source)
+    if not path.is_file():
+        raise ShaclError(f"no such file: {path}")
+    graph = rdflib.Graph()
+    try:
+        with _as_written():
+            graph.parse(path, format=_FORMATS.get(path.suffix.lower(), "turtle"))
+    except Exception as exc:  # rdflib raises several unrelated parser exceptions
+        raise ShaclError(f"{path}: does not parse: {exc}") from None
+    return graph
+
+
+def validate_graph(
+    data: rdflib.Graph | os.PathLike[str],
+    shapes: rdflib.Graph | os.PathLike[str],
+    *,
+    engine: str = "store",
+) -> ShaclReport:
+    """Validate ``data`` against ``shapes`` (SHACL Core and SHACL-SPARQL constraints).
+
+    Args:
+        data: the data graph, or a file holding it.
+        shapes: the shapes graph, or a file holding it.
+        engine: ``store`` (compiled SPARQL in a scratch Oxigraph store, with
+            pySHACL for what it does not compile) or ``pyshacl``.
+
+    Raises:
+        ShaclError: a file is missing or does not parse, the engine is unknown,
+            or the shapes are ill-formed (a conforming engine refuses them).
+
+    Example (``hopgate shacl DATA SHAPES``):
+        >>> import rdflib
+        >>> from hopgate import validate_graph
+        >>> shapes = rdflib.Graph().parse(format="turtle", data='''
+        ...     @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <https://example.org/> .
+        ...     ex:S a sh:NodeShape ; sh:targetClass ex:Claim ;
+        ...         sh:property [ sh:path ex:text ; sh:minCount 1 ] .''')
+        >>> data = rdflib.Graph().parse(format="turtle", data='''
+        ...     @prefix ex: <https://example.org/> . ex:c1 a ex:Claim .''')
+        >>> report = validate_graph(data, shapes)
+        >>> report.conforms, len(report.results)
+        (False, 1)
+    """
+    if engine not in SHACL_ENGINES:
+        raise ShaclError(f"unknown SHACL engine {engine!r}; expected one of {SHACL_ENGINES}")
+    data_graph = read_graph(data)
+    shapes_graph = read_graph(shapes)
+    if engine == "store":
+        try:
+            return _in_store(data_graph, shapes_graph)
+        except UnsupportedShape as exc:
+            return _with_pyshacl(data_graph, shapes_graph, fallback=str(exc))
+        except IllFormedShape as exc:
+            raise ShaclError(f"ill-formed shapes: {exc}", engine="store") from None
+    return _with_pyshacl(data_graph, shapes_graph, fallback=None)
+
+
+def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
+
+    literals = [t for triple in data for t in triple if isinstance(t, Literal)]
+    literals += [t for triple in shapes for t in triple if isinstance(t, Literal)]
+    writer = Writer(literals)
+    subclasses = (None, RDFS.subClassOf, None) in data
+    checks = compile_shapes(
+        shapes,
+        subclasses=subclasses,
+        write=writer.write if writer.active else None,
+        shapes_graph=SHAPES_GRAPH,
+    )
+    store = open_store(None)
+    try:
+        # The data in the default graph; the shapes in a named graph, for $shapesGraph.
+        try:
+            store.add_quads(_quads(data, writer, None))
+            if any(SHAPES_GRAPH in check.query for check in checks):
+                # Only then: a query's GRAPH ?g must not meet the shapes otherwise.
+                store.add_quads(_quads(shapes, writer, ox.NamedNode(SHAPES_GRAPH)))
+        except ValueError as exc:
+            # rdflib accepts terms Oxigraph rejects (an IRI with a space, a tag "en_US").
+            raise UnsupportedShape(f"the data holds a term the store rejects: {exc}") from None
+        report = run_checks(store, checks, shapes, union=False)
+    finally:
+        store.close()
+    return _report(report, engine="store", fallback=None)
+
+
+def _ox_term(node: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+    if isinstance(node, URIRef):
+        return ox.NamedNode(str(node))
+    if isinstance(node, BNode):
+        return ox.BlankNode(str(node))
+    if not isinstance(node, Literal):
+        raise ShaclError(f"not an RDF term: {node!r}")
+    if node.language:
+        return ox.Literal(str(node), language=node.language)
+    if node.datatype is not None:
+        return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
+    return ox.Literal(str(node))
+
+
+def _quads(data: rdflib.Graph, writer: Writer, graph: ox.NamedNode | None) -> Iterator[ox.Quad]:
+    def term(node: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+        return _ox_term(writer.write(node))
+
+    for s, p, o in data:
+        subject, predicate, obj = term(s), term(p), term(o)
+        assert isinstance(predicate, ox.NamedNode) and not isinstance(subject, ox.Literal)
+        yield ox.Quad(subject, predicate, obj, graph)
+
+
+def _with_pyshacl(data: rdflib.Graph, shapes: rdflib.Graph, *, fallback: str | None) -> ShaclReport:
+    import pyshacl
+
+    try:
+        _, report, _ = pyshacl.validate(
+            data,
+            shacl_graph=shapes,
+            inference="none",
+            allow_warnings=True,
+            allow_infos=True,
+            advanced=False,
+        )
+    except Exception as exc:  # pySHACL refuses ill-formed shapes with several exception types
+        raise ShaclError(f"pySHACL refused the shapes: {exc}", engine="pyshacl") from None
+    if not isinstance(report, rdflib.Graph):
+        raise ShaclError(f"pySHACL refused the shapes: {report}", engine="pyshacl")
+    return _report(report, engine="pyshacl", fallback=fallback)
+
+
+def _report(graph: rdflib.Graph, *, engine: str, fallback: str | None) -> ShaclReport:
+    results = []
+    for node in graph.objects(None, SH.result):
+        severity = graph.value(node, SH.resultSeverity)
+        component = graph.value(node, SH.sourceConstraintComponent)
+        focus = graph.value(node, SH.focusNode)
+        assert isinstance(severity, URIRef) and isinstance(component, URIRef)
+        assert focus is not None
+        results.append(
+            ShaclResult(
+                focus_node=focus,
+                severity=severity,
+                source_shape=graph.value(node, SH.sourceShape) or RDF.nil,
+                source_constraint_component=component,
+                path=graph.value(node, SH.resultPath),
+                value=graph.value(node, SH.value),
+                source_constraint=graph.value(node, SH.sourceConstraint),
+                messages=tuple(sorted(str(m) for m in graph.objects(node, SH.resultMessage))),
+            )
+        )
+    conforms = not results
+    for root in graph.subjects(RDF.type, SH.ValidationReport):
+        graph.set((root, SH.conforms, Literal(conforms)))
+    graph.bind("sh", SH)
+    return ShaclReport(
+        conforms=conforms, results=results, graph=graph, engine=engine, fallback=fallback
+    )
+
+
+__all__ = ["SHACL_ENGINES", "ShaclReport", "ShaclResult", "read_graph", "validate_graph"]

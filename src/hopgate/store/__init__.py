@@ -1,0 +1,26 @@
+"""The store: one small contract (:mod:`.base`), its embedded engine (:mod:`.oxigraph`), a remote
+SPARQL 1.1 endpoint (:mod:`.remote`), and what every engine shares: the catalog of published
+graphs (:mod:`.catalog`), digest-checked snapshots (:mod:`.snapshots`, the one module that knows
+caches exist) and the SPARQL dialect (:mod:`.dialect`).
+"""
+
+from __future__ import annotations
+
+from hopgate.store.base import IRI, SCRATCH_SUFFIX, BNode, DumpFormat, Row, Store, Value
+from hopgate.store.oxigraph import OxigraphStore, open_store
+from hopgate.store.terms import INTEGER_TYPES, bind_values, term_ntriples
+
+__all__ = [
+    "INTEGER_TYPES",
+    "IRI",
+    "SCRATCH_SUFFIX",
+    "BNode",
+    "DumpFormat",
+    "OxigraphStore",
+    "Row",
+    "Store",
+    "Value",
+    "bind_values",
+    "open_store",
+    "term_ntriples",
+]

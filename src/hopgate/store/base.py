@@ -1,0 +1,190 @@
+"""The Store contract: what hopgate needs of a quad store, and the values it speaks in.
+
+Everything above :mod:`hopgate.store` talks to :class:`Store` only, so the
+embedded engine (:mod:`.oxigraph`) and a remote SPARQL 1.1 endpoint
+(:mod:`.remote`) stand in for each other. Query results come back as plain
+Python values (:class:`IRI` for IRIs), not as engine-specific terms. Queries
+see the union of all named graphs as their default graph.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from decimal import Decimal
+from pathlib import Path
+from typing import BinaryIO, Literal, TypeAlias
+
+import pyoxigraph as ox
+
+from hopgate.errors import QueryError, StoreError
+from hopgate.library.projection import Projection
+
+#: The suffix of an evaluation's scratch graph (written and removed by the evaluation).
+SCRATCH_SUFFIX = "/scratch"
+
+
+class IRI(str):
+    """An IRI, as a query parameter or in a query result (a ``str`` subclass)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"IRI({str.__repr__(self)})"
+
+
+class BNode(str):
+    """A blank node label in a query result."""
+
+    __slots__ = ()
+
+
+Value: TypeAlias = IRI | BNode | str | int | float | bool | Decimal | None
+Row: TypeAlias = dict[str, Value]
+DumpFormat: TypeAlias = Literal["nquads", "trig"]
+
+
+class Store(ABC):
+    """What hopgate needs of a quad store; the embedded and remote stores implement it."""
+
+    @abstractmethod
+    def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
+        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+
+    @abstractmethod
+    def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
+        """Run an ASK query with ``params`` bound to variables."""
+
+    @abstractmethod
+    def construct(self, query: str, *, params: Mapping[str, Value] | None = None) -> bytes:
+        """Run a CONSTRUCT query; return the triples as N-Triples bytes."""
+
+    @abstractmethod
+    def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
+        """Run a SPARQL 1.1 Update with ``params`` bound, atomically."""
+
+    @abstractmethod
+    def add_nquads(self, path: Path) -> None:
+        """Add the quads of an N-Quads file, all or nothing."""
+
+    @abstractmethod
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+        """Add an N-Quads file whose quads all belong to ``graph``, a graph not yet in the store.
+
+        The fast path for big loads: on failure the graph is removed again, so
+        the store is left as it was. ``trusted``: hopgate wrote the file from
+        terms the store already holds, so a store may skip checking its IRIs.
+        """
+
+    @abstractmethod
+    def remove_graph(self, graph: str) -> None:
+        """Remove one named graph and all its quads."""
+
+    @abstractmethod
+    def graphs(self) -> list[str]:
+        """The IRIs of the named graphs, sorted."""
+
+    @abstractmethod
+    def dump(self, out: BinaryIO, *, format: DumpFormat, graph: str | None = None) -> None:
+        """Write the store (or one named graph) to ``out``; N-Quads lines are sorted."""
+
+    @abstractmethod
+    def count(self, graph: str | None = None) -> int:
+        """The number of quads in the store or in one named graph."""
+
+    def query_any(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | bool | bytes:
+        """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        raise NotImplementedError
+
+    def select_rows(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> Iterator[Row]:
+        """Run a SELECT query; yield its rows one at a time, as :meth:`select` would list them.
+
+        An engine that can answer a row at a time does so, so a caller that
+        consumes rows as they come never holds the whole answer.
+        """
+        return iter(self.select(query, params=params))
+
+    def unpublished_graphs(self) -> list[str]:
+        """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
+        return []
+
+    #: Whether an evaluation runs its rule files on this store itself, through
+    #: :meth:`scoped`, rather than on a working copy (a remote server: yes).
+    evaluates_in_place: bool = False
+
+    def scoped(self, graphs: list[str]) -> Store:
+        """This store seen through ``graphs`` only, writable (for stores that evaluate in place)."""
+        raise NotImplementedError(f"{type(self).__name__} does not evaluate in place")
+
+    #: The folder of an on-disk store, where the files kept beside its data
+    #: live (snapshots, recorded judgments); None in memory or on a server.
+    folder: Path | None = None
+
+    @contextmanager
+    def working_copy(
+        self,
+        projection: Projection | None = None,
+        graphs: list[str] | None = None,
+        *,
+        files: Mapping[str, Path] | None = None,
+    ) -> Iterator[Store]:
+        """A store to run a long read-mostly computation on (an evaluation's queries).
+
+        By default the store itself; an engine may hand out a faster copy,
+        whose writes are then discarded. A copy may hold only the quads
+        ``projection`` keeps, of ``graphs`` only (default: every graph), so
+        only the queries it was made for may run on it. ``files`` maps a graph
+        to an N-Quads file hopgate wrote and verified holding what the copy
+        needs of it (a snapshot), which an engine may parse instead of
+        reading the graph.
+        """
+        yield self
+
+    @contextmanager
+    def local_view(self, graphs: list[str]) -> Iterator[Store]:
+        """A store in this process whose queries see the union of ``graphs`` only.
+
+        For computations that need the embedded engine's exact answers and
+        terms (the SHACL runner, :meth:`query_terms`): the embedded store
+        answers through a view of itself (nothing copied), another engine
+        through an in-memory copy of ``graphs``.
+        """
+        with self.working_copy(None, graphs) as copy:
+            yield copy
+
+    def query_terms(self, query: str, *, union: bool = True) -> object:
+        """Run ``query`` as written; return the engine's own result terms (embedded store only).
+
+        Raises:
+            StoreError: this engine does not hand out terms; use :meth:`local_view`.
+        """
+        raise StoreError(f"{type(self).__name__} answers rows, not terms: use local_view")
+
+    def add_quads(self, quads: Iterable[ox.Quad]) -> None:
+        """Add quads built in this process (pyoxigraph ``Quad`` objects), all or nothing."""
+        with tempfile.TemporaryDirectory(prefix="hopgate-quads-") as scratch:
+            path = Path(scratch) / "quads.nq"
+            ox.serialize(quads, str(path), format=ox.RdfFormat.N_QUADS)
+            self.add_nquads(path)
+
+    def close(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Release the store (files, locks, connections)."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def check_iri(iri: str) -> str:
+    """``iri`` itself, when it can be written between ``<`` and ``>`` unescaped."""
+    if any(ch in iri for ch in '<>"{}|^`\\ \n'):
+        raise QueryError(f"not an IRI: {iri!r}")
+    return iri

@@ -1,0 +1,137 @@
+"""The catalog: which loads and evaluations the store holds, and whether a run's is current.
+
+Every load graph and every evaluation bundle is published by an entry in the
+catalog graph (``hg:Load`` and ``hg:EvaluationActivity`` activities, each
+generating a ``prov:Bundle``); this module answers the questions asked of it
+(docs/spec/records.md). It only reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hopgate import ids
+from hopgate.library.artefacts import library_query
+from hopgate.store.base import IRI, Store
+from hopgate.vocab import CATALOG_GRAPH
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One recorded evaluation of a run: its bundle, activity, end time and the loads it used."""
+
+    run: str
+    bundle: str
+    activity: str
+    ended: str
+    used: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """Whether a run's latest evaluation still decides its verdicts, and if not, why."""
+
+    run: str
+    stale: bool
+    reason: str | None
+    evaluation: Evaluation | None
+    #: The run's input graphs when deciding needed them (:func:`run_inputs`), else None.
+    inputs: tuple[str, ...] | None = None
+
+
+def runs(store: Store) -> list[str]:
+    """The ledger ids of every run in the store, sorted."""
+    rows = store.select("SELECT ?id WHERE { ?run a hg:Run ; hg:ledgerId ?id }")
+    return sorted({str(row["id"]) for row in rows})
+
+
+def load_graphs(store: Store) -> list[str]:
+    """The published load graphs (evidence and runs), sorted."""
+    rows = store.select(
+        "SELECT ?g WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a . ?a a hg:Load } }",
+        params={"c": IRI(CATALOG_GRAPH)},
+    )
+    return sorted(str(row["g"]) for row in rows)
+
+
+def evaluations(store: Store, run: str | None = None) -> list[Evaluation]:
+    """Every published evaluation (of ``run`` only, when given), oldest first."""
+    query = (
+        "SELECT ?run ?bundle ?activity ?ended ?used WHERE { GRAPH ?c {"
+        " ?bundle prov:wasGeneratedBy ?activity . ?activity a hg:EvaluationActivity ;"
+        " hg:evaluationOf ?run ; prov:endedAtTime ?ended ."
+        " OPTIONAL { ?activity prov:used ?used . ?used a prov:Bundle } } }"
+    )
+    params: dict[str, IRI] = {"c": IRI(CATALOG_GRAPH)}
+    if run is not None:
+        params["run"] = IRI(ids.mint("run", run))
+    found: dict[str, tuple[str, str, str, str, set[str]]] = {}
+    for row in store.select(query, params=params):
+        activity = str(row["activity"])
+        entry = found.setdefault(
+            activity,
+            (str(row["run"]), str(row["bundle"]), activity, str(row["ended"]), set()),
+        )
+        if row["used"] is not None:
+            entry[4].add(str(row["used"]))
+    result = [
+        Evaluation(ids.ledger_id(r), bundle, activity, ended, tuple(sorted(used)))
+        for r, bundle, activity, ended, used in found.values()
+    ]
+    return sorted(result, key=lambda e: (e.ended, e.activity))
+
+
+def latest(store: Store, run: str) -> Evaluation | None:
+    """The newest published evaluation of ``run``, or None."""
+    found = evaluations(store, run)
+    return found[-1] if found else None
+
+
+def run_inputs(store: Store, run: str) -> list[str]:
+    """The load graphs holding something ``run``'s verdicts depend on (queries/run-inputs.rq)."""
+    rows = store.select(library_query("run-inputs").text, params={"run": IRI(ids.mint("run", run))})
+    published = set(load_graphs(store))
+    return sorted({str(row["g"]) for row in rows} & published)
+
+
+def new_inputs(store: Store, run: str, graphs: list[str]) -> list[str]:
+    """Which of ``graphs`` (published after ``run``'s latest evaluation) it depends on.
+
+    queries/run-new-inputs.rq, one graph at a time: its cost follows the new
+    graphs, not the store.
+    """
+    text = library_query("run-new-inputs").text
+    run_iri = IRI(ids.mint("run", run))
+    return [g for g in graphs if store.select(text, params={"run": run_iri, "g": IRI(g)})]
+
+
+def staleness(store: Store, run: str) -> Staleness:
+    """Whether ``run``'s latest evaluation is current (docs/spec/records.md "Staleness").
+
+    It is stale when there is none, when a load graph it used is gone, or
+    when a load graph published after it holds something the run depends on
+    (new cases of the run, new evidence sets or contradictions about its
+    claims, new judgments of those or of its outputs). Loads that touch only
+    other runs leave it current. ``inputs`` is then what an evaluation now
+    would use: the graphs the latest one used and the new relevant ones.
+    """
+    found = latest(store, run)
+    if found is None:
+        return Staleness(run, True, f"run {run!r} has never been evaluated", None)
+    present = set(load_graphs(store))
+    gone = [g for g in found.used if g not in present]
+    if gone:
+        return Staleness(run, True, f"a load it used is gone ({gone[0]})", found)
+    newer = sorted(present - set(found.used))
+    relevant = new_inputs(store, run, newer) if newer else []
+    inputs = tuple(sorted({*found.used, *relevant}))
+    if relevant:
+        return Staleness(
+            run,
+            True,
+            f"{len(relevant)} load(s) since its latest evaluation change what it depends on "
+            f"(first: {relevant[0]})",
+            found,
+            inputs,
+        )
+    return Staleness(run, False, None, found, inputs)

@@ -1,0 +1,389 @@
+"""The embedded store: Oxigraph on disk (the default), or in memory."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+import pyoxigraph as ox
+
+from hopgate.errors import QueryError, StoreError, StoreLockedError
+from hopgate.library.projection import RDF_TYPE, Projection
+from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
+from hopgate.store.terms import bind_values, from_term
+from hopgate.vocab import CATALOG_GRAPH, PROV, sparql_prologue
+
+
+def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
+    """A SELECT result's rows of Python values, keyed by variable name, as they come."""
+    names = [variable.value for variable in result.variables]
+    # A solution iterates its terms in the order of ``variables``: zipping
+    # them is a third of the cost of looking each up by name.
+    return (dict(zip(names, map(from_term, solution), strict=True)) for solution in result)
+
+
+def _solution_rows(result: ox.QuerySolutions) -> list[Row]:
+    """A SELECT result as rows of Python values, keyed by variable name."""
+    return list(_solutions(result))
+
+
+class OxigraphStore(Store):
+    """The embedded store: Oxigraph on disk at ``path``, or in memory when ``path`` is None."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        try:
+            if path is None:
+                self._store = ox.Store()
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(path))
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a damaged store (Corruption: ...)
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(
+                    f"the store at {path} is in use by another process; "
+                    "wait for it to finish or use another --store"
+                ) from None
+            raise StoreError(f"cannot open the store at {path}: {exc}") from None
+        self._prologue = sparql_prologue()
+        # The graphs queries may see: None for all of them (the common case),
+        # else the published ones (see _visible_graphs).
+        self._dataset: list[ox.NamedNode] | None = None
+        self._dataset_known = False
+        self._fixed_dataset = False
+        self._owner = True
+
+    def view(self, graphs: list[str]) -> OxigraphStore:
+        """A read-only store over the same data whose queries see only ``graphs``.
+
+        No quad is copied: the queries run with ``graphs`` as their dataset
+        (default graph their union, and the only graphs ``GRAPH`` can name).
+        """
+        view = object.__new__(OxigraphStore)
+        view.path = self.path
+        view._store = self._store
+        view._prologue = self._prologue
+        view._dataset = [ox.NamedNode(check_iri(g)) for g in graphs]
+        view._dataset_known = True
+        view._fixed_dataset = True
+        view._owner = False
+        return view
+
+    def _visible_graphs(self) -> list[ox.NamedNode] | None:
+        """The published graphs when the store holds an unpublished one, else None (all).
+
+        A graph is published by its catalog entry (docs/spec/records.md
+        "Records"); a graph written without one (a load or evaluation killed
+        between its bulk write and its catalog entry) is hidden from every
+        query until the next load removes it. Scratch graphs of a running
+        evaluation stay visible to it. A store in memory (a working copy, or
+        a scratch store) does not outlive its process, so it shows every graph.
+        """
+        if self._dataset_known or self.path is None:
+            return self._dataset
+        names = {g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode)}
+        catalog = ox.NamedNode(CATALOG_GRAPH)
+        published = {CATALOG_GRAPH}
+        if self._store.contains_named_graph(catalog):
+            bundle = ox.NamedNode(PROV + "Bundle")
+            rdf_type = ox.NamedNode(RDF_TYPE)
+            published.update(
+                quad.subject.value
+                for quad in self._store.quads_for_pattern(None, rdf_type, bundle, catalog)
+                if isinstance(quad.subject, ox.NamedNode)
+            )
+        hidden = {g for g in names - published if not g.endswith(SCRATCH_SUFFIX)}
+        self._dataset = [ox.NamedNode(g) for g in sorted(names - hidden)] if hidden else None
+        self._dataset_known = True
+        return self._dataset
+
+    def _changed(self) -> None:
+        if not self._fixed_dataset:
+            self._dataset_known = False
+
+    def unpublished_graphs(self) -> list[str]:
+        """Named graphs without a catalog entry (left by an interrupted write), sorted."""
+        visible = self._visible_graphs()
+        if visible is None:
+            return []
+        shown = {g.value for g in visible}
+        return sorted(
+            g.value
+            for g in self._store.named_graphs()
+            if isinstance(g, ox.NamedNode) and g.value not in shown
+        )
+
+    def query_terms(self, query: str, *, union: bool = True) -> object:
+        """Run ``query`` (no prologue added, nothing bound); return Oxigraph's own result.
+
+        For callers that need the terms as Oxigraph holds them (the SHACL
+        engine's report). The dataset is this store's, as for :meth:`select`:
+        a view's graphs, or the published graphs; with ``union`` False the
+        default graph is the store's unnamed one.
+
+        Raises:
+            SyntaxError: the query does not parse (Oxigraph's own error).
+        """
+        dataset = self._visible_graphs()
+        if dataset is None:
+            return self._store.query(query, use_default_graph_as_union=union)
+        if union:
+            return self._store.query(query, default_graph=list(dataset), named_graphs=list(dataset))
+        return self._store.query(query, named_graphs=list(dataset))
+
+    def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
+        dataset = self._visible_graphs()
+        try:
+            if dataset is None:
+                return self._store.query(
+                    self._prologue + bind_values(query, params),
+                    use_default_graph_as_union=True,
+                )
+            return self._store.query(
+                self._prologue + bind_values(query, params),
+                default_graph=list(dataset),
+                named_graphs=list(dataset),
+            )
+        except SyntaxError as exc:
+            raise QueryError(f"the query does not parse: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"the query failed: {exc}") from None
+
+    def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
+        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError("expected a SELECT query")
+        return _solution_rows(result)
+
+    def select_rows(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> Iterator[Row]:
+        """Run a SELECT query; yield its rows as Oxigraph produces them."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QuerySolutions):
+            raise QueryError("expected a SELECT query")
+        return _solutions(result)
+
+    def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
+        """Run an ASK query with ``params`` bound to variables."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QueryBoolean):
+            raise QueryError("expected an ASK query")
+        return bool(result)
+
+    def construct(self, query: str, *, params: Mapping[str, Value] | None = None) -> bytes:
+        """Run a CONSTRUCT query; return the triples as N-Triples bytes."""
+        result = self._query(query, params)
+        if not isinstance(result, ox.QueryTriples):
+            raise QueryError("expected a CONSTRUCT or DESCRIBE query")
+        return "".join(f"{triple} .\n" for triple in result).encode("utf-8")
+
+    def query_any(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | bool | bytes:
+        """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        result = self._query(query, params)
+        if isinstance(result, ox.QueryBoolean):
+            return bool(result)
+        if isinstance(result, ox.QueryTriples):
+            return "".join(f"{triple} .\n" for triple in result).encode("utf-8")
+        assert isinstance(result, ox.QuerySolutions)
+        return _solution_rows(result)
+
+    def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
+        """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
+        if self._fixed_dataset:
+            raise StoreError("a view of the store is read-only")
+        text = self._prologue + bind_values(update, params)
+        self._changed()
+        try:
+            self._store.update(text)
+        except SyntaxError as exc:
+            raise QueryError(f"the update does not parse: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"the update failed: {exc}") from None
+
+    def add_nquads(self, path: Path) -> None:
+        """Add the quads of an N-Quads file in one transaction (all or nothing)."""
+        self._changed()
+        try:
+            self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS)
+        except (OSError, SyntaxError) as exc:
+            raise StoreError(f"cannot add {path} to the store: {exc}") from None
+
+    def load_rdf(self, data: bytes, rdf_format: ox.RdfFormat, graph: str) -> None:
+        """Add triples (``data`` in ``rdf_format``) to the named graph ``graph`` in one transaction."""
+        try:
+            self._store.load(data, format=rdf_format, to_graph=ox.NamedNode(check_iri(graph)))
+        except SyntaxError as exc:
+            raise StoreError(f"cannot add triples to {graph}: {exc}") from None
+
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+        """Bulk-load a new named graph from N-Quads; remove it again on failure.
+
+        On disk, Oxigraph's bulk loader writes sorted files directly (faster
+        than a transaction; figures in bench/README.md) but is not atomic, so a
+        failure removes the graph: it did not exist before. A ``trusted`` file
+        is parsed leniently (no IRI validation, which saves a share of the
+        parse).
+        """
+        if self._store.contains_named_graph(ox.NamedNode(check_iri(graph))):
+            raise StoreError(f"the graph {graph} is already in the store")
+        self._changed()
+        if self.path is None:
+            self.add_nquads(path)
+            return
+        try:
+            self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=trusted)
+            self._store.flush()
+        except BaseException as exc:
+            self._store.remove_graph(ox.NamedNode(graph))
+            if isinstance(exc, OSError | SyntaxError):
+                raise StoreError(f"cannot add {path} to the store: {exc}") from None
+            raise
+
+    def remove_graph(self, graph: str) -> None:
+        """Remove one named graph and all its quads."""
+        node = ox.NamedNode(graph)
+        self._changed()
+        if self._store.contains_named_graph(node):
+            self._store.remove_graph(node)
+
+    def graphs(self) -> list[str]:
+        """The IRIs of the named graphs queries can see, sorted (unpublished ones are hidden)."""
+        visible = self._visible_graphs()
+        if visible is not None:
+            return [g.value for g in visible]
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def count(self, graph: str | None = None) -> int:
+        """The number of quads in the store or in one named graph."""
+        if graph is None and self._visible_graphs() is None:
+            return len(self._store)
+        if graph is None:
+            rows = self.select("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+            value = rows[0]["n"]
+            return int(value) if isinstance(value, int) else 0
+        rows = self.select(
+            f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{check_iri(graph)}> {{ ?s ?p ?o }} }}"
+        )
+        value = rows[0]["n"]
+        return int(value) if isinstance(value, int) else 0
+
+    def dump(self, out: BinaryIO, *, format: DumpFormat, graph: str | None = None) -> None:
+        """Write the store (or one named graph) to ``out``; N-Quads lines are sorted."""
+        buffer = io.BytesIO()
+        if graph is None and self._visible_graphs() is None:
+            rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
+            self._store.dump(buffer, format=rdf_format)
+        elif graph is None:
+            visible = self._visible_graphs() or []
+            shown = [q for g in visible for q in self._store.quads_for_pattern(None, None, None, g)]
+            rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
+            ox.serialize(shown, buffer, format=rdf_format)
+        else:
+            node = ox.NamedNode(check_iri(graph))
+            quads = self._store.quads_for_pattern(None, None, None, node)
+            rdf_format = ox.RdfFormat.N_QUADS if format == "nquads" else ox.RdfFormat.TRIG
+            ox.serialize(quads, buffer, format=rdf_format)
+        data = buffer.getvalue()
+        if format == "nquads":
+            data = b"".join(sorted(data.splitlines(keepends=True)))
+        out.write(data)
+
+    def iter_graph_nquads(self, graph: str) -> Iterator[str]:
+        """The quads of one graph as N-Quads lines (unsorted)."""
+        node = ox.NamedNode(check_iri(graph))
+        for quad in self._store.quads_for_pattern(None, None, None, node):
+            yield f"{quad} .\n"
+
+    @contextmanager
+    def working_copy(
+        self,
+        projection: Projection | None = None,
+        graphs: list[str] | None = None,
+        *,
+        files: Mapping[str, Path] | None = None,
+    ) -> Iterator[Store]:
+        """For an on-disk store, an in-memory copy of its quads; else the store itself.
+
+        The copy holds the quads of ``graphs`` (default: every visible graph)
+        that ``projection`` keeps (all of them without one): parsed from the
+        graph's file in ``files`` where it has one (a verified snapshot:
+        :mod:`hopgate.store.snapshots`), else read from the store, which costs
+        a term lookup per quad.
+        """
+        if self.path is None:
+            yield self
+            return
+        copy = OxigraphStore(None)
+        try:
+            for graph in self.graphs() if graphs is None else graphs:
+                file = (files or {}).get(graph)
+                if file is not None:
+                    copy.load_nquads_lenient(file)
+                else:
+                    self._copy_graph(copy, graph, projection)
+            yield copy
+        finally:
+            copy.close()
+
+    @contextmanager
+    def local_view(self, graphs: list[str]) -> Iterator[Store]:
+        """A view of this store over ``graphs`` (:meth:`view`): nothing is copied."""
+        yield self.view(graphs)
+
+    def add_quads(self, quads: Iterable[ox.Quad]) -> None:
+        """Add quads built in this process, in one transaction."""
+        self._store.extend(quads)
+        self._changed()
+
+    @property
+    def folder(self) -> Path | None:  # type: ignore[override]
+        """The store's own folder on disk; None in memory."""
+        return self.path
+
+    def _copy_graph(self, copy: OxigraphStore, graph: str, projection: Projection | None) -> None:
+        node = ox.NamedNode(graph)
+        if projection is None:
+            copy._store.bulk_extend(self._store.quads_for_pattern(None, None, None, node))
+            return
+        for predicate in sorted(projection.predicates - {RDF_TYPE}):
+            copy._store.bulk_extend(
+                self._store.quads_for_pattern(None, ox.NamedNode(predicate), None, node)
+            )
+        rdf_type = ox.NamedNode(RDF_TYPE)
+        for cls in sorted(projection.classes):
+            copy._store.bulk_extend(
+                self._store.quads_for_pattern(None, rdf_type, ox.NamedNode(cls), node)
+            )
+
+    def load_nquads_lenient(self, path: Path) -> None:
+        """Bulk-add an N-Quads file hopgate wrote from terms a store accepted (no IRI checks)."""
+        try:
+            self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=True)
+        except (OSError, SyntaxError) as exc:
+            raise StoreError(f"cannot add {path} to the store: {exc}") from None
+
+    def flush(self) -> None:
+        """Persist pending writes (a no-op in memory)."""
+        if self.path is not None:
+            self._store.flush()
+
+    def close(self) -> None:
+        """Release the on-disk lock so another process may open the store."""
+        if not getattr(self, "_owner", True):
+            return
+        if getattr(self, "_store", None) is not None:
+            self.flush()
+            del self._store
+            self._store = None  # type: ignore[assignment]
+
+
+def open_store(path: Path | None) -> OxigraphStore:
+    """Open the embedded store at ``path`` (created when absent), or in memory for None."""
+    return OxigraphStore(path)

@@ -1,0 +1,302 @@
+"""The remote store: the same :class:`~hopgate.store.Store` on any SPARQL 1.1 endpoint.
+
+What the store holds: the named graphs hopgate's catalog lists as published
+(loads, evaluations) and the catalog itself, so a server's other graphs (and
+Virtuoso's system graphs) are never read, counted or dumped. Every query is
+sent with that dataset (``default-graph-uri`` and ``named-graph-uri`` for
+each graph), so its default graph is the union of hopgate's named graphs, as
+on the embedded store, and the query text is the library's, unchanged.
+
+Requests are :mod:`hopgate.store.remote.transport`'s, writes
+:mod:`hopgate.store.remote.uploads`', whole-graph reads
+:mod:`hopgate.store.remote.reads`', and results are mapped to values by
+:mod:`hopgate.store.remote.values`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from http.client import HTTPException
+from pathlib import Path
+from typing import Any, Literal
+
+from SPARQLWrapper import SPARQLWrapper
+
+from hopgate.errors import QueryError, StoreError
+from hopgate.store.base import IRI, Row, Store, Value
+from hopgate.store.dialect import (
+    WRITTEN_JOIN_ORDER,
+    exists_as_values,
+    inline_constants,
+    operations,
+    without_comments,
+)
+from hopgate.store.oxigraph import OxigraphStore
+from hopgate.store.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
+from hopgate.store.remote.transport import Auth
+from hopgate.store.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
+from hopgate.store.remote.values import (
+    as_ntriples,
+    bind_update,
+    boolean,
+    check_iri,
+    integer,
+    rows,
+    stream_rows,
+)
+from hopgate.store.terms import bind_values, term_ntriples
+from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
+
+
+class RemoteStore(Uploads, Reads, Store):
+    """A hopgate store on a SPARQL 1.1 endpoint (queries) and update endpoint (writes).
+
+    Args:
+        endpoint: the query endpoint (SPARQL 1.1 Protocol).
+        update_endpoint: the SPARQL 1.1 Update endpoint (default: ``endpoint``).
+        graph_store: a SPARQL 1.1 Graph Store HTTP Protocol endpoint used as the
+            bulk path for writes (e.g. Virtuoso's ``/sparql-graph-crud-auth``);
+            without it, writes are ``INSERT DATA`` batches.
+        user, password: credentials for writes (and reads, when the endpoint
+            asks for them).
+        auth: ``digest`` (Virtuoso's ``/sparql-auth``) or ``basic``.
+        timeout: seconds to wait for any one response; a request left
+            unanswered that long is an error, never sent again.
+        retries: further attempts of an idempotent request after a transient
+            failure (connection refused or reset, HTTP 502/503/504, a deadlock
+            victim).
+        batch_bytes: the largest write request body.
+        evaluate_on_server: run an evaluation's rule files on the server
+            (:meth:`scoped`), as SPARQL Update into a scratch graph there (the
+            default). With False, the run's load graphs are copied into client
+            memory and the rule files run on the copy.
+        join_order: ``"server"`` lets the server plan each request;
+            ``"written"`` asks it to join in the order the text is written
+            (:data:`hopgate.store.dialect.WRITTEN_JOIN_ORDER`, Virtuoso only). The
+            answers must not differ: the parity tests run the rule files both
+            ways, to see them under more than one plan.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        update_endpoint: str | None = None,
+        graph_store: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        auth: Auth = "digest",
+        timeout: float = 600.0,
+        retries: int = 3,
+        batch_bytes: int = DEFAULT_BATCH_BYTES,
+        evaluate_on_server: bool = True,
+        join_order: Literal["server", "written"] = "server",
+    ) -> None:
+        if auth not in ("digest", "basic"):
+            raise StoreError(f"unknown authentication {auth!r}: use digest or basic")
+        self.endpoint = endpoint
+        self.update_endpoint = update_endpoint or endpoint
+        self.graph_store = graph_store
+        self.user = user
+        self.password = password
+        self.auth: Auth = auth
+        self.timeout = timeout
+        self.retries = retries
+        self.batch_bytes = batch_bytes
+        self.evaluates_in_place = evaluate_on_server
+        if join_order not in ("server", "written"):
+            raise StoreError(f"unknown join order {join_order!r}: use server or written")
+        self.pragma = WRITTEN_JOIN_ORDER if join_order == "written" else ""
+        self.read_page_triples = READ_PAGE_TRIPLES
+        self.read_workers = READ_WORKERS
+        self.write_workers = WRITE_WORKERS
+        self._prologue = sparql_prologue()
+        self._dataset: list[str] | None = None
+        #: A scoped view's graphs (:meth:`scoped`); None for the whole store.
+        self._pinned: list[str] | None = None
+        self._opener = self._build_opener()
+
+    # ---- the dataset -------------------------------------------------------
+
+    def graphs(self) -> list[str]:
+        """The IRIs of hopgate's published named graphs on the server, sorted.
+
+        Read from the catalog, which lists every published graph (a load's or
+        an evaluation's bundle), not from a scan: Virtuoso answers ``SELECT
+        DISTINCT ?g`` over all quads by reading every quad. A
+        graph whose catalog entry never arrived is unpublished, so it is not
+        part of the dataset. Kept until this client next writes.
+        """
+        if self._pinned is not None:
+            return list(self._pinned)
+        if self._dataset is not None:
+            return list(self._dataset)
+        body = self._json(
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{PROV}Bundle> }} }}",
+            dataset=False,
+        )
+        listed = {row["g"]["value"] for row in body["results"]["bindings"]}
+        found = (
+            sorted(g for g in listed | {CATALOG_GRAPH} if g.startswith(ID_BASE)) if listed else []
+        )
+        self._dataset = found
+        return list(found)
+
+    def scoped(self, graphs: list[str]) -> RemoteStore:
+        """The same server seen through ``graphs`` only: where an evaluation runs.
+
+        Its queries are sent with ``graphs`` as their dataset and its updates
+        with them as the named graphs every operation's WHERE reads
+        (``using-named-graph-uri``), so the rule files see the run's load
+        graphs and the evaluation's scratch graph, and nothing else the server
+        holds (other runs, bundles, staging graphs). Writes go to the server;
+        the graphs need not be published (a scratch graph is not).
+        """
+        view = copy.copy(self)
+        view._pinned = sorted({check_iri(g) for g in graphs})
+        return view
+
+    # ---- queries -----------------------------------------------------------
+
+    def _query(self, query: str, params: Mapping[str, Value] | None) -> dict[str, Any]:
+        # IRI parameters written in as constants where that keeps the meaning
+        # (hopgate.store.dialect.inline_constants: Virtuoso 7.2.5 loses rows or hangs
+        # on VALUES in each sub-select); the others are bound with VALUES.
+        return self._json(self._query_text(query, params))
+
+    def _query_text(self, query: str, params: Mapping[str, Value] | None) -> str:
+        terms = {k: term_ntriples(v) for k, v in (params or {}).items() if isinstance(v, IRI)}
+        query, inlined = inline_constants(query, terms)
+        rest = {k: v for k, v in (params or {}).items() if k not in inlined}
+        return exists_as_values(self._prologue + bind_values(query, rest))
+
+    def _empty(self) -> OxigraphStore | None:
+        """An empty embedded store when hopgate has no graph on the server, else None.
+
+        A query over an empty dataset is answered locally: Virtuoso, sent no
+        dataset, reads all its graphs (staging graphs of an interrupted load
+        included), and sent only an empty graph, answers ``ASK { VALUES ?c
+        ... GRAPH ?c {...} }`` true.
+        """
+        return None if self.graphs() else OxigraphStore(None)
+
+    def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
+        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.select(query, params=params)
+        body = self._query(query, params)
+        if "results" not in body:
+            raise QueryError("expected a SELECT query")
+        return rows(body)
+
+    def select_rows(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> Iterator[Row]:
+        """Run a SELECT query; yield its rows as the server's answer arrives (never held whole)."""
+        empty = self._empty()
+        if empty is not None:
+            yield from empty.select_rows(query, params=params)
+            return
+        response = self._json_response(self._query_text(query, params))
+        try:
+            # read1: what has arrived (up to a chunk), not a whole chunk's wait.
+            yield from stream_rows(getattr(response, "read1", response.read))
+        except (TimeoutError, OSError, HTTPException) as exc:
+            raise self._reading(exc) from None
+        finally:
+            response.close()
+
+    def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
+        """Run an ASK query with ``params`` bound to variables."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.ask(query, params=params)
+        body = self._query(query, params)
+        if "boolean" not in body:
+            raise QueryError("expected an ASK query")
+        return boolean(body["boolean"])
+
+    def construct(self, query: str, *, params: Mapping[str, Value] | None = None) -> bytes:
+        """Run a CONSTRUCT query; return the triples as N-Triples bytes."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.construct(query, params=params)
+        text = exists_as_values(self._prologue + bind_values(query, params))
+
+        def action() -> bytes:
+            return as_ntriples(*self._construct_page(text, dataset=True))
+
+        return self._attempt(action, idempotent=True, what="query")
+
+    def query_any(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | bool | bytes:
+        """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        empty = self._empty()
+        if empty is not None:
+            return empty.query_any(query, params=params)
+        form = SPARQLWrapper(self.endpoint)
+        form.setQuery(without_comments(self._prologue + query))
+        if form.queryType in ("CONSTRUCT", "DESCRIBE"):
+            return self.construct(query, params=params)
+        body = self._query(query, params)
+        if "boolean" in body:
+            return boolean(body["boolean"])
+        return rows(body)
+
+    def count(self, graph: str | None = None) -> int:
+        """The number of quads in hopgate's graphs, or in one named graph."""
+        if graph is not None:
+            return self._graph_size(graph)
+        if not self.graphs():
+            return 0
+        found = rows(self._json("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"))
+        return integer(found[0]["n"]) if found else 0
+
+    # ---- writes ------------------------------------------------------------
+
+    def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
+        """Run a SPARQL 1.1 Update in one request (one transaction on the server); never retried.
+
+        On a :meth:`scoped` view, each operation is a request of its own.
+        """
+        if self._pinned is None:
+            self._update(exists_as_values(bind_update(update, params)))
+            return
+        # A scoped view writes scratch graphs, which need no transaction, so each
+        # operation is its own request: Virtuoso 7.2.5 plans every operation of a
+        # request before running the first, so later ones were planned against
+        # an empty scratch graph (minutes instead of a second; docs/remote-virtuoso.md).
+        for operation in operations(update):
+            self._update(exists_as_values(bind_update(operation, params)), using=self._pinned)
+
+    def remove_graph(self, graph: str) -> None:
+        """Remove one named graph and all its quads (``DROP SILENT``, safe to retry)."""
+        self._update(f"DROP SILENT GRAPH <{check_iri(graph)}>", idempotent=True)
+
+    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+        """Write an N-Quads file of one new graph through its staging graph, then publish it.
+
+        ``trusted`` says hopgate wrote the file, each triple once (an
+        evaluation's bundle): the arrival check then counts lines instead of
+        keeping a set of the triples. The server parses what it is sent either way.
+
+        Raises:
+            StoreError: the graph exists, a quad belongs to another graph, or
+                the server failed; the graph is then not in the store.
+        """
+        # Asked of the server, not of the cached listing: another client may
+        # have written it since.
+        exists = self._json(f"ASK {{ GRAPH <{check_iri(graph)}> {{ ?s ?p ?o }} }}", dataset=False)
+        if boolean(exists.get("boolean")):
+            raise StoreError(f"the graph {graph} is already in the store")
+        self._publish(path, move=True, only=graph, distinct=trusted)
+
+    def add_nquads(self, path: Path) -> None:
+        """Add the quads of an N-Quads file, all or nothing (staged, then one ADD request)."""
+        self._publish(path, move=False, only=None)
+
+
+__all__ = ["RemoteStore"]

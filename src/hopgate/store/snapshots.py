@@ -1,0 +1,267 @@
+"""The store's only accelerator: digest-checked snapshots and the copies made from them.
+
+Reading quads out of the on-disk Oxigraph store costs a term lookup per quad,
+while parsing the same quads from an N-Quads file into a memory store is
+several times faster (figures in ``bench/README.md``). So when a graph is
+published (a load, or an evaluation's bundle), the quads of it that a
+projection keeps are also written to a file beside the store's data
+(``STORE/hopgate-snapshots/``), and copies for evaluating and reading are
+parsed from those files instead of read from the disk store.
+
+A snapshot is a cache, never a source of truth (docs/spec/records.md
+"Caches"):
+
+- it is written to a temporary name, fsynced and renamed, so a reader never
+  sees half a file;
+- its sha256 is recorded in the store's catalog in the same transaction that
+  publishes the graph it caches (``hg:snapshotDigest``), so a snapshot of a
+  graph that was never published is never used;
+- before use its bytes are hashed again and compared with the recorded
+  digest; a missing, damaged or unrecorded snapshot is skipped with a note on
+  stderr and the graph is read from the store: the answer never changes.
+
+Only this module knows snapshots exist; the :class:`~hopgate.store.Store`
+contract is the same on every engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hopgate import ntriples as nt
+from hopgate.library.projection import Projection
+from hopgate.store.base import IRI, Store
+from hopgate.vocab import CATALOG_GRAPH, HG
+
+FOLDER = "hopgate-snapshots"
+#: The catalog property that records a snapshot: "<projection key> sha256:<hex>".
+SNAPSHOT_DIGEST = HG + "snapshotDigest"
+
+log = logging.getLogger("hopgate")
+
+# Subject, predicate and object's first token of an N-Quads line: IRIs and
+# blank node labels hold no whitespace, so the first three tokens are the
+# subject, the predicate and (for rdf:type) the class.
+_LINE = re.compile(r"^\S+[ \t]+<([^>]*)>[ \t]+(\S+)")
+_CHUNK = 1 << 20
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def projection_key(projection: Projection) -> str:
+    """A short digest of a projection, which names the snapshots cut with it."""
+    text = "\n".join(sorted(projection.predicates)) + "\n\n" + "\n".join(sorted(projection.classes))
+    return _digest(text)[:16]
+
+
+def file_sha256(path: Path) -> str:
+    """The ``sha256:<hex>`` digest of a file's bytes."""
+    hasher = hashlib.sha256()
+    with path.open("rb") as data:
+        while chunk := data.read(_CHUNK):
+            hasher.update(chunk)
+    return "sha256:" + hasher.hexdigest()
+
+
+def _folder(store: Store) -> Path | None:
+    """The snapshot folder of an on-disk store; None for any other store."""
+    return None if store.folder is None else store.folder / FOLDER
+
+
+def snapshot_path(folder: Path, graph: str, projection: Projection) -> Path:
+    """The snapshot file of ``graph`` cut with ``projection`` (it may not exist)."""
+    return folder / f"{_digest(graph)[:32]}-{projection_key(projection)}.nq"
+
+
+def _write_atomically(target: Path, lines: Iterator[str]) -> str:
+    """Write ``lines`` to ``target`` by fsynced temporary file and rename; return its digest."""
+    partial = target.with_suffix(".partial")
+    hasher = hashlib.sha256()
+    try:
+        with partial.open("wb") as out:
+            for line in lines:
+                data = line.encode("utf-8")
+                hasher.update(data)
+                out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, target)
+        directory = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return "sha256:" + hasher.hexdigest()
+
+
+def keep(
+    store: Store, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
+) -> list[str]:
+    """Write the snapshots of a graph about to be published; return its catalog lines.
+
+    ``nquads`` is the file the graph was added from. Each projection gets
+    the lines it keeps (with ``whole``, one projection gets every line: for a
+    bundle, which its projection keeps nearly all of). The returned
+    N-Triples statements (without a graph term) record each snapshot's
+    digest; the caller publishes them with the graph's catalog entry. On an
+    engine without snapshots, or when a file cannot be written, nothing is
+    kept (with a note) and the graph is read from the store.
+    """
+    folder = _folder(store)
+    if folder is None:
+        return []
+    lines = []
+    try:
+        folder.mkdir(exist_ok=True)
+        for projection in projections:
+            target = snapshot_path(folder, graph, projection)
+            digest = _write_atomically(target, _cut(nquads, None if whole else projection))
+            record = f"{projection_key(projection)} {digest}"
+            lines.append(f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> {nt.string(record)}")
+    except OSError as exc:
+        log.warning(
+            "hopgate: note: no snapshot of %s (%s); it will be read from the store", graph, exc
+        )
+        remove(store, graph)
+        return []
+    return lines
+
+
+def _cut(nquads: Path, projection: Projection | None) -> Iterator[str]:
+    with nquads.open(encoding="utf-8") as source:
+        for line in source:
+            if projection is None:
+                yield line
+                continue
+            match = _LINE.match(line)
+            if match is None:
+                continue  # blank or comment line
+            predicate, obj = match.group(1), match.group(2)
+            if projection.keeps(predicate, obj[1:-1] if obj.startswith("<") else obj):
+                yield line
+
+
+def remove(store: Store, graph: str) -> None:
+    """Remove every snapshot file of ``graph``, whatever its projection."""
+    folder = _folder(store)
+    if folder is not None and folder.is_dir():
+        for path in folder.glob(f"{_digest(graph)[:32]}-*"):
+            path.unlink(missing_ok=True)
+
+
+def recorded(store: Store, graphs: list[str]) -> dict[str, dict[str, str]]:
+    """The snapshot digests the catalog records: graph -> projection key -> digest."""
+    found: dict[str, dict[str, str]] = {}
+    if _folder(store) is None or not graphs:
+        return found
+    rows = store.select(
+        "SELECT ?g ?record WHERE { GRAPH ?catalog { ?g hg:snapshotDigest ?record } }",
+        params={"catalog": IRI(CATALOG_GRAPH)},
+    )
+    wanted = set(graphs)
+    for row in rows:
+        graph = str(row["g"])
+        if graph in wanted:
+            key, _, digest = str(row["record"]).partition(" ")
+            found.setdefault(graph, {})[key] = digest
+    return found
+
+
+def verified(
+    store: Store, graph: str, projection: Projection, digests: dict[str, dict[str, str]]
+) -> Path | None:
+    """The snapshot of ``graph`` for ``projection`` when its bytes match the recorded digest.
+
+    ``digests`` is :func:`recorded`'s answer. Without a recorded digest
+    (another projection, or a graph published by an older hopgate) there is
+    no usable snapshot; a recorded one that is missing or whose bytes differ
+    is reported on stderr and skipped.
+    """
+    folder = _folder(store)
+    expected = digests.get(graph, {}).get(projection_key(projection))
+    if folder is None or expected is None:
+        return None
+    path = snapshot_path(folder, graph, projection)
+    if not path.is_file():
+        log.warning("hopgate: note: the snapshot of %s is missing; reading the store", graph)
+        return None
+    if file_sha256(path) != expected:
+        log.warning(
+            "hopgate: note: the snapshot of %s is damaged (its digest differs from the "
+            "catalog's); reading the store",
+            graph,
+        )
+        return None
+    return path
+
+
+@contextmanager
+def working_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
+    """A store holding what ``projection`` keeps of ``graphs``, for an evaluation's queries.
+
+    On an on-disk store: a memory copy, each graph parsed from its verified
+    snapshot or else read from the store. Elsewhere: the engine's own
+    :meth:`~hopgate.store.Store.working_copy`.
+    """
+    files = _verified_files(store, [(graph, projection) for graph in graphs])
+    with store.working_copy(projection, graphs, files=files) as copy:
+        yield copy
+
+
+@contextmanager
+def reading_copy(
+    store: Store, projection: Projection, graphs: list[str] | list[tuple[str, Projection]]
+) -> Iterator[Store]:
+    """Like :func:`working_copy`, but only when every graph has a verified snapshot.
+
+    For short reads (an evaluation's results), which a copy read from the
+    disk store would not repay; otherwise the store itself. A graph may be
+    given with the projection its snapshot was cut with (a bundle is kept
+    whole: :func:`keep`), else it is ``projection``'s.
+    """
+    parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
+    files = _verified_files(store, parts)
+    if _folder(store) is None or len(files) < len(parts):
+        yield store
+        return
+    with store.working_copy(projection, [graph for graph, _ in parts], files=files) as copy:
+        yield copy
+
+
+def _verified_files(store: Store, parts: list[tuple[str, Projection]]) -> dict[str, Path]:
+    """The verified snapshot of each graph for its projection, where it has one."""
+    if _folder(store) is None:
+        return {}
+    digests = recorded(store, [graph for graph, _ in parts])
+    found = {}
+    for graph, projection in parts:
+        path = verified(store, graph, projection, digests)
+        if path is not None:
+            found[graph] = path
+    return found
+
+
+def discard_unpublished(store: Store) -> list[str]:
+    """Remove the graphs a killed load or evaluation left without a catalog entry.
+
+    Such a graph is already invisible to every query; a writer (load,
+    evaluate) removes it and its snapshot files, so a corrected reload
+    starts from the store as it was before the killed write. Returns the
+    removed graphs.
+    """
+    removed = store.unpublished_graphs()
+    for graph in removed:
+        store.remove_graph(graph)
+        remove(store, graph)
+    return removed

@@ -1,0 +1,125 @@
+"""Python values <-> RDF terms, and parameters bound into SPARQL text as VALUES blocks.
+
+Shared by the engines: the embedded store converts its answers with
+:func:`from_term`, and every store binds parameters with :func:`bind_values`
+(terms written escaped by :func:`term_ntriples`, never formatted from input).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+
+import pyoxigraph as ox
+
+from hopgate.errors import QueryError
+from hopgate.store.base import IRI, BNode, Value
+from hopgate.store.dialect import where_groups
+from hopgate.vocab import XSD
+
+
+def to_term(value: Value) -> ox.NamedNode | ox.Literal | ox.BlankNode:
+    if isinstance(value, IRI):
+        return ox.NamedNode(value)
+    if isinstance(value, BNode):
+        return ox.BlankNode(value)
+    if isinstance(value, bool):
+        return ox.Literal("true" if value else "false", datatype=ox.NamedNode(XSD + "boolean"))
+    if isinstance(value, int):
+        return ox.Literal(str(value), datatype=ox.NamedNode(XSD + "integer"))
+    if isinstance(value, Decimal):
+        return ox.Literal(str(value), datatype=ox.NamedNode(XSD + "decimal"))
+    if isinstance(value, float):
+        return ox.Literal(repr(value), datatype=ox.NamedNode(XSD + "double"))
+    if isinstance(value, str):
+        return ox.Literal(value)
+    raise QueryError(f"cannot bind a parameter of type {type(value).__name__}")
+
+
+#: The XSD integer types: their literals come back from queries as ``int``.
+INTEGER_TYPES = frozenset(
+    XSD + name
+    for name in (
+        "integer",
+        "int",
+        "long",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedInt",
+        "unsignedLong",
+        "unsignedShort",
+    )
+)
+
+
+def from_term(term: object) -> Value:
+    if term is None:
+        return None
+    if isinstance(term, ox.NamedNode):
+        return IRI(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        datatype = term.datatype.value
+        text = term.value
+        try:
+            if datatype in INTEGER_TYPES:
+                return int(text)
+            if datatype == XSD + "boolean":
+                return text in ("true", "1")
+            if datatype == XSD + "decimal":
+                return Decimal(text)
+            if datatype in (XSD + "double", XSD + "float"):
+                return float(text)
+        except ValueError:
+            return text
+        return text
+    return str(term)
+
+
+def term_ntriples(value: Value) -> str:
+    """The N-Triples spelling of a parameter value (escaped; safe to splice into SPARQL)."""
+    return str(to_term(value))
+
+
+def bind_values(query: str, params: Mapping[str, Value] | None) -> str:
+    """Bind ``params`` by opening every WHERE group (of the query and its sub-selects) with VALUES.
+
+    This is SPARQL's own way to bind values, it reaches into subqueries (which
+    a trailing VALUES clause does not), and the same text runs on any SPARQL
+    1.1 engine. The groups are found by a tokenizer (:func:`hopgate.store.dialect.where_groups`),
+    so a string, IRI or comment containing ``WHERE {`` is left alone, and
+    ``SELECT * { }`` is bound as ``SELECT * WHERE { }`` is. Terms are
+    serialised with escaping, never formatted from input.
+
+    Raises:
+        QueryError: a parameter name is not a SPARQL variable name, or the
+            text has no WHERE group to bind into.
+    """
+    if not params:
+        return query
+    for name in params:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise QueryError(f"not a SPARQL variable name: {name!r}")
+    names = " ".join(f"?{name}" for name in params)
+    values = " ".join(term_ntriples(value) for value in params.values())
+    block = f" VALUES ({names}) {{ ({values}) }} "
+    try:
+        groups = where_groups(query)
+    except ValueError as exc:
+        raise QueryError(f"cannot bind parameters: {exc}") from None
+    if not groups:
+        raise QueryError("cannot bind parameters: the query has no WHERE { ... } group")
+    parts = []
+    start = 0
+    for offset in groups:
+        parts.append(query[start:offset])
+        parts.append(block)
+        start = offset
+    parts.append(query[start:])
+    return "".join(parts)

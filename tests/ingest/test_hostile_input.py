@@ -1,0 +1,512 @@
+"""Issue 15: input that an attacker (or an accident) writes. Every case is refused with
+``Error:`` naming the file, record and field, exit 2, and the store unchanged; the
+cases that must be accepted load."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hopgate
+from hopgate.cli import cli
+from hopgate.ingest.anchoring import anchor
+from hopgate.ingest.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
+from hopgate.vocab import HG
+
+ROOT = Path(__file__).resolve().parents[2]
+CEDAR = ROOT / "examples" / "cedar.yaml"
+
+HEADER = {"type": "ledger", "ledger": 1}
+TEXT = "Project Cedar is mapped to record R17."
+
+
+def _version(**fields: Any) -> dict[str, Any]:
+    return {
+        "id": "v@1",
+        "source": "src",
+        "observed_at": "2026-10-01",
+        **fields,
+    }
+
+
+def _document(*versions: dict[str, Any], **top: Any) -> dict[str, Any]:
+    return {
+        "ledger": 1,
+        "sources": [{"id": "src", "address": "https://example.org/src"}],
+        "versions": list(versions),
+        **top,
+    }
+
+
+@pytest.fixture
+def disk_store(tmp_path: Path) -> tuple[list[str], Callable[[], bytes]]:
+    """An on-disk store holding the worked example, and a dump of it (to compare bytes)."""
+    runner = CliRunner()
+    args = ["--quiet", "--store", str(tmp_path / "store")]
+    assert runner.invoke(cli, [*args, "load", str(CEDAR)]).exit_code == 0
+    assert runner.invoke(cli, [*args, "evaluate"]).exit_code == 0
+
+    def dump() -> bytes:
+        result = runner.invoke(cli, [*args, "dump", "--format", "nquads"])
+        assert result.exit_code == 0
+        return result.stdout_bytes
+
+    return args, dump
+
+
+def _refused(
+    disk_store: tuple[list[str], Callable[[], bytes]],
+    ledger: Path,
+    *phrases: str,
+    extra: tuple[str, ...] = (),
+    seconds: float = 20.0,
+) -> str:
+    args, dump = disk_store
+    before = dump()
+    started = time.perf_counter()
+    result = CliRunner().invoke(cli, [*args, "load", str(ledger), *extra])
+    elapsed = time.perf_counter() - started
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: "), result.output
+    assert str(ledger) in result.output
+    for phrase in phrases:
+        assert phrase in result.output, result.output
+    assert elapsed < seconds, f"{elapsed:.1f} s"
+    assert dump() == before, "the store must be byte-identical after a refused load"
+    return result.output
+
+
+# --- file: confined --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "phrase"),
+    [
+        ("/proc/self/environ", "is an absolute path"),
+        ("/etc/passwd", "is an absolute path"),
+        ("../outside.txt", "climbs out of the ledger's folder"),
+        ("sub/../../outside.txt", "climbs out of the ledger's folder"),
+        ("link.txt", "outside the ledger's folder"),
+        ("fifo", "is not a regular file"),
+        ("folder", "is not a regular file"),
+        ("missing.txt", "cannot read the version's file"),
+    ],
+)
+def test_file_is_confined_to_the_ledgers_folder(
+    disk_store: Any, tmp_path: Path, name: str, phrase: str
+) -> None:
+    (tmp_path / "outside.txt").write_text(TEXT)
+    ledger_dir = tmp_path / "ledger"
+    ledger_dir.mkdir()
+    (ledger_dir / "link.txt").symlink_to(tmp_path / "outside.txt")
+    os.mkfifo(ledger_dir / "fifo")
+    (ledger_dir / "folder").mkdir()
+    path = ledger_dir / "l.yaml"
+    path.write_text(yaml.safe_dump(_document(_version(file=name))))
+    output = _refused(disk_store, path, "versions[0]", "field 'file'", phrase, seconds=10)
+    assert "PATH=" not in output and "root:" not in output
+
+
+def test_allow_files_names_a_folder_outside(disk_store: Any, tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "v.txt").write_text(TEXT)
+    path = tmp_path / "ledger" / "l.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(_document(_version(file=str(shared / "v.txt")))))
+    _refused(disk_store, path, "is an absolute path", "--allow-files")
+    args, _ = disk_store
+    result = CliRunner().invoke(cli, [*args, "load", str(path), "--allow-files", str(shared)])
+    assert result.exit_code == 0, result.output
+    # Allowing /dev does not make a device a text.
+    path.write_text(yaml.safe_dump(_document(_version(id="v@2", file="/dev/zero"))))
+    _refused(disk_store, path, "/dev/zero is not a regular file", extra=("--allow-files", "/dev"))
+
+
+def test_a_file_over_the_text_limit_is_refused_without_reading_it_all(
+    disk_store: Any, tmp_path: Path
+) -> None:
+    big = tmp_path / "big.txt"
+    with big.open("wb") as handle:
+        handle.truncate(MAX_LITERAL_BYTES + 1)  # sparse: no disk, no memory
+    path = tmp_path / "l.yaml"
+    path.write_text(yaml.safe_dump(_document(_version(file="big.txt"))))
+    _refused(disk_store, path, "field 'file'", "larger than")
+
+
+# --- small inputs, large harm ----------------------------------------------------------------
+
+ALIAS_BOMB = """ledger: 1
+x-bomb:
+  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+  f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+  g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+  h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+  i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+readers: [{id: r1}]
+"""
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(disk_store: Any, tmp_path: Path) -> None:
+    path = tmp_path / "bomb.yaml"
+    path.write_text(ALIAS_BOMB)
+    assert len(ALIAS_BOMB) < 600
+    _refused(disk_store, path, "alias", "line 2", "field 'x-bomb'", seconds=5)
+
+
+def test_modest_yaml_aliases_still_load(tmp_path: Path) -> None:
+    text = "ledger: 1\nreaders:\n  - &r {id: r1, x-note: &n {a: 1}}\n  - {id: r2, x-note: *n}\n"
+    path = tmp_path / "ok.yaml"
+    path.write_text(text)
+    with hopgate.open_store(None) as store:
+        assert hopgate.load(store, path).records == {"reader": 2}
+
+
+def test_a_gzip_line_bomb_is_refused_in_bounded_memory(disk_store: Any, tmp_path: Path) -> None:
+    path = tmp_path / "bomb.jsonl.gz"
+    block = b"a" * (1 << 20)
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        handle.write(b'{"type": "ledger", "ledger": 1}\n{"type": "reader", "id": "')
+        for _ in range(MAX_LINE_CHARS // len(block) + 2):
+            handle.write(block)
+        handle.write(b'"}\n')
+    assert path.stat().st_size < 1 << 20
+    _refused(disk_store, path, "line 2", "longer than", seconds=60)
+
+
+def test_a_version_text_over_the_literal_limit_is_refused(disk_store: Any, tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    text = "x" * (MAX_LITERAL_BYTES - 10) + '"' * 20  # escapes count
+    lines = [HEADER, {"type": "source", "id": "src", "address": "https://example.org/src"}]
+    lines.append({"type": "version", **_version(text=text)})
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    _refused(disk_store, path, "line 3", "field 'text'", "over the")
+
+
+def test_any_text_over_the_literal_limit_is_refused(disk_store: Any, tmp_path: Path) -> None:
+    """Not only version texts: a claim's text, or x- fields that add up, would stop
+    Oxigraph's parser (its largest token is 16 MiB) after the checks."""
+    claim = tmp_path / "claim.jsonl"
+    record = {"type": "claim", "id": "c1", "text": "x" * (MAX_LITERAL_BYTES + 1)}
+    claim.write_text(json.dumps(record) + "\n")
+    _refused(disk_store, claim, "line 1", "field 'text'", "over the")
+    extension = tmp_path / "extension.json"
+    parts = ["y" * (1 << 20)] * 17
+    ledger = {"ledger": 1, "readers": [{"id": "r1", "x-a": parts}]}
+    extension.write_text(json.dumps(ledger))
+    _refused(disk_store, extension, "readers[0]", "field 'x-a'", "x- fields")
+
+
+def test_quote_anchoring_is_linear_in_the_text() -> None:
+    """8 quotes of "a" followed by "b" in 1 MB took 97 s; now at 10 MB, well under a second."""
+    text = "a" * 10_000_000 + "b"
+    started = time.perf_counter()
+    for _ in range(8):
+        assert anchor(text, quote="a", suffix="b").start == 10_000_000 - 1
+    assert anchor(text, quote="aab", prefix="aaaa").start == 10_000_000 - 2
+    assert time.perf_counter() - started < 5.0
+
+
+def test_a_10_mb_version_loads_and_anchors(tmp_path: Path) -> None:
+    text = "a" * 10_000_000 + "b"
+    (tmp_path / "big.txt").write_text(text)
+    spans = [
+        {"id": f"s{n}", "version": "v@1", "quote": "a", "suffix": "b", "prefix": "a" * n}
+        for n in range(8)
+    ]
+    path = tmp_path / "l.yaml"
+    path.write_text(yaml.safe_dump(_document(_version(file="big.txt"), spans=spans)))
+    started = time.perf_counter()
+    with hopgate.open_store(None) as store:
+        assert hopgate.load(store, path).records["span"] == 8
+    assert time.perf_counter() - started < 60.0
+
+
+# --- malformed values: errors, never tracebacks ----------------------------------------------
+
+
+def _yaml(tmp_path: Path, text: str, name: str = "l.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+READER = "readers:\n  - id: r1\n"
+CASES: list[Any] = [
+    pytest.param("l.yaml", "ledger: 1.0\n" + READER, ("field 'ledger'", "version 1"), id="ledger-1.0"),
+    pytest.param("l.json", '{"ledger": 1.0, "readers": [{"id": "r1"}]}', ("field 'ledger'",), id="json-1.0"),
+    pytest.param("l.yaml", "ledger: 1\n", ("holds no records",), id="empty"),
+    pytest.param("l.yaml", "ledger: 1\nreaders: []\n", ("holds no records",), id="empty-list"),
+    pytest.param("l.yaml", "ledger: 1\n1: x\n" + READER, ("text keys",), id="int-key-top"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: {1: b}}\n", ("readers[0]", "field 'x-a'", "text keys"), id="int-key"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: {null: b}}\n", ("readers[0]", "text keys"), id="null-key"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: !!binary aGVsbG8=}\n", ("field 'x-a'", "YAML bytes"), id="binary"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: !!set {a, b}}\n", ("field 'x-a'", "YAML set"), id="set"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: !!timestamp 2001-12-14}\n", ("field 'x-a'", "YAML date"), id="timestamp"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: .nan}\n", ("field 'x-a'", "finite number"), id="yaml-nan"),
+    pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "x-a": NaN}]}', ("NaN",), id="json-nan"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, id: r2}\n", ("given twice",), id="yaml-duplicate"),
+    pytest.param("l.yaml", "ledger: 1\nreaders: []\nreaders: []\n", ("given twice",), id="yaml-duplicate-top"),
+    pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "id": "r2"}]}', ("given twice",), id="json-duplicate"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-n: " + "9" * 5000 + "}\n", ("digits",), id="yaml-5000-digits"),
+    pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "x-n": ' + "9" * 5000 + "}]}", ("digits",), id="json-5000-digits"),
+    pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: " + "[" * 500 + "]" * 500 + "}\n", ("levels deep", "line 3"), id="yaml-500-deep"),
+    pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "x-a": ' + "[" * 1000 + "]" * 1000 + "}]}", ("levels deep",), id="json-1000-deep"),
+    pytest.param("l.jsonl", '{"type": "reader", "id": "r1", "x-a": ' + "[" * 1000 + "]" * 1000 + "}\n", ("line 1", "levels deep"), id="jsonl-1000-deep"),
+    pytest.param("l.jsonl", '{"type": ["claim"], "id": "c1", "text": "t"}\n', ("line 1", "field 'type'", "['claim']"), id="type-list"),
+    pytest.param("l.jsonl", '{"type": "reader", "id": "r1", "id": "r2"}\n', ("line 1", "given twice"), id="jsonl-duplicate"),
+    pytest.param("l.jsonl", '{"type": "ledger", "ledger": 1.0}\n{"type": "reader", "id": "r1"}\n', ("line 1", "field 'ledger'"), id="jsonl-1.0"),
+    pytest.param("l.yaml", 'ledger: 1\nclaims:\n  - {id: c1, text: "nul \\0 here"}\n', ("claims[0]", "field 'text'", "U+0000"), id="nul"),
+    pytest.param("l.jsonl", '{"type": "claim", "id": "c1", "text": "nul \\u0000"}\n', ("line 1", "field 'text'", "U+0000"), id="nul-jsonl"),
+    pytest.param("l.yaml", "ledger: 1\nsources: [{id: s, address: 'https://e.org'}]\nversions:\n  - {id: v, source: s, text: t, observed_at: '0001-01-01T00:00:00+01:00'}\n", ("versions[0]", "field 'observed_at'", "0001"), id="year-1-offset"),
+    pytest.param("l.gz", "ledger: 1\n", ("expected a ledger ending in",), id="unknown-suffix"),
+    pytest.param("l.yaml", "!!timestamp 2001-01-01ledger: 1\n", ("not valid YAML",), id="bad-timestamp"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "phrases"), CASES)
+def test_malformed_input_is_an_error_not_a_traceback(
+    disk_store: Any, tmp_path: Path, name: str, text: str, phrases: tuple[str, ...]
+) -> None:
+    _refused(disk_store, _yaml(tmp_path, text, name), *phrases)
+
+
+def test_a_bad_gzip_is_an_error(disk_store: Any, tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    _refused(disk_store, path, "cannot read the ledger")
+
+
+def test_year_0001_in_utc_loads_with_four_digits(tmp_path: Path) -> None:
+    text = (
+        "ledger: 1\nsources: [{id: s, address: 'https://e.org'}]\nversions:\n"
+        "  - {id: v, source: s, text: t, observed_at: '0001-01-01T05:00:00+01:00'}\n"
+    )
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, _yaml(tmp_path, text))
+        rows = store.select("SELECT ?t WHERE { ?f a hg:Fetch ; prov:endedAtTime ?t }")
+    assert [str(row["t"]) for row in rows] == ["0001-01-01T04:00:00Z"]
+
+
+# --- the command line's own inputs ----------------------------------------------------------
+
+
+def test_cli_inputs_are_errors_not_tracebacks(disk_store: Any, tmp_path: Path) -> None:
+    args, _ = disk_store
+    runner = CliRunner()
+    for command, phrase in [
+        ([*args, "query", "SELECT * WHERE { ?s ?p ?o } LIMIT 1", "--param", "p=<a b>"], "not an IRI"),
+        ([*args, "dump", "-o", str(tmp_path / "missing" / "x.trig")], "cannot write"),
+        (["--endpoint", "not a url", "stats"], "expected an http:// or https:// URL"),
+        ([*args, "export", "--run", "sys-a", "--format", "trig", "-o", str(tmp_path / "x.provn")],
+         "the name says provn"),
+    ]:  # fmt: skip
+        result = runner.invoke(cli, command)
+        assert result.exit_code == 2, (command, result.output)
+        assert "Error: " in result.output and phrase in result.output, result.output
+        assert "Traceback" not in result.output
+    assert not (tmp_path / "x.provn").exists()
+
+
+def test_a_damaged_store_is_an_error(tmp_path: Path) -> None:
+    runner = CliRunner()
+    store = tmp_path / "store"
+    assert runner.invoke(cli, ["--store", str(store), "load", str(CEDAR)]).exit_code == 0
+    (store / "CURRENT").write_text("garbage\n")
+    result = runner.invoke(cli, ["--store", str(store), "stats"])
+    assert result.exit_code == 2 and "Error: cannot open the store" in result.output
+
+
+def test_export_never_overwrites_before_a_foreign_manifest_stops_it(
+    disk_store: Any, tmp_path: Path
+) -> None:
+    args, _ = disk_store
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "export.trig").write_text("keep me")
+    (out / "manifest.json").write_text('{"someone": "else"}')
+    result = CliRunner().invoke(cli, [*args, "export", "--run", "sys-a", "-o", str(out)])
+    assert result.exit_code == 2 and "not a hopgate manifest" in result.output
+    assert (out / "export.trig").read_text() == "keep me"
+
+
+# --- the fuzz harness: malformed ledgers never raise anything but LedgerError ---------------
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+)
+_values = st.recursive(
+    _scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=6), st.integers()), children, max_size=3),
+    ),
+    max_leaves=12,
+)
+_kinds = st.sampled_from(
+    ["readers", "sources", "versions", "spans", "claims", "questions", "evidence_sets", "cases"]
+)
+_records = st.dictionaries(
+    st.sampled_from(["id", "text", "source", "version", "quote", "start", "end", "file",
+                     "observed_at", "claim", "members", "readers", "x-a", "type", "ledger"]),
+    _values,
+    max_size=5,
+)  # fmt: skip
+_ledgers = st.dictionaries(
+    st.one_of(_kinds, st.sampled_from(["ledger", "x-top"]), st.text(max_size=4)),
+    st.one_of(st.lists(_records, max_size=3), _values),
+    max_size=4,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ledger=_ledgers, spelling=st.sampled_from(["yaml", "json", "jsonl"]))
+def test_fuzz_malformed_ledgers_never_raise_a_traceback(
+    tmp_path: Path, ledger: dict[Any, Any], spelling: str
+) -> None:
+    path = tmp_path / f"fuzz.{spelling}"
+    if spelling == "yaml":
+        path.write_text(yaml.safe_dump(ledger, allow_unicode=False))
+    elif spelling == "json":
+        path.write_text(json.dumps(ledger, default=str))
+    else:
+        lines = []
+        for key, value in ledger.items():
+            for record in value if isinstance(value, list) else [value]:
+                item = dict(record) if isinstance(record, dict) else {"value": record}
+                item.setdefault("type", str(key).rstrip("s"))
+                lines.append(json.dumps(item, default=str))
+        path.write_text("\n".join(lines) + "\n")
+    with hopgate.open_store(None) as store:
+        try:
+            hopgate.load(store, path)
+        except hopgate.HopgateError:
+            assert store.count() == 0, "nothing of a failed load may be kept"
+
+
+def test_a_control_character_already_in_a_store_stops_prov_exports_cleanly(
+    tmp_path: Path,
+) -> None:
+    """A store loaded before control characters were refused: PROV-XML and PROV-N refuse
+    it with an error (no traceback, no raw NUL written); TriG carries it escaped."""
+    import pyoxigraph as ox
+
+    from hopgate.bundles.export import export_bundle
+    from hopgate.decide.evaluation import evaluate
+    from hopgate.errors import ExportError
+
+    with hopgate.open_store(None) as store:
+        result = hopgate.load(store, CEDAR)
+        evaluate(store)
+        claim = ox.NamedNode("https://w3id.org/hopgate/id/claim/cA")
+        store._store.add(
+            ox.Quad(claim, ox.NamedNode(HG + "note"), ox.Literal("bel \x07 nul \x00"),
+                    ox.NamedNode(result.graph))
+        )  # fmt: skip
+        for fmt in ("provxml", "provn", "provjson"):
+            with pytest.raises(ExportError, match="U\\+0000"):
+                export_bundle(store, format=fmt, run="sys-a")
+        assert b"\\u0007" in export_bundle(store, format="trig", run="sys-a").data
+
+
+def test_output_naming_an_existing_directory_writes_into_it(
+    disk_store: Any, tmp_path: Path
+) -> None:
+    args, _ = disk_store
+    folder = tmp_path / "named.trig"
+    folder.mkdir()
+    result = CliRunner().invoke(cli, [*args, "export", "--run", "sys-a", "-o", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (folder / "export.trig").is_file() and (folder / "manifest.json").is_file()
+
+
+_FRAGMENTS = [
+    "ledger: 1\n", '{"type": "ledger", "ledger": 1}\n', "readers:\n", "  - id: r1\n",
+    '{"type": "reader", "id": "r1"}\n', "versions:\n", "  - {id: v, source: s, file: ",
+    "/etc/passwd", "../x", "&a ", "*a", "!!binary aGk=", "!!set {a}", "!!timestamp 2001-01-01",
+    "!!python/object:os.system ", "{", "}", "[", "]", ": ", "- ", "\"\\0\"", "\"\\a\"",
+    "x-a: ", "1e999", "NaN", ".nan", "~", "\n", "  ", "'", '"', "\\u0000", "\\ud800",
+    "9" * 50, "0001-01-01T00:00:00+01:00", '"type": ["claim"]', "null: 1", "1: 2", ",",
+]  # fmt: skip
+_texts = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=4)), max_size=25).map(
+    "".join
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_texts, suffix=st.sampled_from([".yaml", ".json", ".jsonl"]))
+def test_fuzz_raw_ledger_text_never_raises_a_traceback(text: str, suffix: str) -> None:
+    """Malformed bytes at the parser level: only hopgate's own errors, never another."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / f"fuzz{suffix}"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        with hopgate.open_store(None) as store:
+            try:
+                hopgate.load(store, path)
+            except hopgate.HopgateError:
+                assert store.count() == 0
+
+
+_HOSTILE_VALUES = st.one_of(
+    _values,
+    st.sampled_from(
+        ["", "a1", "a2", "registry@1", "c1", "/etc/passwd", "../x", "R17", "Zürich", "\x07",
+         -1, 0, 10**6, 2.5, [], {}, ["a1", "a1"], {"version": "registry@1", "quote": "R17"},
+         {"version": "registry@1", "start": 5, "end": 2}, "0001-01-01T00:00:00+01:00"]
+    ),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    spelling=st.sampled_from(["yaml", "json", "jsonl"]),
+)
+def test_fuzz_one_field_of_a_valid_ledger_never_raises_a_traceback(
+    data: st.DataObject, spelling: str
+) -> None:
+    """Deeper than the schema: a valid ledger with one field set to a hostile value reaches
+    the loader's references, anchoring and times; only hopgate's errors may come out."""
+    import tempfile
+
+    from conftest import _minimal_ledger, write
+
+    ledger = _minimal_ledger()
+    plural = data.draw(st.sampled_from(sorted(k for k in ledger if k != "ledger")))
+    record = data.draw(st.sampled_from(ledger[plural]))
+    target = record
+    if plural == "cases" and data.draw(st.booleans()):
+        target = record["outputs"][0]
+    key = data.draw(st.one_of(st.sampled_from(sorted(target)), st.text(max_size=4)))
+    target[key] = data.draw(_HOSTILE_VALUES)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = write(Path(scratch) / "fuzz", ledger, spelling)
+        with hopgate.open_store(None) as store:
+            try:
+                hopgate.load(store, path)
+            except hopgate.HopgateError:
+                assert store.count() == 0

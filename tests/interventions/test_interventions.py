@@ -1,0 +1,535 @@
+"""Interventions on the worked example (docs/spec/interventions.md): plan, run, score.
+
+Case A: removing a1 leaves no route, so abstention is expected. Case C:
+removing a member of its route leaves the alternative, so a supported answer
+is expected. cA has a contradiction record (k1), so its members have
+contradiction replacements. Scripted systems answer the plan: one always
+answers (the remembered hop: unsupported synthesis where abstention is
+expected), one always abstains, one times out, one fails, one prints junk.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hopgate
+from hopgate.audit.results import metrics, verdicts
+from hopgate.decide import variants as v
+from hopgate.decide.evaluation import evaluate
+from hopgate.decide.outcomes import figures, recorded
+from hopgate.errors import LedgerError, PlanError
+from hopgate.interventions.plan import plan, read_plan, write_plan
+from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_plan
+from hopgate.store import Store, catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+CEDAR = ROOT / "examples" / "cedar.yaml"
+
+# A later version of the rights schedule holding a2's quote, observed after the
+# cutoff: the temporal replacement of a2 (not admissible under rule 1).
+LATER_RIGHTS = """ledger: 1
+versions:
+  - id: rights@2
+    source: rights
+    text: "Rights schedule 2027.\\nRecord R17: the rights are held by Entity R\\n"
+    observed_at: 2026-11-01T10:00:00Z
+    fetched_by: crawler
+    readers: [analyst]
+"""
+
+ALWAYS_ANSWERS = """
+import json, sys
+request = json.load(sys.stdin)
+json.dump({"answer": "Entity R and Vendor V", "cites": request["citable"], "abstained": False,
+           "correct": True}, sys.stdout)
+"""
+ALWAYS_ABSTAINS = """
+import json, sys
+json.load(sys.stdin)
+json.dump({"abstained": True, "cites": []}, sys.stdout)
+"""
+SLEEPS = "import time; time.sleep(30)"
+FAILS = "import sys; sys.stderr.write('model unavailable\\n'); sys.exit(3)"
+JUNK = "print('not json')"
+
+
+def _store() -> Store:
+    store = hopgate.open_store(None)
+    hopgate.load(store, CEDAR)
+    evaluate(store)
+    return store
+
+
+def _find(items: list[dict[str, Any]], **match: Any) -> list[dict[str, Any]]:
+    return [i for i in items if all(i.get(k) == value for k, value in match.items())]
+
+
+@pytest.fixture(scope="module")
+def planned() -> Any:
+    store = _store()
+    result = plan(store, "sys-a")
+    yield store, result
+    store.close()
+
+
+def test_case_a_hop_removal_expects_abstention(planned: Any) -> None:
+    _, result = planned
+    [item] = _find(result.variants, question="qA", variant="hop-removal", member="a1")
+    assert [c["id"] for c in item["context"]] == ["a2"]
+    assert item["citable"] == ["a2"]
+    assert item["expected"] == v.ABSTENTION
+    assert item["surviving_route"] is None
+
+
+def test_case_c_alternative_route_survives(planned: Any) -> None:
+    _, result = planned
+    [item] = _find(result.variants, question="qC", set="gC1", variant="hop-removal", member="c1")
+    assert [c["id"] for c in item["context"]] == ["c2", "c3", "c4"]
+    assert item["expected"] == v.SUPPORTED
+    assert item["surviving_route"] == "gC2"
+
+
+def test_contradiction_replacement_for_the_recorded_contradiction(planned: Any) -> None:
+    _, result = planned
+    found = _find(result.variants, variant="contradiction")
+    assert {(i["question"], i["member"], i["replacement"]) for i in found} == {
+        ("qA", "a1", "k1-span"),
+        ("qA", "a2", "k1-span"),
+    }
+    for item in found:
+        assert "k1-span" in [c["id"] for c in item["context"]]
+        assert item["expected"] == v.ABSTENTION
+
+
+def test_gold_only_citation_restriction_and_permission(planned: Any) -> None:
+    _, result = planned
+    [gold] = _find(result.variants, question="qA", variant="gold-only")
+    assert gold["expected"] == v.SUPPORTED and gold["surviving_route"] == "gA1"
+    assert [c["text"] for c in gold["context"]] == [
+        "Project Cedar is mapped to record R17",
+        "Record R17: the rights are held by Entity R",
+    ]
+    [restricted] = _find(
+        result.variants, question="qA", variant="citation-restriction", member="a2"
+    )
+    assert restricted["citable"] == ["a1"] and restricted["expected"] == v.ABSTENTION
+    [permission] = _find(result.variants, question="qA", variant="permission", member="a1")
+    texts = {c["id"]: c["text"] for c in permission["context"]}
+    assert texts["a1"] is None and texts["a2"] is not None
+    assert permission["citable"] == ["a2"] and permission["expected"] == v.ABSTENTION
+
+
+def test_inapplicable_variants_are_counted_per_reason(planned: Any) -> None:
+    _, result = planned
+    members = 2 + 2 + 2 + 2 + 2  # gA1, gB1, gC1, gC2, gD1
+    assert result.inapplicable == {
+        "contradiction: the claim has no contradiction record": members - 2,
+        "identity: the ledger provides no identity perturbation": members,
+        "temporal: no other version of the member's source holds its quote outside the "
+        "admissible ones": members,
+    }
+    # Per selected set: gold-only, and per member hop-removal, citation-restriction, permission.
+    assert len(result.variants) == 5 + 3 * members + 2
+
+
+def test_plan_is_a_prov_plan_derived_from_the_evaluation(planned: Any) -> None:
+    store, result = planned
+    bundle = catalog.latest(store, "sys-a")
+    assert bundle is not None
+    rows = store.select(
+        "SELECT ?plan ?from (COUNT(?variant) AS ?n) WHERE { ?plan a prov:Plan ;"
+        " prov:wasDerivedFrom ?from . ?variant hg:partOfPlan ?plan } GROUP BY ?plan ?from"
+    )
+    assert [(str(r["from"]), r["n"]) for r in rows] == [(bundle.bundle, len(result.variants))]
+    published = (
+        store.ask(
+            "ASK { GRAPH ?c { ?g a prov:Bundle ; prov:wasGeneratedBy ?a . ?a a hg:InterventionPlanning } }",
+            params={"c": hopgate.IRI("https://w3id.org/hopgate/id/catalog")},
+        )
+        or result.graph in store.graphs()
+    )
+    assert published
+
+
+def test_plan_options_and_errors(planned: Any, tmp_path: Path) -> None:
+    store, _ = planned
+    only = plan(store, "sys-a", variants=("gold-only",), max_sets=1, record=False)
+    assert [(i["question"], i["set"]) for i in only.variants] == [
+        ("qA", "gA1"),
+        ("qB", "gB1"),
+        ("qC", "gC1"),
+        ("qD", "gD1"),
+    ]
+    path = tmp_path / "plan.jsonl"
+    write_plan(only, path)
+    assert read_plan(path) == json.loads(json.dumps(only.variants))
+    with pytest.raises(PlanError, match="unknown run"):
+        plan(store, "nope")
+    with pytest.raises(PlanError, match="unknown variant"):
+        plan(store, "sys-a", variants=("everything",))
+    with pytest.raises(PlanError, match="no evaluation"):
+        plan(store, "sys-a", evaluation="sys-a@never")
+
+
+def test_plan_needs_a_current_evaluation() -> None:
+    store = hopgate.open_store(None)
+    hopgate.load(store, CEDAR)
+    with pytest.raises(PlanError, match="evaluate"):
+        plan(store, "sys-a")
+
+
+def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
+    store = _store()
+    later = tmp_path / "later.yaml"
+    later.write_text(LATER_RIGHTS, encoding="utf-8")
+    hopgate.load(store, later)
+    evaluate(store)
+    result = plan(store, "sys-a", variants=("temporal",))
+    found = _find(result.variants, variant="temporal")
+    assert [(i["member"], i["replacement"]) for i in found] == [
+        ("a2", {"version": "rights@2", "start": 22, "end": 65})
+    ]
+    [item] = found
+    assert [c["id"] for c in item["context"]] == ["a1", "rights@2[22:65]"]
+    assert item["context"][1]["text"] == "Record R17: the rights are held by Entity R"
+    assert item["expected"] == v.ABSTENTION
+    # The answer's inline replacement loads as the same inline span id.
+    answers = tmp_path / "answers.jsonl"
+    run_plan(found, BUILTIN_BM25, answers)
+    hopgate.load(store, answers)
+    evaluate(store)
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    [outcome] = recorded(store, latest.bundle)
+    assert outcome.variant == "temporal" and outcome.expected == v.ABSTENTION
+
+
+def _script(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    return f"{sys.executable} {path}"
+
+
+def _answered(tmp_path: Path, system: str, **options: Any) -> tuple[Store, Any, Any]:
+    store = _store()
+    result = plan(store, "sys-a")
+    before = metrics(store, run="sys-a")["sys-a"]
+    answers = tmp_path / "answers.jsonl"
+    ran = run_plan(result.variants, system, answers, **options)
+    if ran.answered:
+        hopgate.load(store, answers)
+    [record] = evaluate(store, run="sys-a")
+    assert not record.reused, "loading intervention answers makes the run's evaluation stale"
+    after = metrics(store, run="sys-a")["sys-a"]
+    assert replace(after, evaluation="", interventions={}) == replace(before, evaluation=""), (
+        "intervention cases never change the plain metrics"
+    )
+    return store, result, ran
+
+
+def _items(store: Store) -> set[str]:
+    """The interventions items of the cards of the run's latest evaluation."""
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    rows = store.select(
+        "SELECT DISTINCT ?item WHERE { GRAPH ?b { ?card hg:interventionsItem ?item } }",
+        params={"b": hopgate.IRI(latest.bundle)},
+    )
+    return {str(r["item"]) for r in rows}
+
+
+def _classes(store: Store) -> dict[tuple[str, str, str | None], tuple[str, str]]:
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    return {
+        (o.set, o.variant, o.member): (o.expected, o.observed)
+        for o in recorded(store, latest.bundle)
+    }
+
+
+def test_a_system_that_always_answers(tmp_path: Path) -> None:
+    store, result, ran = _answered(tmp_path, _script(tmp_path, "answers", ALWAYS_ANSWERS), jobs=2)
+    assert ran.answered == len(result.variants) and not ran.failed
+    classes = _classes(store)
+    assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.UNSUPPORTED_SYNTHESIS)
+    assert classes[("gC1", "hop-removal", "c1")] == (v.SUPPORTED, v.SUPPORTED_ANSWER)
+    assert classes[("gA1", "gold-only", None)] == (v.SUPPORTED, v.SUPPORTED_ANSWER)
+    assert classes[("gA1", "contradiction", "a1")] == (v.ABSTENTION, v.UNSUPPORTED_SYNTHESIS)
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    outcomes = recorded(store, latest.bundle)
+    assert all(o.correct is True for o in outcomes), "correctness is kept apart from the class"
+    table = figures(outcomes)
+    expected_abstain = sum(1 for i in result.variants if i["expected"] == v.ABSTENTION)
+    assert table["all"]["unsupported-synthesis rate"].numerator == expected_abstain
+    assert table["all"]["missed-answer rate"].numerator == 0
+    assert table["all"]["outcome agreement"].denominator == len(result.variants)
+    assert _items(store) == {"answered"}
+    assert store.ask("ASK { ?o a hg:InterventionOutcome ; hg:plannedAs ?planned }")
+    assert not store.ask("ASK { ?o hg:unplanned true }")
+
+
+def test_a_system_that_always_abstains(tmp_path: Path) -> None:
+    store, result, ran = _answered(tmp_path, _script(tmp_path, "abstains", ALWAYS_ABSTAINS))
+    assert ran.abstained == len(result.variants)
+    classes = _classes(store)
+    assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.APPROPRIATE_ABSTENTION)
+    assert classes[("gC1", "hop-removal", "c1")] == (v.SUPPORTED, v.MISSED_ANSWER)
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    table = figures(recorded(store, latest.bundle))
+    expected_answer = sum(1 for i in result.variants if i["expected"] == v.SUPPORTED)
+    missed = table["all"]["missed-answer rate"]
+    assert (missed.numerator, missed.denominator) == (expected_answer, expected_answer)
+    assert table["all"]["unsupported-synthesis rate"].numerator == 0
+
+
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        (SLEEPS, "timeout after 0.5 s"),
+        (FAILS, "exit status 3: model unavailable"),
+        (JUNK, "malformed output: not JSON"),
+    ],
+)
+def test_failures_are_failed_variants_not_abstentions(
+    tmp_path: Path, script: str, reason: str
+) -> None:
+    store = _store()
+    result = plan(store, "sys-a", variants=("gold-only",), max_sets=1)
+    answers = tmp_path / "answers.jsonl"
+    ran = run_plan(result.variants, _script(tmp_path, "bad", script), answers, timeout=0.5, jobs=4)
+    assert ran.answered == 0 and ran.abstained == 0
+    assert len(ran.failed) == len(result.variants)
+    assert all(f["reason"].startswith(reason) for f in ran.failed)
+    failed_file = answers.with_name(answers.name + ".failed.jsonl")
+    assert len(failed_file.read_text(encoding="utf-8").splitlines()) == len(result.variants)
+    # Nothing was answered: the cards say the variants were planned and not run.
+    evaluate(store, run="sys-a", force=True)
+    assert _items(store) == {"planned, not run"}
+
+
+def test_builtin_bm25_answers_from_citable_text_only() -> None:
+    payload = {
+        "question": "Who holds the rights to Project Cedar?",
+        "context": [
+            {"id": "a1", "text": None},
+            {"id": "a2", "text": "Record R17: the rights are held by Entity R"},
+        ],
+        "citable": ["a2"],
+    }
+    answer = bm25_system(payload)
+    assert answer["cites"] == ["a2"] and not answer["abstained"]
+    assert bm25_system({**payload, "citable": []})["abstained"] is True
+    item = {"question": "qA", "question_text": "Q?", "context": payload["context"], "citable": []}
+    assert request(item) == {"question": "Q?", "context": payload["context"], "citable": []}
+
+
+def test_ledger_intervention_cases(tmp_path: Path) -> None:
+    store = _store()
+    case = {
+        "type": "case",
+        "run": "sys-a",
+        "question": "qA",
+        "intervention": {"set": "gA1", "variant": "hop-removal", "member": "a1"},
+        "retrieved": ["a2"],
+        "abstained": True,
+    }
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text("\n".join(json.dumps(case) for _ in range(2)) + "\n", encoding="utf-8")
+    with pytest.raises(LedgerError, match="duplicate case"):
+        hopgate.load(store, twice)
+    bad = tmp_path / "bad.jsonl"
+    bad_case = {**case, "intervention": {"set": "gA1", "variant": "everything"}}
+    bad.write_text(json.dumps(bad_case) + "\n", encoding="utf-8")
+    with pytest.raises(LedgerError, match="intervention"):
+        hopgate.load(store, bad)
+    once = tmp_path / "once.jsonl"
+    once.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    hopgate.load(store, once)
+    # The plain case of (sys-a, qA) is untouched, and a plain query does not see this one.
+    rows = store.select("SELECT ?c WHERE { ?c hg:ofRun ?run }")
+    assert len(rows) == 4
+    evaluate(store, run="sys-a")
+    classes = _classes(store)
+    assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.APPROPRIATE_ABSTENTION)
+    assert store.ask("ASK { ?o hg:unplanned true }"), "no plan was recorded for it"
+
+
+def test_cited_outside_context_is_flagged(tmp_path: Path) -> None:
+    store = _store()
+    case = {
+        "type": "case",
+        "run": "sys-a",
+        "question": "qA",
+        "intervention": {"set": "gA1", "variant": "hop-removal", "member": "a1"},
+        "retrieved": ["a2"],
+        "outputs": [
+            {"id": "x/o1", "claim": "cA", "correct": True, "cites": ["a1", "a2"]},
+        ],
+    }
+    path = tmp_path / "outside.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    hopgate.load(store, path)
+    evaluate(store, run="sys-a")
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    [outcome] = recorded(store, latest.bundle)
+    assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
+    assert outcome.cited_outside_context is True
+
+
+def test_verdicts_and_metrics_carry_the_interventions(tmp_path: Path) -> None:
+    store, result, _ = _answered(tmp_path, _script(tmp_path, "abstains", ALWAYS_ABSTAINS))
+    rows = {r.question: r for r in verdicts(store, run="sys-a")}
+    item = rows["qA"].as_dict()["interventions"]
+    assert item["item"] == "answered"
+    hop = [e for e in item["variants"] if e["variant"] == "hop-removal" and e["member"] == "a1"]
+    assert hop == [
+        {
+            "variant": "hop-removal",
+            "set": "gA1",
+            "member": "a1",
+            "replacement": None,
+            "expected": v.ABSTENTION,
+            "surviving_route": None,
+            "observed": v.APPROPRIATE_ABSTENTION,
+            "correct": None,
+            "cited_outside_context": False,
+        }
+    ]
+    figures_ = metrics(store, run="sys-a")["sys-a"].interventions
+    agreement = figures_["hop-removal"]["outcome_agreement"]
+    planned_hops = _find(result.variants, variant="hop-removal")
+    abstain = sum(1 for i in planned_hops if i["expected"] == v.ABSTENTION)
+    assert (agreement.numerator, agreement.denominator) == (abstain, len(planned_hops))
+    missed = figures_["hop-removal"]["missed_answer_rate"]
+    assert (missed.numerator, missed.denominator) == (len(planned_hops) - abstain,) * 2
+    empty = figures_["gold-only"]["unsupported_synthesis_rate"]
+    assert (empty.numerator, empty.denominator, empty.value) == (0, 0, None)
+
+
+def test_cli_plan_run_metrics(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hopgate.cli import cli
+
+    runner = CliRunner()
+    base = ["--store", str(tmp_path / "store"), "-q"]
+
+    def invoke(*args: str) -> str:
+        done = runner.invoke(cli, [*base, *args], obj={}, catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    invoke("load", str(CEDAR))
+    invoke("evaluate")
+    plan_file, answers = tmp_path / "plan.jsonl", tmp_path / "answers.jsonl"
+    out = invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
+    assert "planned 37 variant(s)" in out and "not applicable: 10 x identity" in out
+    out = invoke(
+        "interventions",
+        "run",
+        "--plan",
+        str(plan_file),
+        "--system",
+        BUILTIN_BM25,
+        "-o",
+        str(answers),
+        "--load",
+    )
+    assert "37 variant(s) answered" in out and "0 failed" in out
+    invoke("evaluate")
+    out = invoke("interventions", "metrics", "--run", "sys-a")
+    assert "hop-removal" in out and "outcome agreement" in out
+    payload = json.loads(invoke("metrics", "--format", "json"))
+    assert payload["sys-a"]["interventions"]["all"]["outcome_agreement"]["denominator"] == 37
+    rows = json.loads(invoke("verdicts", "--format", "json"))
+    assert {r["interventions"]["item"] for r in rows} == {"answered"}
+    # The metrics table carries the figures apart from the plain ones.
+    table = invoke("metrics", "--run", "sys-a")
+    plain, _, apart = table.partition("interventions (never part of the figures above):")
+    assert "complete set recall" in plain and "hop-removal" not in plain
+    assert "all" in apart and "outcome agreement" in apart and "missed answer rate" in apart
+    # explain says what each variant expected and what the system did.
+    why = json.loads(invoke("explain", "sys-a/qA/o1", "--format", "json"))
+    step = [s for s in why["steps"] if s["step"] == "interventions"]
+    assert len(step) == 1 and "hop-removal of a1 on set gA1: expected" in step[0]["sentence"]
+    assert step[0]["spec"] == 'docs/spec/interventions.md "Cards and figures"'
+    done = runner.invoke(cli, [*base, "interventions", "plan", "--run", "nope", "-o", "x"], obj={})
+    assert done.exit_code == 2 and "unknown run" in done.output
+
+
+REMEMBERS = """
+import json, sys
+request = json.load(sys.stdin)
+json.dump({"answer": "Entity R", "cites": request["citable"], "correct": True}, sys.stdout)
+"""
+
+
+def _agreement(store: Store) -> tuple[int, int]:
+    figure = metrics(store, run="sys-a")["sys-a"].interventions["all"]["outcome_agreement"]
+    return figure.numerator, figure.denominator
+
+
+def test_scored_against_the_recorded_plan_not_the_answers_file(tmp_path: Path) -> None:
+    """Issue 25: a system writing its own answers file widened `citable` (and `retrieved`)
+    to every span it cited, the remembered hop included, and outcome agreement rose
+    from 9/37 to 27/37. The plan recorded in the store decides what was supplied and
+    citable, so the widened file scores as the honest one does."""
+    system = _script(tmp_path, "remembers", REMEMBERS)
+    (tmp_path / "honest").mkdir()
+    honest_store, _, _ = _answered(tmp_path / "honest", system)
+    assert _agreement(honest_store) == (9, 37)
+    store = _store()
+    result = plan(store, "sys-a")
+    answers = tmp_path / "widened.jsonl"
+    run_plan(result.variants, system, answers)
+    lines = [json.loads(line) for line in answers.read_text("utf-8").splitlines()]
+    for case, item in zip(lines[1:], result.variants, strict=True):
+        everything = sorted(
+            {c["id"] for c in item["context"]} | ({item["member"]} if item.get("member") else set())
+        )
+        case["intervention"]["citable"] = everything
+        case["retrieved"] = everything
+        for output in case.get("outputs", []):
+            output["cites"] = everything
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    hopgate.load(store, answers)
+    evaluate(store, run="sys-a")
+    assert _agreement(store) == (9, 37)
+    classes = _classes(store)
+    # The removed hop, cited: an unsupported synthesis, whatever the file says was citable.
+    assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.UNSUPPORTED_SYNTHESIS)
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    hop = [o for o in recorded(store, latest.bundle) if o.variant == "hop-removal"]
+    assert all(o.cited_outside_context for o in hop if o.member == "a1")
+
+
+def test_unplanned_answers_are_shown_but_never_counted(tmp_path: Path) -> None:
+    store = _store()
+    case = {
+        "type": "case",
+        "run": "sys-a",
+        "question": "qA",
+        "intervention": {"set": "gA1", "variant": "hop-removal", "member": "a1"},
+        "retrieved": ["a1", "a2"],
+        "outputs": [{"id": "x/o1", "claim": "cA", "correct": True, "cites": ["a1", "a2"]}],
+    }
+    path = tmp_path / "unplanned.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    hopgate.load(store, path)
+    evaluate(store, run="sys-a")
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    [outcome] = recorded(store, latest.bundle)
+    assert outcome.unplanned and outcome.observed == v.SUPPORTED_ANSWER
+    assert figures([outcome]) == {}
+    assert metrics(store, run="sys-a")["sys-a"].interventions == {}

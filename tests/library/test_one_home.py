@@ -1,0 +1,157 @@
+"""Each rule of the evaluation has one home: one file of ``queries/`` decides it.
+
+The auditor-facing queries read what the pipeline recorded (the latest
+evaluation bundle of a run) instead of deriving the rules a second time
+(issue 14, "Each rule once"). These tests find each rule's characteristic
+comparison in the SPARQL as written (comments dropped, whitespace
+normalised) and assert it occurs in exactly one file, and that the queries
+reading the record return nothing before an evaluation (a read never
+evaluates).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import hopgate
+from hopgate.library.artefacts import library_queries
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = ROOT / "queries"
+
+#: Each rule, the pattern that writes it out, and its one home.
+RULES = {
+    # docs/spec/acceptance.md "Eligibility", rules 1 and 2: a comparison with the cutoff.
+    "eligibility: observation cutoff": (
+        r"\?\w+ (?:>|>=|<|<=) \?\w*cutoff\b",
+        "evaluation-eligibility.ru",
+    ),
+    # Rule 3: the claim's time against the effective interval.
+    "eligibility: effective interval": (
+        r"\?\w+ (?:<|>=) \?\w*(?:from|until)\b",
+        "evaluation-eligibility.ru",
+    ),
+    # Rule 4: a span's readers, else its version's.
+    "eligibility: readers": (
+        r"MINUS \{ GRAPH \?\w+ \{ \?\w+ hg:readableBy \?reader \} \}",
+        "evaluation-eligibility.ru",
+    ),
+    # docs/spec/acceptance.md "Coverage": containment of offsets.
+    "coverage: containment": (r"\?\w+ <= \?\w+ && \?\w+ <= \?\w+", "evaluation-coverage.ru"),
+    # docs/spec/acceptance.md "Answerability".
+    "answerability": (
+        r"hg:Answerable, IF\(BOUND\(\?\w+\), hg:Blocked, hg:NotFound\)",
+        "evaluation-eligibility.ru",
+    ),
+    # docs/spec/acceptance.md "Per output claim": the route with fewest uncovered members, ties by id.
+    "routes": (r"MIN\(STR\(\?setId\)\)", "evaluation-routes.ru"),
+    # The nearest set: the best cited candidate while it leaves members uncited.
+    "missing hops: nearest set": (r"FILTER \(\?uncited > 0\)", "evaluation-routes.ru"),
+    # docs/spec/acceptance.md "Verdict": the verdict order.
+    "verdict order": (r"hg:ReviseCitations\)+ AS \?verdict", "evaluation-verdicts.rq"),
+    # docs/spec/acceptance.md "Release gate".
+    "release gate": (r"\?verdict = hg:Accept AS \?passes", "gate.rq"),
+    # The reader rule of what leaves the store (exports, reports).
+    "withheld text": (r"hg:readableBy \?anyVersionReader", "withheld.rq"),
+}
+
+
+def _sparql(path: Path) -> str:
+    """The file's SPARQL without comments, whitespace normalised."""
+    lines = [re.sub(r"(^|\s)#.*$", "", line) for line in path.read_text("utf-8").splitlines()]
+    return re.sub(r"\s+", " ", " ".join(lines))
+
+
+def _homes(pattern: str) -> list[str]:
+    files = sorted(QUERIES.glob("*.r[qu]"))
+    return [path.name for path in files if re.search(pattern, _sparql(path))]
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_rule_is_written_in_one_file(rule: str) -> None:
+    pattern, home = RULES[rule]
+    assert _homes(pattern) == [home]
+
+
+def test_a_comment_is_not_a_rule() -> None:
+    text = "# FILTER (?observed > ?cutoff)\nSELECT ?s WHERE { ?s ?p ?o } # ?a <= ?b && ?c <= ?d\n"
+    path = QUERIES.parent / "tests" / "one-home-probe.rq"
+    try:
+        path.write_text(text, encoding="utf-8")
+        assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
+        assert not re.search(RULES["coverage: containment"][0], _sparql(path))
+    finally:
+        path.unlink()
+
+
+def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
+    evaluate = (ROOT / "src" / "hopgate" / "decide" / "evaluation.py").read_text("utf-8")
+    assert 'mint("rule"' not in evaluate, "joint support is decided in evaluation-verdicts.rq"
+    results = (ROOT / "src" / "hopgate" / "audit" / "results.py").read_text("utf-8")
+    assert '!= "accept"' not in results, "the gate is decided in queries/gate.rq"
+
+
+def test_the_export_reads_the_withheld_query() -> None:
+    from hopgate.bundles import quads
+
+    assert library_queries()["withheld"].text in quads.WITHHELD
+
+
+#: The auditor queries that read the record of a run's latest evaluation.
+RECORD_READERS = [
+    "admissible-spans",
+    "claim-cases",
+    "claim-status",
+    "complete-sets",
+    "coverage",
+    "inadmissible-citations",
+    "missing-hops",
+    "verdicts",
+]
+
+
+@pytest.fixture(scope="module")
+def loaded() -> object:
+    store = hopgate.open_store(None)
+    hopgate.load(store, ROOT / "examples" / "cedar.yaml")
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("query_id", RECORD_READERS)
+def test_record_reader_returns_nothing_before_an_evaluation(loaded: object, query_id: str) -> None:
+    query = library_queries()[query_id]
+    header = " ".join(line.lstrip("# ") for line in query.text.splitlines() if line.startswith("#"))
+    assert (
+        "before a run is evaluated" in header.lower() or "before any evaluation" in header.lower()
+    )
+    assert loaded.select(query.text) == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("query_id", RECORD_READERS)
+def test_record_reader_decides_nothing(query_id: str) -> None:
+    """No rule pattern occurs in a query that reads the record."""
+    text = _sparql(QUERIES / f"{query_id}.rq")
+    for rule, (pattern, _) in RULES.items():
+        assert not re.search(pattern, text), rule
+
+
+def _anchor(heading: str) -> str:
+    return re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
+
+
+def test_readme_lists_the_pipeline_in_order_with_existing_sections() -> None:
+    from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
+
+    readme = (QUERIES / "README.md").read_text("utf-8")
+    steps = re.findall(r"^\d+\. `([\w-]+)\.r[qu]`: (.*)$", readme, flags=re.MULTILINE)
+    assert [name for name, _ in steps] == [*SCRATCH_UPDATES, *RESULT_QUERIES]
+    for name, line in steps:
+        cited = re.findall(r"`(docs/spec/[\w-]+\.md)#([\w-]+)`", line)
+        assert cited, f"{name}: no spec section cited"
+        for doc, anchor in cited:
+            headings = re.findall(r"^#+ (.+)$", (ROOT / doc).read_text("utf-8"), flags=re.MULTILINE)
+            assert anchor in {_anchor(h) for h in headings}, f"{name}: {doc}#{anchor}"

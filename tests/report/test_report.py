@@ -1,0 +1,465 @@
+"""The audit report, explain and diff: what they say, for whom, and that they only read."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from conftest import _MINIMAL
+from wide_card import wide_card_ledger
+
+import hopgate
+from hopgate.audit.results import verdicts
+from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
+from hopgate.errors import NotEvaluatedError
+from hopgate.report.build import build_report
+from hopgate.report.explain import explain
+from hopgate.report.pages import render
+from hopgate.report.signature import NOT_CHECKED
+
+ROOT = Path(__file__).resolve().parents[2]
+CEDAR = ROOT / "examples" / "cedar.yaml"
+WITHHELD = ROOT / "examples" / "withheld.yaml"
+#: An A4 page's width less 15 mm margins, in points.
+A4_WIDTH_PT = 510
+
+
+@pytest.fixture(scope="module")
+def cedar() -> Iterator[hopgate.OxigraphStore]:
+    """The worked example, loaded and evaluated once, in memory."""
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, CEDAR)
+        evaluate(store)
+        yield store  # type: ignore[misc]
+
+
+def _needs_dot() -> None:
+    if shutil.which("dot") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("graphviz's dot is required under CI (apt-get install graphviz)")
+        pytest.skip("graphviz's dot is not installed (Debian: apt-get install graphviz)")
+
+
+def _invoke(store: Path, *args: str) -> Any:
+    return CliRunner().invoke(cli, ["--store", str(store), *args])
+
+
+@pytest.fixture()
+def cedar_dir(tmp_path: Path) -> Path:
+    """The worked example in an on-disk store, evaluated."""
+    store = tmp_path / "store"
+    assert _invoke(store, "load", str(CEDAR)).exit_code == 0
+    assert _invoke(store, "evaluate").exit_code == 0
+    return store
+
+
+# --- what the report says ---------------------------------------------------------------
+
+
+def test_report_of_the_worked_example(cedar: Any) -> None:
+    report = build_report(cedar, run="sys-a", pictures=0, peers=False)
+    head = report.header
+    assert (head.run, head.system, head.evaluation_record) == ("sys-a", "rag-v2", "eval-oct")
+    assert (head.reader, head.cutoff) == ("analyst", "2026-10-07T00:00:00Z")
+    assert [load.file for load in head.loads] == ["cedar.yaml"]
+    assert head.loads[0].digest is not None and head.loads[0].digest.startswith("sha256:")
+    assert not head.stale and head.signature.startswith("not checked")
+    assert not report.gate.passed and report.gate.failing == ["sys-a/qA/o1"]
+    assert report.gate.consequential == 2
+    m = report.metrics
+    assert (m.complete_set_recall.numerator, m.complete_set_recall.denominator) == (2, 4)
+    assert (m.citation_set_completeness.numerator, m.citation_set_completeness.denominator) == (
+        1,
+        3,
+    )
+    assert (m.answer_correctness.numerator, m.answer_correctness.denominator) == (3, 4)
+    # Consequential claims not accepted come first.
+    assert [c.row.output for c in report.attention] == ["sys-a/qA/o1"]
+    assert report.cards[0].row.output == "sys-a/qA/o1"
+    by_output = {c.row.output: c for c in report.cards}
+    a = by_output["sys-a/qA/o1"]
+    assert a.rule == "citation-incomplete"
+    assert [hop.id for hop in a.missing] == ["a1"]
+    assert a.missing[0].text == "Project Cedar is mapped to record R17"
+    assert a.missing[0].title == "Project registry"
+    assert a.missing[0].address == "https://example.org/registry"
+    assert a.contradictions[0].status == "resolved"
+    assert "rule 5" in a.reason and "a1" in a.reason
+    d = by_output["sys-a/qD/o1"]
+    assert d.rule == "judged-incorrect"
+    assert [(s.id, s.failed) for s in d.inadmissible] == [("d2x", ["late"])]
+    c = by_output["sys-a/qC/o1"]
+    assert c.rule == "citation-complete" and c.row.cited_route == "gC2"
+    assert [(s.id, s.eligible, s.cited) for s in c.sets] == [
+        ("gC1", True, False),
+        ("gC2", True, True),
+    ]
+    assert report.verdict_counts == {"revise-citations": 2, "accept": 1, "reject": 1}
+    assert report.verdict_strata["hops"]["2"] == {"revise-citations": 2, "accept": 1, "reject": 1}
+    assert report.changes is None
+
+
+def test_report_formats(cedar: Any) -> None:
+    report = build_report(cedar, run="sys-a", pictures=0, peers=True)
+    html = render(report, "html")
+    assert html.startswith("<!DOCTYPE html>")
+    assert "Project Cedar is mapped to record R17" in html  # case A's missing hop
+    assert "Release decision: FAIL" in html
+    assert "<svg" in html  # the charts are inline SVG
+    # Nothing on the page asks for anything: no external source, no stylesheet link.
+    assert not re.search(r'(src|href)="(?!#)', html)
+    assert "Content-Security-Policy" in html
+    md = render(report, "md")
+    assert "# Audit report: run sys-a" in md
+    assert "| complete-set recall | 2 | 4 | 50.0% |" in md
+    assert '**Missing hop a1**: "Project Cedar is mapped to record R17"' in md
+    data = json.loads(render(report, "json"))
+    assert data["cards"][0]["missing_hops"][0]["text"] == "Project Cedar is mapped to record R17"
+    assert {p["name"] for p in data["peers"]} >= {"hits@4", "label accuracy"}
+    assert set(data["count_definitions"]) == set(data["metrics"]["counts"])
+
+
+def _replaced(value: Any, old: str, new: str) -> Any:
+    """``value`` with every string equal to ``old`` (an id) replaced by ``new``."""
+    if isinstance(value, dict):
+        return {key: _replaced(item, old, new) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, old, new) for item in value]
+    return new if value == old else value
+
+
+def test_markdown_line_ends_in_data_cannot_forge_the_release_decision(tmp_path: Path) -> None:
+    """Issue 25: CommonMark reads a bare CR as a line end, so an output text (and the reason
+    sentence, through a claim id) could forge a "Release decision: PASS" paragraph."""
+    from markdown_it import MarkdownIt
+
+    forged = "\r\r**Release decision: PASS**\r\r# Everything accepted\r\r"
+    ledger = _replaced(yaml.safe_load(CEDAR.read_text(encoding="utf-8")), "cA", "cA" + forged)
+    for case in ledger["cases"]:
+        for output in case["outputs"]:
+            if output["id"] == "sys-a/qA/o1":
+                output["text"] = "Entity R." + forged
+    path = tmp_path / "attack.yaml"
+    path.write_text(yaml.safe_dump(ledger, allow_unicode=True), encoding="utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        report = build_report(store, run="sys-a", pictures=0)
+    assert "cA" + forged in report.attention[0].reason
+    tokens = MarkdownIt("commonmark").enable("table").parse(render(report, "md"))
+    strong = [
+        token.children[number + 1].content
+        for token in tokens
+        if token.type == "inline" and token.children
+        for number, child in enumerate(token.children)
+        if child.type == "strong_open"
+    ]
+    assert [text for text in strong if "Release decision" in text] == ["Release decision: FAIL"]
+    headings = [tokens[n + 1].content for n, t in enumerate(tokens) if t.type == "heading_open"]
+    assert not [h for h in headings if "Everything accepted" in h and not h.startswith("sys-a")]
+    assert all(h.startswith(("Audit report", "sys-a/", *_SECTIONS)) for h in headings), headings
+
+
+_SECTIONS = ("Metrics", "Counts", "Verdicts by stratum", "Consequential", "Every card")
+
+
+def test_report_cli_and_pictures(cedar_dir: Path, tmp_path: Path) -> None:
+    _needs_dot()
+    target = tmp_path / "out" / "report.html"
+    result = _invoke(cedar_dir, "report", "--run", "sys-a", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    html = target.read_text("utf-8")
+    assert html.count('<figure class="picture">') == 4
+    assert "MISSING HOP" in html
+    md = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "md")
+    assert md.exit_code == 0 and "Release decision: FAIL" in md.output
+
+
+def test_the_header_states_the_signature_of_a_signed_export(
+    cedar_dir: Path, tmp_path: Path
+) -> None:
+    """--signed-export checks the export's proofs and names the signer; damage is reported."""
+    key = tmp_path / "k.key"
+    assert CliRunner().invoke(cli, ["keys", "new", "-o", str(key)]).exit_code == 0
+    out = tmp_path / "export"
+    signed = ["export", "--run", "sys-a", "-o", str(out), "--sign", str(key), "--by", "Alice"]
+    assert _invoke(cedar_dir, *signed).exit_code == 0
+
+    def signature(*extra: str) -> str:
+        result = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "json", *extra)
+        assert result.exit_code == 0, result.output
+        line: str = json.loads(result.stdout)["header"]["signature"]
+        return line
+
+    assert signature().startswith("not checked")
+    line = signature("--signed-export", str(out), "--trust", f"{key}.pub")
+    assert line.startswith("signed by Alice") and "by a trusted key" in line
+    other = tmp_path / "other.key"
+    assert CliRunner().invoke(cli, ["keys", "new", "-o", str(other)]).exit_code == 0
+    line = signature("--signed-export", str(out), "--trust", f"{other}.pub")
+    assert line.startswith("CHECK FAILED") and "trusted key" in line
+    # An unsigned export of the same evaluation is not a signed one.
+    unsigned = tmp_path / "unsigned"
+    assert _invoke(cedar_dir, "export", "--run", "sys-a", "-o", str(unsigned)).exit_code == 0
+    assert signature("--signed-export", str(unsigned)).startswith("not signed")
+    # A byte changed after signing fails the check, and the report says so.
+    exported = next(p for p in out.iterdir() if p.suffix == ".trig")
+    exported.write_text(exported.read_text("utf-8").replace("eval-oct", "eval-oxt"), "utf-8")
+    assert signature("--signed-export", str(out)).startswith("CHECK FAILED")
+    # --trust alone checks the final judgments' signatures (adjudication.md "Signed
+    # judgments"); no export was named, so the header says its signature is unchecked.
+    result = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "json", "--trust",
+                     f"{key}.pub")  # fmt: skip
+    assert result.exit_code == 0
+    assert json.loads(result.output)["header"]["signature"] == NOT_CHECKED
+
+
+def test_unretrieved_citations_are_reported_beside_the_verdict(tmp_path: Path) -> None:
+    ledger = copy.deepcopy(_MINIMAL)
+    ledger["cases"][0]["retrieved"] = ["a1"]  # a2 is cited, never retrieved
+    path = tmp_path / "ledger.yaml"
+    path.write_text(yaml.safe_dump(ledger))
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        row = verdicts(store, run="sys-a")[0]
+        assert row.unretrieved_citations == ["a2"]
+        assert row.verdict == "revise-citations"  # it never changes the verdict
+        steps = explain(store, "sys-a/q1/o1").steps
+        assert any(s.step == "unretrieved" and "a2" in s.sentence for s in steps)
+    store_dir = tmp_path / "store"
+    _invoke(store_dir, "load", str(path))
+    _invoke(store_dir, "evaluate")
+    rows = json.loads(_invoke(store_dir, "verdicts", "--format", "json").output)
+    assert rows[0]["unretrieved_citations"] == ["a2"]
+
+
+# --- explain and the gate -----------------------------------------------------------------
+
+
+def test_explain_says_why_with_the_spec_section(cedar_dir: Path) -> None:
+    result = _invoke(cedar_dir, "explain", "sys-a/qA/o1")
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "Evidence set gA1" in text and "is eligible" in text
+    assert "Citation a2 covers member a2 of gA1." in text
+    assert 'Missing hop a1: "Project Cedar is mapped to record R17"' in text
+    assert 'docs/spec/acceptance.md "Per output claim", rule 5' in text
+    data = json.loads(_invoke(cedar_dir, "explain", "sys-a/qD/o1", "--format", "json").output)
+    assert data["verdict"] == "reject"
+    inadmissible = [s for s in data["steps"] if s["step"] == "inadmissible"]
+    assert "rule 1" in inadmissible[0]["sentence"] and "d2x" in inadmissible[0]["sentence"]
+    assert data["steps"][-1]["spec"].endswith("rule 3")
+    unknown = _invoke(cedar_dir, "explain", "nope")
+    assert unknown.exit_code == 2 and "no output claim 'nope'" in unknown.output
+
+
+def test_gate_prints_the_reason_sentence(cedar_dir: Path) -> None:
+    result = _invoke(cedar_dir, "gate", "--run", "sys-a")
+    assert result.exit_code == 1
+    explained = _invoke(cedar_dir, "explain", "sys-a/qA/o1", "--format", "json")
+    reason = json.loads(explained.output)["reason"]
+    assert f"sys-a/qA/o1 (claim cA): {reason}" in result.output
+    assert "missing hops: -" not in result.output
+
+
+def test_escalation_and_abstention_reasons(tmp_path: Path) -> None:
+    ledger = copy.deepcopy(_MINIMAL)
+    ledger["cases"][0]["outputs"].append(
+        {
+            "id": "sys-a/q1/extra",
+            "text": "Cedar is green.",
+            "claim": None,
+            "correct": True,
+            "cites": ["a1"],
+        }
+    )
+    ledger["contradictions"] = [{"id": "k9", "claim": "c1", "span": "a1", "status": "unresolved"}]
+    path = tmp_path / "ledger.yaml"
+    path.write_text(yaml.safe_dump(ledger))
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        report = build_report(store, run="sys-a", pictures=0, peers=False)
+        rules = {c.row.output: (c.rule, c.reason) for c in report.cards}
+    assert rules["sys-a/q1/extra"][0] == "extra-assertion"
+    assert "unreviewed extra assertion" in rules["sys-a/q1/extra"][1]
+    assert rules["sys-a/q1/o1"][0] == "unresolved-contradiction"
+    assert "k9" in rules["sys-a/q1/o1"][1] and "rule 1" in rules["sys-a/q1/o1"][1]
+
+
+def test_withheld_example_for_the_public_reader_shows_no_withheld_text(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    _invoke(store, "load", str(WITHHELD))
+    _invoke(store, "evaluate")
+    memo = "The board approved the Cedar budget on 3 March 2026"
+    outputs = []
+    for run in ("run-public", "run-analyst"):
+        for fmt in ("html", "md", "json"):
+            result = _invoke(store, "report", "--run", run, "--reader", "public", "--format", fmt)
+            assert result.exit_code == 0, result.output
+            outputs.append(result.output)
+    for output in ("analyst/q-budget", "analyst/q-site", "public/q-site"):
+        for fmt in ("text", "json"):
+            result = _invoke(store, "explain", output, "--reader", "public", "--format", fmt)
+            assert result.exit_code == 0, result.output
+            outputs.append(result.output)
+    for text in outputs:
+        for secret in (
+            memo,
+            "Internal memo",
+            "approved the Cedar budget",
+            "Distribution: analysts",
+        ):
+            assert secret not in text
+    assert any("withheld" in text for text in outputs)
+    # The analyst reads the memo's quote in the same report.
+    analyst = _invoke(store, "report", "--run", "run-analyst", "--format", "md").output
+    assert memo in analyst
+
+
+# --- reads never write --------------------------------------------------------------------
+
+
+def _quads(store: Path) -> int:
+    stats = json.loads(_invoke(store, "stats", "--format", "json").output)
+    return int(stats["quads"])
+
+
+def test_report_explain_diff_only_read(cedar_dir: Path, tmp_path: Path) -> None:
+    before = _quads(cedar_dir)
+    assert _invoke(cedar_dir, "report", "--run", "sys-a", "--pictures", "0").exit_code == 0
+    assert _invoke(cedar_dir, "explain", "sys-a/qA/o1").exit_code == 0
+    assert _invoke(cedar_dir, "diff", "--run", "sys-a").exit_code == 2  # one evaluation only
+    assert _quads(cedar_dir) == before
+
+
+def test_a_run_never_evaluated_is_an_error(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    _invoke(store, "load", str(CEDAR))
+    for args in (["report", "--run", "sys-a"], ["explain", "sys-a/qA/o1"]):
+        result = _invoke(store, *args)
+        assert result.exit_code == 2
+        assert result.output.startswith("Error:") and "hopgate evaluate" in result.output
+    with hopgate.open_store(None) as memory:
+        hopgate.load(memory, CEDAR)
+        with pytest.raises(NotEvaluatedError):
+            build_report(memory, run="sys-a")
+
+
+MORE = {
+    "ledger": 1,
+    "evidence_sets": [
+        {
+            "id": "gA2",
+            "claim": "cA",
+            "members": ["a2"],
+            "inference": "the rights schedule names the project's record directly",
+            "status": "adjudicated",
+            "annotation": {"version": 1, "by": "reviewer-2", "at": "2026-10-05"},
+        }
+    ],
+    "judgments": [
+        {"id": "j2", "subject": "gA2", "by": "reviewer-2", "at": "2026-10-05",
+         "decision": "sufficient", "reason": "a direct statement"}
+    ],
+}  # fmt: skip
+
+
+def test_stale_report_and_diff_of_two_evaluations(cedar_dir: Path, tmp_path: Path) -> None:
+    more = tmp_path / "more.yaml"
+    more.write_text(yaml.safe_dump(MORE))
+    assert _invoke(cedar_dir, "load", str(more)).exit_code == 0
+    stale = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "md", "--pictures", "0")
+    assert stale.exit_code == 0 and "**STALE**" in stale.output
+    assert _invoke(cedar_dir, "evaluate", "--run", "sys-a").exit_code == 0
+    result = _invoke(cedar_dir, "diff", "--run", "sys-a")
+    assert result.exit_code == 0, result.output
+    assert "evidence set gA2 for claim cA: adjudicated" in result.output
+    assert "judgment j2 for claim cA: sufficient" in result.output
+    assert "sys-a/qA/o1: verdict revise-citations -> accept; cited_route - -> gA2" in result.output
+    assert re.search(r"citation set completeness\s+1/3 = 33.3%\s+2/3 = 66.7%", result.output)
+    data = json.loads(_invoke(cedar_dir, "diff", "--run", "sys-a", "--format", "json").output)
+    assert len(data["loads_added"]) == 1 and not data["loads_dropped"]
+    assert [o["output"] for o in data["outputs"]] == ["sys-a/qA/o1"]
+    # Named evaluations, in either order, and the report's "what changed".
+    first, second = data["before"], data["after"]
+    named = _invoke(cedar_dir, "diff", second, first)
+    assert "verdict accept -> revise-citations" in named.output
+    report = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "md", "--pictures", "0")
+    assert f"## What changed since evaluation {first}" in report.output
+    assert "**STALE**" not in report.output
+    earlier = _invoke(
+        cedar_dir, "report", "--run", "sys-a", "--evaluation", first, "--format", "json"
+    )
+    header = json.loads(earlier.output)["header"]
+    assert header["evaluation"] == first and "a later evaluation" in header["stale_reason"]
+
+
+# --- pictures that fit a page -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sets", "members"), [(3, 4), (5, 5)])
+def test_wide_card_pictures_fit_an_a4_page_width(tmp_path: Path, sets: int, members: int) -> None:
+    _needs_dot()
+    path = tmp_path / "wide.yaml"
+    path.write_text(yaml.safe_dump(wide_card_ledger(sets, members)))
+    store = tmp_path / "store"
+    _invoke(store, "load", str(path))
+    _invoke(store, "evaluate")
+    dot = _invoke(store, "export", "--card", "wide/q1/o1", "--format", "dot").output
+    assert f"evidence set g{sets - 1}" in dot and f"span s{sets - 1}-{members - 1}" in dot
+    # The layout itself fits (not only the drawing scaled down to fit): drawn without
+    # the size cap, at 72 points to the inch.
+    natural = re.sub(r'size="[^"]*", ', "", dot)
+    svg = subprocess.run(
+        ["dot", "-Tsvg"], input=natural, capture_output=True, text=True, check=True
+    ).stdout
+    width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1))  # type: ignore[union-attr]
+    assert width <= A4_WIDTH_PT, width
+    capped = _invoke(store, "export", "--card", "wide/q1/o1", "--format", "svg").output
+    capped_width = float(re.search(r'<svg width="([\d.]+)pt"', capped).group(1))  # type: ignore[union-attr]
+    assert capped_width <= A4_WIDTH_PT
+
+
+def test_queries_run_on_the_facts_copy_read_only_what_it_holds() -> None:
+    """The copy holds the loads' quads the evaluation's projection keeps and the whole
+    bundle: a query run there may name no other load predicate (or it would silently
+    miss triples)."""
+    from hopgate.decide.evaluation import evaluation_projection
+    from hopgate.library.artefacts import library_query
+    from hopgate.library.projection import projection_of
+    from hopgate.report.data import COPY_QUERIES
+
+    bundle_only = {
+        f"https://w3id.org/hopgate/ns#{name}"
+        for name in ("AcceptanceCard", "deliveredCitation", "forOutput", "referenceRoute")
+    }
+    kept = evaluation_projection()
+    for query_id in COPY_QUERIES:
+        named = projection_of([library_query(query_id).text])
+        assert named.predicates - kept.predicates <= bundle_only, query_id
+        assert named.classes - kept.classes <= bundle_only, query_id
+
+
+def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None:
+    import hopgate.report.data as data
+
+    with hopgate.open_store(cedar_dir) as store:
+        chosen = data.resolve_evaluation(store, run="sys-a")
+        with data.facts_copy(store, chosen.evaluation) as facts:
+            assert facts is not store  # the snapshots are there and verified
+        through_copy = [c.as_dict() for c in data.collect_cards(store, chosen)]
+        direct = [c.as_dict() for c in data._collect(store, store, chosen, None)]
+    assert through_copy == direct

@@ -1,0 +1,168 @@
+"""``hopgate validate``: exit codes, formats, --strict, --graph, --run, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import rdflib
+from click.testing import CliRunner
+from rdflib.namespace import SH
+
+from hopgate import open_store
+from hopgate.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "cedar.yaml"
+
+#: Make one version "withheld" without digest: a Warning only.
+WITHHELD_NO_DIGEST = (
+    "DELETE { GRAPH ?g { ?v hg:textWithheld false ; hg:digest ?d } } "
+    "INSERT { GRAPH ?g { ?v hg:textWithheld true } } "
+    "WHERE { GRAPH ?g { ?v hg:ledgerId 'registry@2' ; hg:textWithheld false ; hg:digest ?d } }"
+)
+#: Remove the verdict of every card: Violations.
+NO_VERDICTS = (
+    "DELETE { GRAPH ?g { ?card hg:verdict ?v } } "
+    "WHERE { GRAPH ?g { ?card a hg:AcceptanceCard ; hg:verdict ?v } }"
+)
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store directory holding the worked example, loaded and evaluated."""
+    path = tmp_path_factory.mktemp("validate") / "store"
+    runner = CliRunner()
+    for args in (["load", str(EXAMPLE)], ["evaluate"]):
+        result = runner.invoke(cli, ["--store", str(path), *args], obj={})
+        assert result.exit_code == 0, result.output
+    return path
+
+
+def _copy_with(evaluated: Path, tmp_path: Path, update: str | None) -> Path:
+    target = tmp_path / "store"
+    with open_store(evaluated) as source, open_store(target) as copy:
+        data = tmp_path / "dump.nq"
+        with data.open("wb") as handle:
+            source.dump(handle, format="nquads")
+        copy.add_nquads(data)
+        if update is not None:
+            copy.update(update)
+    return target
+
+
+def _run(store: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["--store", str(store), "validate", *args], obj={})
+    # A report goes to stdout and progress lines to stderr; an error goes to stderr.
+    return result.exit_code, result.stdout if result.exit_code in (0, 1) else result.stderr
+
+
+def test_conforms_exit_0(evaluated: Path) -> None:
+    """The worked example conforms: exit 0 and a summary line."""
+    code, output = _run(evaluated)
+    assert code == 0, output
+    assert "conforms: 0 violation(s), 0 warning(s)" in output
+
+
+def test_violations_exit_1_grouped_by_focus(evaluated: Path, tmp_path: Path) -> None:
+    """Violations exit 1; the text report groups results under each card's ledger id."""
+    store = _copy_with(evaluated, tmp_path, NO_VERDICTS)
+    code, output = _run(store)
+    assert code == 1, output
+    headers = [line for line in output.splitlines() if line.startswith("sys-a/")]
+    assert len(headers) == 4  # the four cards, each once
+    assert output.count("Violation: card verdict: ") == 4
+    assert "4 violation(s)" in output
+
+
+def test_warning_passes_unless_strict(evaluated: Path, tmp_path: Path) -> None:
+    """A Warning alone exits 0; --strict makes it exit 1."""
+    store = _copy_with(evaluated, tmp_path, WITHHELD_NO_DIGEST)
+    code, output = _run(store)
+    assert code == 0, output
+    assert "Warning: withheld version digest" in output
+    assert "registry@2 <" in output
+    code, output = _run(store, "--strict")
+    assert code == 1, output
+    assert "(strict)" in output
+
+
+def test_json_and_turtle(evaluated: Path, tmp_path: Path) -> None:
+    """--format json lists focus nodes with ids; --format turtle is a sh:ValidationReport."""
+    store = _copy_with(evaluated, tmp_path, WITHHELD_NO_DIGEST)
+    code, output = _run(store, "--format", "json", "--strict")
+    assert code == 1
+    payload = json.loads(output)
+    assert payload["conforms"] is False and payload["warnings"] == 1
+    [focus] = payload["focus_nodes"]
+    assert focus["id"] == "registry@2"
+    assert focus["results"][0]["severity"] == "Warning"
+    code, output = _run(store, "--format", "turtle")
+    assert code == 0
+    report = rdflib.Graph().parse(data=output, format="turtle")
+    [node] = report.subjects(SH.conforms, None)
+    assert len(list(report.objects(node, SH.result))) == 1
+
+
+def test_graph_and_run(evaluated: Path) -> None:
+    """--graph validates one named graph, --run one run's evaluation; unknown ones exit 2."""
+    with open_store(evaluated) as store:
+        bundle = next(g for g in store.graphs() if g.endswith("/bundle"))
+        load = next(g for g in store.graphs() if "/load/" in g)
+    assert _run(evaluated, "--graph", load)[0] == 0
+    # A bundle alone does not hold what its cards point to: --run adds the loads it used.
+    assert _run(evaluated, "--graph", bundle)[0] == 1
+    assert _run(evaluated, "--run", "sys-a")[0] == 0
+    code, output = _run(evaluated, "--graph", "https://example.org/none")
+    assert code == 2 and "Error: no named graph" in output
+    code, output = _run(evaluated, "--run", "nope")
+    assert code == 2 and "has no evaluation" in output
+    code, output = _run(evaluated, "--run", "sys-a", "--graph", bundle)
+    assert code == 2 and "not both" in output
+
+
+def test_extra_shapes(evaluated: Path, tmp_path: Path) -> None:
+    """--shapes adds shapes; a missing or broken file is an error (exit 2)."""
+    extra = tmp_path / "extra.ttl"
+    extra.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        "@prefix hg: <https://w3id.org/hopgate/ns#> .\n"
+        "<https://example.org/shapes#ClaimTime> a sh:NodeShape ; sh:targetClass hg:Claim ;\n"
+        "  sh:property [ sh:path hg:appliesAt ; sh:minCount 1 ;\n"
+        '    sh:name "claim time" ; sh:message "every claim needs hg:appliesAt" ] .\n',
+        encoding="utf-8",
+    )
+    code, output = _run(evaluated, "--shapes", str(extra))
+    assert code == 1
+    assert output.count("Violation: claim time: every claim needs hg:appliesAt") == 2
+    code, output = _run(evaluated, "--shapes", str(tmp_path / "missing.ttl"))
+    assert code == 2 and "no such shapes file" in output
+    broken = tmp_path / "broken.ttl"
+    broken.write_text("this is not turtle", encoding="utf-8")
+    code, output = _run(evaluated, "--shapes", str(broken))
+    assert code == 2 and "not valid Turtle" in output
+
+
+def test_end_to_end_subprocess(evaluated: Path, tmp_path: Path) -> None:
+    """The real console entry point, once, as a subprocess."""
+    store = _copy_with(evaluated, tmp_path, NO_VERDICTS)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from hopgate.cli import main; main()",
+            "--store",
+            str(store),
+            "validate",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["violations"] == 4
