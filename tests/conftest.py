@@ -21,6 +21,16 @@ from hopgate.ingest.ledger import KINDS
 RUN_SLOW = os.environ.get("CI", "").lower() == "true" or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
 
 
+#: The seed of the fuzz tests (tests/test_hostile_input.py): fixed, so CI runs the same
+#: examples every time; HOPGATE_FUZZ_SEED explores others. pytest's header prints it.
+FUZZ_SEED = int(os.environ.get("HOPGATE_FUZZ_SEED", "20250025"))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Print the fuzz seed, so that a failing run can be repeated."""
+    return f"hopgate fuzz seed: {FUZZ_SEED} (HOPGATE_FUZZ_SEED to change)"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip the tests marked slow unless CI=true or HOPGATE_SLOW_TESTS=1."""
     if RUN_SLOW:

@@ -44,15 +44,15 @@ from hopgate.audit.results import GateResult, RunMetrics, VerdictRow
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
+from hopgate.audit.withholding import Readers, Withholding, check_reader, for_reader
 from hopgate.bundles import judgment_proofs
 from hopgate.bundles.export import Export, export_bundle
 from hopgate.bundles.judgment_proofs import Signature
+from hopgate.bundles.proofs import SignResult, sign_directory
 from hopgate.bundles.signing import (
     SigningKey,
-    SignResult,
     read_private_key,
     read_public_key,
-    sign_directory,
     write_key,
 )
 from hopgate.bundles.signing import new_key as _new_key
@@ -61,7 +61,7 @@ from hopgate.bundles.verify import verify as _verify
 from hopgate.decide.evaluation import EvaluationRecord
 from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
-from hopgate.errors import QueryError, StoreError
+from hopgate.errors import InputRefused, QueryError, ReportError, ReviewError, StoreError
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
 from hopgate.ingest.baseline import BaselineResult
@@ -69,6 +69,7 @@ from hopgate.ingest.baseline import baseline as _baseline
 from hopgate.ingest.correctness import Judge
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load
+from hopgate.inputs import decode_text, read_regular
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import RunResult, run_plan
@@ -167,15 +168,21 @@ def evaluate(
     return _evaluate(store, run=run, force=force, by=by, progress=progress)
 
 
-def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
+def verdicts(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> list[VerdictRow]:
     """The acceptance card of every output claim of each run's latest evaluation.
 
-    ``hopgate verdicts [--run RUN]``; ``VerdictRow.as_dict()`` is one object
-    of ``--format json``. Reads only: a run never evaluated is not shown; a
-    stale evaluation is read as recorded, with ``stale`` and ``stale_reason``.
+    ``hopgate verdicts [--run RUN] [--reader R]``; ``VerdictRow.as_dict()`` is
+    one object of ``--format json``. Reads only: a run never evaluated is not
+    shown; a stale evaluation is read as recorded, with ``stale`` and
+    ``stale_reason``. Each run's rows are for ``reader`` (default: that run's
+    evaluation's reader): a text repeating one withheld from it (a judgment's
+    reason) is the withheld marker (docs/spec/records.md "What a reader is shown").
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReportError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, open_store, verdicts
@@ -190,19 +197,25 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
         sys-a/qC/o1 accept []
         sys-a/qD/o1 reject ['d2']
     """
-    return _verdicts(store, run=run)
+    readers = Readers(store, reader, ReportError)
+    return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run)]
 
 
-def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
+def metrics(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> dict[str, RunMetrics]:
     """Complete-set recall, citation-set completeness and answer correctness, per run.
 
-    ``hopgate metrics [--run RUN]``; ``RunMetrics.as_dict()`` is one run's
-    entry of ``--format json`` (``--peers`` adds
+    ``hopgate metrics [--run RUN] [--reader R]``; ``RunMetrics.as_dict()`` is
+    one run's entry of ``--format json`` (``--peers`` adds
     :func:`hopgate.audit.peers.peer_metrics`). Every figure carries its numerator
     and denominator; an empty denominator gives ``value`` None. Reads only.
+    Texts (a stale reason) pass the reader filter as in :func:`verdicts`;
+    figures are the same for every reader.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReportError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, metrics, open_store
@@ -218,7 +231,11 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
         citation_set_completeness: 1/3 = 0.333
         answer_correctness: 3/4 = 0.750
     """
-    return _metrics(store, run=run)
+    readers = Readers(store, reader, ReportError)
+    return {
+        run_id: readers.of_run(run_id).redact(figures)
+        for run_id, figures in _metrics(store, run=run).items()
+    }
 
 
 def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
@@ -229,6 +246,8 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     evaluated when its latest evaluation is missing or stale. A missing or
     stale evaluation fails the gate with ``stale`` and its ``reason``;
     ``reasons`` says, for each output in ``failing``, why it is not accepted.
+    The result is for the run's evaluation's reader: a text of a failing row
+    repeating one withheld from it is the withheld marker.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown.
@@ -250,9 +269,10 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     if evaluate:
         _evaluate(store, run=run)
     result = _gate(store, run=run)
-    if result.passed or result.stale:
-        return result
-    return replace(result, reasons=reasons(store, run, result.failing))
+    if not (result.passed or result.stale):
+        result = replace(result, reasons=reasons(store, run, result.failing))
+    # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
+    return Readers(store, None, ReportError).of_run(run).redact(result)
 
 
 def validate(
@@ -384,21 +404,25 @@ def query(
     path: Path | None = None,
     name: str | None = None,
     params: Mapping[str, Value] | None = None,
+    reader: str | None = None,
 ) -> list[Row] | bool | bytes:
     """Run a SPARQL query: its text, a ``.rq`` file, or a library query by id.
 
-    ``hopgate query QUERY [--param NAME=VALUE]...``. Give exactly one of
+    ``hopgate query QUERY [--param NAME=VALUE]... [--reader R]``. Give exactly one of
     ``sparql`` (the text), ``path`` (a file) or ``name`` (an id of
     ``queries/``, e.g. ``claim-status``). ``params`` are bound to variables
     as values, never spliced into the text (a ledger id's IRI is
     ``IRI(hopgate.ids.mint(kind, id))``). The default graph is the union of
     the loaded graphs. Returns rows for SELECT (ledger values as IRIs,
     strings, numbers), a bool for ASK, N-Triples bytes for CONSTRUCT and
-    DESCRIBE.
+    DESCRIBE. With ``reader``, every literal text of the result that repeats
+    a text withheld from that reader is the withheld marker
+    (docs/spec/records.md "What a reader is shown"); without it the result is
+    the store's, unfiltered. The query itself runs over the whole store.
 
     Raises:
         QueryError: not exactly one of ``sparql``, ``path``, ``name``; an
-            unknown library id; or a query the store rejects.
+            unknown library id; an unknown reader; or a query the store rejects.
         StoreError: ``path`` is not a readable file.
 
     Example:
@@ -415,9 +439,9 @@ def query(
         raise QueryError("give exactly one of sparql, path or name")
     if path is not None:
         try:
-            sparql = Path(path).read_text("utf-8")
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read the query: {exc.strerror or exc}") from None
+            sparql = decode_text(read_regular(path))
+        except InputRefused as exc:
+            raise StoreError(f"{path}: cannot read the query: {exc.detail}") from None
     elif name is not None:
         queries = library_queries()
         if name not in queries:
@@ -426,7 +450,13 @@ def query(
             )
         sparql = queries[name].text
     assert sparql is not None
-    return store.query_any(sparql, params=params)
+    if reader is not None:
+        check_reader(store, reader, QueryError)
+    found = store.query_any(sparql, params=params)
+    if reader is None or isinstance(found, bool):
+        return found
+    withholding = for_reader(store, reader)
+    return withholding.ntriples(found) if isinstance(found, bytes) else withholding.rows(found)
 
 
 def dump(
@@ -459,11 +489,19 @@ def dump(
     store.dump(out, format=format, graph=graph)
 
 
-def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
+def review_queue(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> list[QueueItem]:
     """The subjects awaiting adjudication, disagreements first.
 
-    ``hopgate review queue [--run RUN]``; ``QueueItem.as_dict()`` is one
-    object of ``--format json``. Reads only.
+    ``hopgate review queue [--run RUN] [--reader R]``; ``QueueItem.as_dict()``
+    is one object of ``--format json``. Reads only. Each item is for
+    ``reader`` (default: its run's evaluation's reader): a judgment's decision
+    or reason repeating a text withheld from it is the withheld marker
+    (docs/spec/records.md "What a reader is shown").
+
+    Raises:
+        ReviewError: an unknown run or reader.
 
     Example:
         >>> from hopgate import load, open_store, review_queue
@@ -473,17 +511,20 @@ def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
         >>> review_queue(store, run="sys-a")
         []
     """
-    return _review.queue(store, run)
+    readers = Readers(store, reader, ReviewError)
+    return [readers.of_run(item.run).redact(item) for item in _review.queue(store, run)]
 
 
-def review_changes(store: Store, *, run: str) -> ScoreChanges:
+def review_changes(store: Store, *, run: str, reader: str | None = None) -> ScoreChanges:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
-    ``hopgate review changes --run RUN``; ``ScoreChanges.as_dict()`` is its
-    ``--format json``. Reads only.
+    ``hopgate review changes --run RUN [--reader R]``; ``ScoreChanges.as_dict()``
+    is its ``--format json``. Reads only; for ``reader`` (default: the run's
+    evaluation's reader) as :func:`review_queue` is.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReviewError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, open_store, review_changes
@@ -495,7 +536,8 @@ def review_changes(store: Store, *, run: str) -> ScoreChanges:
         >>> found.before, found.verdicts, found.metrics["complete_set_recall"]["changed"]
         (None, [], False)
     """
-    return adjudication.changes(store, run)
+    found = adjudication.changes(store, run)
+    return Readers(store, reader, ReviewError).of_run(run).redact(found)
 
 
 def judge(
@@ -573,6 +615,7 @@ def review_judgments(
     subject: str | None = None,
     final_only: bool = True,
     trust: Sequence[str] = (),
+    reader: str | None = None,
 ) -> list[tuple[JudgmentRecord, Signature]]:
     """The judgments of the store (of ``subject``, a ledger id, when given), each with its signature.
 
@@ -582,10 +625,15 @@ def review_judgments(
     "Recording"), with who recorded each, when, and whether it is signed by
     a key in ``trust`` (.pub files, did:keys or Multikeys; none given: the
     signature is checked, the key is not). ``final_only`` (the default)
-    leaves initial judgments out. Reads only.
+    leaves initial judgments out. Reads only. Every text is shown for
+    ``reader`` (docs/spec/records.md "What a reader is shown"); with none
+    given, a text withheld from any reader of the store is withheld (the
+    judgments belong to no one run, so no run's reader is the default). Each
+    signature is checked against what the store holds, before that filter.
 
     Raises:
         SigningError: a ``trust`` value is not a public key.
+        ReviewError: an unknown reader.
 
     Example:
         >>> import tempfile
@@ -602,12 +650,25 @@ def review_judgments(
         [('j-ana', 'ana', 'unsigned')]
     """
     trusted = [read_public_key(value) for value in trust] if trust else None
+    if reader is not None:
+        check_reader(store, reader, ReviewError)
+        shown = for_reader(store, reader)
+    else:
+        shown = _withheld_from_any_reader(store)
     found = [
         j
         for j in _review.judgments(store)
         if (subject is None or j.subject == subject) and (j.final or not final_only)
     ]
-    return [(j, judgment_proofs.check(j, trusted)) for j in found]
+    return [(shown.redact(j), shown.redact(judgment_proofs.check(j, trusted))) for j in found]
+
+
+def _withheld_from_any_reader(store: Store) -> Withholding:
+    """The filter withholding every text that any reader class of the store may not see."""
+    texts: set[str] = set()
+    for row in store.select("SELECT DISTINCT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }"):
+        texts.update(for_reader(store, str(row["id"])).texts)
+    return Withholding("every reader", texts)
 
 
 def baseline(

@@ -304,7 +304,12 @@ def test_failures_are_failed_variants_not_abstentions(
     store = _store()
     result = plan(store, "sys-a", variants=("gold-only",), max_sets=1)
     answers = tmp_path / "answers.jsonl"
-    ran = run_plan(result.variants, _script(tmp_path, "bad", script), answers, timeout=0.5, jobs=4)
+    # Only the sleeper needs a short limit; a busy machine may take longer than
+    # half a second to start Python, which must not turn a failure into a timeout.
+    timeout = 0.5 if script == SLEEPS else 60.0
+    ran = run_plan(
+        result.variants, _script(tmp_path, "bad", script), answers, timeout=timeout, jobs=4
+    )
     assert ran.answered == 0 and ran.abstained == 0
     assert len(ran.failed) == len(result.variants)
     assert all(f["reason"].startswith(reason) for f in ran.failed)

@@ -13,8 +13,10 @@ import click
 from hopgate import api
 from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.results import FIGURES, VERDICT_COLUMNS
+from hopgate.audit.withholding import Readers
 from hopgate.cli.formatting import render
-from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store
+from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store, reader_option
+from hopgate.errors import ReportError
 from hopgate.escaping import json_text, terminal
 from hopgate.ingest.baseline import baseline_settings
 from hopgate.store import Store
@@ -51,10 +53,11 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
 
 @click.command()
 @click.option("--run", "run", help="Only this run (its ledger id).")
+@reader_option("each run's evaluation's reader")
 @format_option("table", "json", "csv")
 @click.pass_context
 @handle_errors
-def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
+def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) -> None:
     """Show the acceptance card of every output claim of each run's latest evaluation.
 
     Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
@@ -64,7 +67,7 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
     Example: hopgate verdicts --run sys-a --format json
     """
 
-    found = api.verdicts(open_store(ctx), run=run)
+    found = api.verdicts(open_store(ctx), run=run, reader=reader)
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
     rows = [row.as_dict() for row in found]
     if fmt == "json":
@@ -85,10 +88,11 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
     is_flag=True,
     help="Also MultiHop-RAG, Ragas, HotpotQA and FEVER figures on the same claim-cases.",
 )
+@reader_option("each run's evaluation's reader")
 @format_option("table", "json")
 @click.pass_context
 @handle_errors
-def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
+def metrics(ctx: click.Context, run: str | None, peers: bool, reader: str | None, fmt: str) -> None:
     """Show complete-set recall, citation-set completeness and answer correctness per run.
 
     Every figure carries its numerator and denominator; an empty denominator
@@ -100,9 +104,14 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
     """
 
     store = open_store(ctx)
-    result = api.metrics(store, run=run)
+    result = api.metrics(store, run=run, reader=reader)
     note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
-    labels = baseline_labels(store)
+    # A baseline's settings are texts of its run as well: the same reader filter.
+    readers = Readers(store, reader, ReportError)
+    labels = {
+        run_id: readers.of_run(run_id).redact(label)
+        for run_id, label in baseline_labels(store).items()
+    }
     peer_figures = {}
     if peers:
         peer_figures = peer_metrics(store, run=run)

@@ -12,8 +12,10 @@ from hopgate.bundles.export import FORMATS, export_bundle, output_path, write_ex
 from hopgate.bundles.formats import PICTURE_EXTENSIONS
 from hopgate.bundles.manifest import FileEntry, read_manifest, record_file, sha256_file
 from hopgate.bundles.picture import card_dot, render
+from hopgate.bundles.proofs import sign_directory
 from hopgate.bundles.scope import resolve_scope
-from hopgate.bundles.signing import new_key, read_private_key, sign_directory, write_key
+from hopgate.bundles.signing import new_key, read_private_key, write_key
+from hopgate.bundles.verify import VerifyReport
 from hopgate.cli.shared import UsageError, open_store
 from hopgate.errors import ExportError, HopgateError
 from hopgate.escaping import terminal
@@ -51,7 +53,6 @@ def keys_new(output: Path) -> None:
 
     Example: hopgate keys new -o ~/.hopgate/alice.key
     """
-
     key = new_key()
     try:
         private, public = write_key(key, output)
@@ -75,13 +76,14 @@ def keys_new(output: Path) -> None:
 def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     """Sign every export file of a directory (W3C Data Integrity, eddsa-rdfc-2022).
 
-    Each file's RDF dataset is canonicalized (RDFC-1.0), hashed and signed
-    with Ed25519; the proofs, naming the signer, the key and the time, go to
-    proofs.json beside manifest.json. A second signer adds a proof.
+    Each proof signs, with Ed25519, a file's RDF dataset (canonicalized with
+    RDFC-1.0; none for a picture) together with a statement of the file: the
+    sha256 and length of its exact bytes and its manifest entry (format,
+    reader, scope, texts). The proofs, naming the signer, the key and the
+    time, go to proofs.json beside manifest.json. A second signer adds a proof.
 
     Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
     """
-
     try:
         key = read_private_key(key_path)
         result = sign_directory(export_dir, key, by=by or "")
@@ -149,11 +151,10 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-
     key = None
     if sign_key is not None:
-        if output is None or fmt in PICTURE_EXTENSIONS:
-            raise UsageError("--sign signs an export written with -o (not a picture)")
+        if output is None:
+            raise UsageError("--sign signs an export written with -o")
         if not (by or "").strip():
             raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
         try:
@@ -163,7 +164,10 @@ def export_command(
     try:
         store = open_store(ctx)
         if fmt in PICTURE_EXTENSIONS:
-            _picture(store, card, reader, fmt, output)
+            drawn = _picture(store, card, reader, fmt, output)
+            if key is not None and drawn is not None:
+                signed = sign_directory(drawn.parent, key, by=by or "", names=[drawn.name])
+                click.echo(f"{terminal(drawn)}: signed by {terminal(signed.signer)}", err=True)
             return
         result = export_bundle(
             store,
@@ -194,8 +198,8 @@ def export_command(
 
 def _picture(
     store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
-) -> None:
-
+) -> Path | None:
+    """Draw a card's picture to ``output`` (recorded in its manifest) or stdout; the file."""
     assert isinstance(store, Store)
     if card is None:
         raise ExportError("a picture shows one acceptance card: give --card ID")
@@ -203,7 +207,7 @@ def _picture(
     data = render(card_dot(store, scope), fmt)
     if output is None:
         sys.stdout.buffer.write(data)
-        return
+        return None
     target = output_path(output, fmt)
     if (target.parent / "manifest.json").exists():
         read_manifest(target.parent)
@@ -215,6 +219,7 @@ def _picture(
         f"{terminal(scope.reader)}",
         err=True,
     )
+    return target
 
 
 @click.command("verify")
@@ -226,12 +231,18 @@ def _picture(
     "Every export file must then carry a valid proof by one of them.",
 )
 def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
-    """Check an export directory: every signature (proofs.json) against its file's dataset,
-    every file's sha256 against manifest.json, every retained span's quote against its
-    version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+    """Check an export directory: every signature (proofs.json) against its file's bytes and
+    dataset, every file's sha256 against manifest.json, every retained span's quote against
+    its version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+
+    In a signed directory (one with proofs.json, or with --trust) every export
+    file, pictures included, needs a valid proof: an empty or missing proof
+    list fails, and so does a manifest entry other than the signed one.
+    "signed by" is printed only when every file is covered.
 
     Exit 0 when intact, 1 when a file was altered, a signature fails, a quote
-    is false or a constraint is broken, 2 when there is no manifest.
+    is false or a constraint is broken (each problem on a FAILED line, then one
+    Error line), 2 when there is no manifest.
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
@@ -249,16 +260,35 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
-    if report.signers:
-        trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
-        click.echo(
-            f"{report.signatures_checked} signature(s) checked; signed by "
-            f"{terminal('; '.join(report.signers))}{trust_note}"
-        )
-    elif report.signatures_checked == 0:
-        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
     if not report.ok:
-        sys.exit(1)
+        # Nothing is said to be signed unless every file is: the problems above say what not.
+        raise click.ClickException(
+            f"{terminal(export_dir)}: NOT intact: {len(report.problems)} problem(s), each on a "
+            "FAILED line above"
+        )
+    if report.signed:
+        click.echo(
+            f"{report.signatures_checked} signature(s) checked; every export file carries a "
+            f"valid proof; signed by {terminal(_signers(report, trusted=bool(trust)))}"
+        )
+    else:
+        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
+
+
+def _signers(report: VerifyReport, *, trusted: bool) -> str:
+    """Who signed, each once with how many files, and (with --trust) whether trusted."""
+    counts: dict[str, int] = {}
+    marks: dict[str, bool] = {}
+    for signed in report.signed.values():
+        for signer in signed.signers:
+            counts[signer.shown] = counts.get(signer.shown, 0) + 1
+            marks[signer.shown] = signer.trusted
+    parts = []
+    for shown, count in counts.items():
+        mark = ("; a trusted key" if marks[shown] else "; NOT a trusted key") if trusted else ""
+        parts.append(f"{shown} ({count} file(s){mark})")
+    note = "" if trusted else " (no --trust given: keys not checked against trusted ones)"
+    return "; ".join(parts) + note
 
 
 COMMANDS = [export_command, verify_command, keys_command, sign_command]

@@ -9,11 +9,13 @@ from pathlib import Path
 import click
 import pyoxigraph as ox
 
-from hopgate import ids
+from hopgate import api, ids
 from hopgate.audit.inspection import stats as store_stats
 from hopgate.cli.formatting import render
-from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
+from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store, reader_option
+from hopgate.errors import InputRefused
 from hopgate.escaping import json_text
+from hopgate.inputs import decode_text, read_regular
 from hopgate.library.artefacts import library_queries
 from hopgate.store import IRI, Value
 
@@ -54,10 +56,10 @@ def parse_param(text: str) -> tuple[str, Value]:
 def read_query_argument(query: str) -> str:
     """The SPARQL text of QUERY: a path ending in .rq, a library query id, or text."""
     if query.endswith(".rq"):
-        path = Path(query)
-        if not path.is_file():
-            raise UsageError(f"no such query file: {query}")
-        return path.read_text("utf-8")
+        try:
+            return decode_text(read_regular(Path(query)))
+        except InputRefused as exc:
+            raise UsageError(f"{query}: cannot read the query file: {exc.detail}") from None
     if re.fullmatch(r"[a-z0-9][a-z0-9-]*", query):
         queries = library_queries()
         if query in queries:
@@ -73,21 +75,34 @@ def read_query_argument(query: str) -> str:
 @click.option("--param", "params", multiple=True, help="NAME=VALUE bound to ?NAME (repeatable).")
 @format_option("table", "json", "csv")
 @click.option("--iris", is_flag=True, help="Show full IRIs instead of ledger ids.")
+@reader_option("none: the store as it is, unfiltered")
 @click.pass_context
 @handle_errors
-def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iris: bool) -> None:
+def query(
+    ctx: click.Context,
+    query: str,
+    params: tuple[str, ...],
+    fmt: str,
+    iris: bool,
+    reader: str | None,
+) -> None:
     """Run a SPARQL query: a .rq file, a library query id, or the query text.
 
     Parameters are bound as values, never spliced into the text. The default
-    graph is the union of all loaded graphs.
+    graph is the union of all loaded graphs. With --reader, every text in the
+    results that repeats a text withheld from that reader is shown as the
+    withheld marker (docs/spec/records.md "What a reader is shown"); without
+    it, results are the store's, unfiltered.
 
     Example: hopgate query 'SELECT ?s WHERE { ?s a hg:Claim }' --format csv
 
     Example: hopgate query queries/claim-status.rq --param evaluation=evaluation:eval-oct
+
+    Example: hopgate query 'SELECT ?text WHERE { ?c a hg:Claim ; prov:value ?text }' --reader public
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    result = open_store(ctx).query_any(text, params=bindings)
+    result = api.query(open_store(ctx), text, params=bindings, reader=reader)
     if isinstance(result, bool):
         click.echo(json_text(result) if fmt == "json" else str(result).lower())
         return
@@ -151,7 +166,10 @@ def stats(ctx: click.Context, fmt: str) -> None:
 @click.option("--graph", help="Dump only this named graph (its IRI).")
 @format_option("trig", "nquads")
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write ('-': standard output, the default).",
 )
 @click.pass_context
 @handle_errors
@@ -163,7 +181,7 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
     store = open_store(ctx)
     if graph is not None and graph not in store.graphs():
         raise UsageError(f"no named graph {graph} in the store")
-    if output is None:
+    if output is None or str(output) == "-":
         store.dump(sys.stdout.buffer, format=fmt, graph=graph)  # type: ignore[arg-type]
         return
     try:

@@ -14,7 +14,7 @@ import click
 
 from hopgate.audit.results import FIGURES
 from hopgate.bundles.signing import read_public_key
-from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.cli.shared import UsageError, handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
 from hopgate.report.build import build_report
 from hopgate.report.diff import diff
@@ -28,7 +28,7 @@ def _store(ctx: click.Context) -> Store:
 
 
 def _write(text: str, output: Path | None) -> None:
-    if output is None:
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
         return
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -85,7 +85,10 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "of the export.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write ('-': standard output, the default).",
 )
 @click.pass_context
 @handle_errors
@@ -104,12 +107,19 @@ def report_command(
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
 
     Reads the run's latest recorded evaluation (or --evaluation), filtered for
-    the reader exactly as an export is: no quote the reader may not inspect
-    appears. A stale evaluation is reported as recorded and marked stale.
+    the reader exactly as an export is: no text the reader may not inspect,
+    nor any text repeating one, appears (a withheld marker stands in its
+    place). A stale evaluation is reported as recorded and marked stale.
 
     Example: hopgate report --run sys-a --peers -o report.html
 
     Example: hopgate report --run sys-a --reader public --format md -o report.md
+
+    With --signed-export the header's signature line says "signed by" only when
+    the export verifies and its signed file holding this evaluation's bundle
+    (for this reader) equals the store's bundles now (canonical datasets
+    compared); it names that file and its sha256. Otherwise the line says
+    CHECK FAILED and the command exits 1 after writing the report.
 
     Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
@@ -135,12 +145,18 @@ def report_command(
             err=True,
         )
     _write(render(result, fmt), output)
-    if output is not None:
+    if output is not None and str(output) != "-":
         click.echo(
             f"{terminal(output)}: {fmt} report of run {terminal(run)}, evaluation "
             f"{terminal(result.header.evaluation)}, for reader {terminal(result.header.reader)} "
             f"({len(result.cards)} cards)",
             err=True,
+        )
+    if result.signature.failed:
+        # The report is written (its header says CHECK FAILED and why); the exit says so too,
+        # so no pipeline takes a report whose signature did not hold for a signed one.
+        raise click.ClickException(
+            "the signature check failed; the report's header says CHECK FAILED and why"
         )
 
 
@@ -184,13 +200,18 @@ def explain_command(
 @click.command("diff")
 @click.argument("evaluations", nargs=-1, metavar="[EVAL_A EVAL_B]")
 @click.option("--run", "run", help="The run (default: the only run in the store).")
+@reader_option()
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
 @handle_errors
 def diff_command(
-    ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
+    ctx: click.Context,
+    evaluations: tuple[str, ...],
+    run: str | None,
+    reader: str | None,
+    fmt: str,
 ) -> None:
     """Show what changed between two recorded evaluations of a run (default: its two latest).
 
@@ -209,7 +230,7 @@ def diff_command(
         run = evaluations[0].rpartition("@")[0]
     run = _run_of(ctx, run)
     before, after = evaluations if evaluations else (None, None)
-    result = diff(_store(ctx), run=run, before=before, after=after)
+    result = diff(_store(ctx), run=run, before=before, after=after, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return

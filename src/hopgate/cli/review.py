@@ -14,7 +14,7 @@ import click
 
 from hopgate import api
 from hopgate.audit.queue import JudgmentRecord
-from hopgate.cli.shared import handle_errors, open_store
+from hopgate.cli.shared import handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
 from hopgate.ingest.judgments import QUESTIONS
 from hopgate.store import Store
@@ -34,10 +34,11 @@ def review_group() -> None:
 
 @review_group.command("queue")
 @click.option("--run", "run", help="Only the subjects holding back outputs of this run.")
+@reader_option("each run's evaluation's reader")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 @handle_errors
-def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
+def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: str) -> None:
     """List the subjects awaiting adjudication: disagreements first.
 
     Each with the question to decide, the outputs it holds back (and whether
@@ -46,7 +47,7 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
 
     Example: hopgate review queue --run sys-a
     """
-    items = api.review_queue(_open(ctx), run=run)
+    items = api.review_queue(_open(ctx), run=run, reader=reader)
     if fmt == "json":
         click.echo(json_text([i.as_dict() for i in items]))
         return
@@ -83,11 +84,17 @@ def _recorded(j: JudgmentRecord) -> str:
     multiple=True,
     help="A trusted signer's public key (.pub file, did:key or Multikey); repeatable.",
 )
+@reader_option("withhold what any reader may not see")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 @handle_errors
 def judgments_command(
-    ctx: click.Context, subject: str | None, show_all: bool, trust: tuple[str, ...], fmt: str
+    ctx: click.Context,
+    subject: str | None,
+    show_all: bool,
+    trust: tuple[str, ...],
+    reader: str | None,
+    fmt: str,
 ) -> None:
     """List final judgments in the order the store recorded them: who recorded each, and its signature.
 
@@ -97,7 +104,9 @@ def judgments_command(
 
     Example: hopgate review judgments --subject gC2 --trust adjudicator.key.pub
     """
-    found = api.review_judgments(_open(ctx), subject=subject, final_only=not show_all, trust=trust)
+    found = api.review_judgments(
+        _open(ctx), subject=subject, final_only=not show_all, trust=trust, reader=reader
+    )
     if fmt == "json":
         click.echo(json_text([{**j.as_dict(), "signature": sig.as_dict()} for j, sig in found]))
         return
@@ -116,15 +125,16 @@ def judgments_command(
 @click.option(
     "--run", "run", required=True, help="The run whose two latest evaluations to compare."
 )
+@reader_option()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 @handle_errors
-def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
+def changes_command(ctx: click.Context, run: str, reader: str | None, fmt: str) -> None:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
     Example: hopgate evaluate && hopgate review changes --run sys-a
     """
-    found = api.review_changes(_open(ctx), run=run)
+    found = api.review_changes(_open(ctx), run=run, reader=reader)
     if fmt == "json":
         click.echo(json_text(found.as_dict()))
         return

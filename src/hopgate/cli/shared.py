@@ -219,6 +219,16 @@ def correctness_judge_option(func: F) -> F:
     )(func)
 
 
+def reader_option(default: str = "the evaluation's reader") -> Callable[[F], F]:
+    """The shared ``--reader`` option: the reader class an output is for
+    (docs/spec/records.md "What a reader is shown")."""
+    return click.option(
+        "--reader",
+        help=f"The reader class to show it for (default: {default}); texts withheld from "
+        "it, and texts repeating them, are shown as a withheld marker.",
+    )
+
+
 def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
     """The store the command works on; only a writing command may create an embedded one.
 
@@ -277,6 +287,7 @@ __all__ = [
     "note_stale",
     "open_remote",
     "open_store",
+    "reader_option",
     "remote_options",
     "remote_settings",
     "show_notes",

@@ -26,7 +26,8 @@ import string
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hopgate.errors import CommandError
+from hopgate.errors import CommandError, InputRefused
+from hopgate.inputs import parse_json
 from hopgate.processes import Limits, run_command
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -87,7 +88,9 @@ class Judge:
             tail = done.last_error_line()
             raise CommandError(f"exit status {done.returncode}" + (f": {tail}" if tail else ""))
         try:
-            said = json.loads(done.stdout.decode("utf-8"))
+            said = parse_json(done.stdout.decode("utf-8"), strict=False)  # bounded
+        except InputRefused as exc:
+            raise CommandError(f"malformed output: {exc.detail}") from None
         except (UnicodeDecodeError, ValueError) as exc:
             raise CommandError(f"malformed output: not JSON ({exc})") from None
         if not isinstance(said, dict) or "correct" not in said:

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hopgate.errors import CommandError, RunError, SystemAnswerError
+from hopgate.errors import CommandError, InputRefused, RunError, SystemAnswerError
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
 from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
+from hopgate.inputs import parse_json
 from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits, run_command
 
 BUILTIN_BM25 = "builtin:bm25"
@@ -60,7 +61,9 @@ def request(item: dict[str, Any]) -> dict[str, Any]:
 
 def _parse(data: bytes) -> dict[str, Any]:
     try:
-        answer = json.loads(data.decode("utf-8"))
+        answer = parse_json(data.decode("utf-8"), strict=False)  # bounded: digits, nesting
+    except InputRefused as exc:
+        raise SystemAnswerError(f"malformed output: {exc.detail}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise SystemAnswerError(f"malformed output: not JSON ({exc})") from None
     if not isinstance(answer, dict):

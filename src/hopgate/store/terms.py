@@ -15,7 +15,7 @@ import pyoxigraph as ox
 
 from hopgate.errors import QueryError
 from hopgate.store.base import IRI, BNode, Value
-from hopgate.store.dialect import where_groups
+from hopgate.store.dialect import uses_service, where_groups
 from hopgate.vocab import XSD
 
 
@@ -80,6 +80,22 @@ def from_term(term: object) -> Value:
             return text
         return text
     return str(term)
+
+
+def refuse_service(query: str) -> None:
+    """Refuse a query with a SERVICE clause: hopgate answers from its store alone.
+
+    A SERVICE clause makes the engine send a request to another endpoint (an
+    outbound request chosen by whoever wrote the query).
+
+    Raises:
+        QueryError: the query uses SERVICE.
+    """
+    if uses_service(query):
+        raise QueryError(
+            "SERVICE is refused: hopgate answers queries from its store alone (a SERVICE "
+            "clause would send a request to another endpoint)"
+        )
 
 
 def term_ntriples(value: Value) -> str:
