@@ -36,6 +36,7 @@ TWINS = {
     "report": "build_report",
     "review queue": "review_queue",
     "review changes": "review_changes",
+    "review judgments": "review_judgments",
     "judge": "judge",
     "baseline": "baseline",
     "sign": "sign",

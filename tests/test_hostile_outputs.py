@@ -273,6 +273,7 @@ def check_json(store: Path, hostile: Hostile) -> None:
         ("diff", "--run", run, "--format", "json"),
         ("review", "queue", "--format", "json"),
         ("review", "changes", "--run", run, "--format", "json"),
+        ("review", "judgments", "--all", "--format", "json"),
         ("query", "verdicts", "--format", "json"),
     ):
         result = _invoke(store, *args)
@@ -317,6 +318,7 @@ def check_terminal(store: Path, hostile: Hostile) -> None:
         ("diff", "--run", run),
         ("review", "queue"),
         ("review", "changes", "--run", run),
+        ("review", "judgments", "--all"),
         ("stats",),
         ("query", "verdicts"),
         ("report", "--run", run, "--format", "md", "--reader", public),

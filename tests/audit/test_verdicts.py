@@ -94,6 +94,8 @@ def test_worked_example_json_contract(store: hopgate.OxigraphStore) -> None:
         assert set(entry[name]) >= {"numerator", "denominator", "value", "ci_low", "ci_high"}
     assert set(entry["counts"]) == {
         "unsupported",
+        "correctness_unknown",
+        "answer_correctness_unknown",
         "omitted",
         "blocked",
         "not_found",

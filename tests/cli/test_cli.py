@@ -120,8 +120,9 @@ def test_dump_formats(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
     lines = target.read_text(encoding="utf-8").splitlines()
     # 532, plus 4 rank triples (a prov:Usage with hg:rank) for each of the 8 retrieved spans,
     # less the 4 that recorded the OS user as the load's person (issue 15: only --by names
-    # one), plus the catalog's two snapshot digests.
-    assert lines == sorted(lines) and len(lines) == 562
+    # one), plus the catalog's two snapshot digests, plus the recording number of the
+    # ledger's judgment (docs/spec/adjudication.md "Recording").
+    assert lines == sorted(lines) and len(lines) == 563
     trig = run("dump", "--format", "trig").output
     assert "GRAPH" in trig or "{" in trig
     missing = run("dump", "--graph", "https://example.org/nope")
@@ -211,6 +212,7 @@ def test_public_api() -> None:
             "query",
             "render_report",
             "review_changes",
+            "review_judgments",
             "review_queue",
             "run_interventions",
             "sign",

@@ -266,6 +266,9 @@ def _model_answers(ledger: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
                     min(len(set(g["members"])) for g in eligible) if eligible else None,
                     bool(asserting),
                     any(bool(o["correct"]) for o in asserting),
+                    # Unknown: none judged correct and some not judged (acceptance.md "Metrics").
+                    any(bool(o["correct"]) for o in asserting)
+                    or all(o["correct"] is not None for o in asserting),
                     _source_age(model, claim, evaluation, eligible),
                 )
             )
@@ -289,7 +292,7 @@ def _model_answers(ledger: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
                     question,
                     output["id"],
                     claim,
-                    bool(output["correct"]),
+                    output["correct"],  # None: not judged, unbound in the store
                     _STATUS.get(status) if status else None,
                     row["supported"],
                     row["retrieved_complete"],
@@ -412,6 +415,7 @@ def _engine_answers(store: Any) -> dict[str, set[tuple[Any, ...]]]:
             r["hops"],
             r["answered"],
             r["answeredCorrectly"],
+            r["correctnessKnown"],
             r["sourceAgeDays"],
         )
         for r in _rows(store, "claim-cases")

@@ -149,6 +149,8 @@ def test_cedar_metrics() -> None:
     assert run["answer_correctness"] == ratio(3, 4)
     assert run["counts"] == {
         "unsupported": 1,
+        "correctness_unknown": 0,
+        "answer_correctness_unknown": 0,
         "omitted": 0,
         "blocked": 0,
         "not_found": 0,
@@ -290,6 +292,8 @@ def test_blocked_set_with_a_rule_3_failure_elsewhere_is_still_blocked() -> None:
     ledger["evidence_sets"].pop()
     assert metrics(ledger)["r"]["counts"] == {
         "unsupported": 0,
+        "correctness_unknown": 0,
+        "answer_correctness_unknown": 0,
         "omitted": 0,
         "blocked": 0,
         "not_found": 1,
@@ -722,7 +726,10 @@ def _check_model_invariants(ledger: dict[str, Any]) -> list[dict[str, Any]]:
             part = run[name]
             assert 0 <= part["numerator"] <= part["denominator"]
             assert (part["value"] is None) == (part["denominator"] == 0)
-        assert run["complete_set_recall"]["denominator"] == run["answer_correctness"]["denominator"]
+        # Every answerable claim-case is in answer correctness or counted as unknown, never both.
+        assert run["complete_set_recall"]["denominator"] == (
+            run["answer_correctness"]["denominator"] + run["counts"]["answer_correctness_unknown"]
+        )
     json.dumps(result)
     json.dumps(rows)
     return rows

@@ -350,7 +350,15 @@ def test_library_query_runs_unchanged(remote: RemoteStore, query_id: str, tmp_pa
                     k: _plain(v)
                     for k, v in row.items()
                     if k
-                    not in ("card", "bundle", "evaluationActivity", "started", "ended", "loaded")
+                    not in (
+                        "card",
+                        "bundle",
+                        "evaluationActivity",
+                        "started",
+                        "ended",
+                        "loaded",
+                        "recordedAt",
+                    )
                 },
                 sort_keys=True,
             )
