@@ -1,4 +1,10 @@
-"""Shared fixtures: a minimal valid ledger, writing it in every spelling, a store."""
+"""Shared fixtures and helpers: the worked example, a minimal valid ledger in every spelling,
+a store, the shared data (../shared/data), a private Virtuoso, and the test session's options.
+
+Under ``CI=true`` what a test needs must be there: missing data, Virtuoso, graphviz or
+Chromium fail the test instead of skipping it. Hypothesis explores new examples on every
+CI run; the seed is printed in the session header (``HOPGATE_HYPOTHESIS_SEED`` replays it).
+"""
 
 from __future__ import annotations
 
@@ -6,29 +12,138 @@ import copy
 import gzip
 import json
 import os
+import random
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import yaml
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, settings
 
 import hopgate
+from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
 from hopgate.ingest.ledger import KINDS
 
+#: The project's root folder, its worked example and the ledgers the tests share.
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+CEDAR = EXAMPLES / "cedar.yaml"
+LEDGERS = ROOT / "tests" / "fixtures" / "ledgers"
+#: The worked example's verdicts (the header of examples/cedar.yaml).
+CEDAR_VERDICTS = {
+    "sys-a/qA/o1": "revise-citations",
+    "sys-a/qB/o1": "revise-citations",
+    "sys-a/qC/o1": "accept",
+    "sys-a/qD/o1": "reject",
+}
+#: Real benchmark data and test suites beside the project, never committed (its README).
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+#: Under CI=true a test's requirements must be met: a missing one fails the test.
+CI = os.environ.get("CI", "").lower() == "true"
 #: Tests marked slow (10k claims, minutes each) run under CI=true or HOPGATE_SLOW_TESTS=1;
 #: `make test` on a workstation stays within minutes without them.
-RUN_SLOW = os.environ.get("CI", "").lower() == "true" or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
+RUN_SLOW = CI or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
+#: Tests marked benchmark only measure scale: they run with HOPGATE_BENCHMARKS=1 (bench/README.md).
+RUN_BENCHMARKS = os.environ.get("HOPGATE_BENCHMARKS") == "1"
+
+T = TypeVar("T")
+
+
+def required(reason: str) -> None:
+    """A test's requirement is missing: fail under ``CI=true``, else skip with ``reason``."""
+    if CI:
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def shared_data(*parts: str) -> Path:
+    """The path of ``../shared/data/<parts>``; a missing one fails under CI, else skips."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        required(f"the shared data is not present: {path} (see {SHARED_DATA / 'README.md'})")
+    return path
+
+
+def within(seconds: float, call: Callable[[], T]) -> T:
+    """``call()``, failing the test if it has not returned after ``seconds`` (a hang guard).
+
+    Not a timing: the bound is minutes above what the call takes on a loaded machine, and
+    only says that the call came back at all. The call runs in a daemon thread, so a hung
+    call is abandoned with the test.
+    """
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # re-raised in the test's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"still running after {seconds:.0f} s: it hangs", pytrace=False)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
+
+
+# ---- the session: Hypothesis under CI, slow tests, benchmarks ---------------------------
+
+#: Under CI every run draws new examples (Hypothesis's own "ci" profile derandomizes,
+#: so each CI run would replay the same ones); no example database is kept.
+settings.register_profile(
+    "hopgate-ci",
+    derandomize=False,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+if CI:
+    settings.load_profile("hopgate-ci")
+
+
+def _hypothesis_seed() -> int | None:
+    """The seed asked for (HOPGATE_HYPOTHESIS_SEED), a fresh one under CI, else None."""
+    asked = os.environ.get("HOPGATE_HYPOTHESIS_SEED")
+    if asked:
+        return int(asked)
+    return random.SystemRandom().randrange(2**32) if CI else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Seed Hypothesis (unless ``--hypothesis-seed`` was given) before its plugin reads it."""
+    if config.getoption("hypothesis_seed", None) is None:
+        seed = _hypothesis_seed()
+        if seed is not None:
+            config.option.hypothesis_seed = seed
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """The Hypothesis seed of this session, and how to replay it."""
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is None:
+        return ["hypothesis seed: random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)"]
+    return [f"hypothesis seed: {seed} (replay: HOPGATE_HYPOTHESIS_SEED={seed} make test)"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the tests marked slow unless CI=true or HOPGATE_SLOW_TESTS=1."""
-    if RUN_SLOW:
-        return
-    skip = pytest.mark.skip(reason="slow: runs under CI=true or HOPGATE_SLOW_TESTS=1")
+    """Skip slow tests unless CI=true or HOPGATE_SLOW_TESTS=1, benchmarks unless asked for."""
+    slow = pytest.mark.skip(reason="slow: runs under CI=true or HOPGATE_SLOW_TESTS=1")
+    benchmark = pytest.mark.skip(reason="a benchmark of scale: runs with HOPGATE_BENCHMARKS=1")
     for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+        if "benchmark" in item.keywords and not RUN_BENCHMARKS:
+            item.add_marker(benchmark)
+        elif "slow" in item.keywords and not RUN_SLOW:
+            item.add_marker(slow)
 
 
 #: The text of the minimal ledger's one version (non-ASCII on purpose; "R17" occurs twice).
@@ -168,6 +283,26 @@ def store() -> Iterator[hopgate.OxigraphStore]:
         yield opened  # type: ignore[misc]
 
 
+@pytest.fixture(scope="module")
+def cedar() -> Iterator[hopgate.OxigraphStore]:
+    """The worked example (examples/cedar.yaml), loaded and evaluated once per module, in memory."""
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, CEDAR)
+        evaluate(store)
+        yield store  # type: ignore[misc]
+
+
+@pytest.fixture
+def hg(tmp_path: Path) -> Callable[..., Result]:
+    """``hg(*args)``: ``hopgate --store <tmp_path>/store ARGS`` in-process (stderr apart)."""
+    runner = CliRunner()
+
+    def run(*args: str) -> Result:
+        return runner.invoke(cli, ["--store", str(tmp_path / "store"), *args], obj={})
+
+    return run
+
+
 @pytest.fixture
 def locate() -> Callable[[dict[str, Any], str, int, str], str]:
     """``locate(ledger, plural, index, fmt)``: the record location a load error names."""
@@ -194,9 +329,7 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     reason = missing()
     if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true and {reason}")
-        pytest.skip(reason)
+        required(reason)
     server = VirtuosoServer(tmp_path_factory.mktemp("virtuoso"))
     try:
         server.start()
