@@ -1,4 +1,5 @@
-"""No silent arithmetic (issue 13, item 7): no claim-case drops out of a metric's sum.
+"""Peer metrics (hopgate.audit.peers): no claim-case drops out of a figure's sum (issue 13,
+item 7, "no silent arithmetic").
 
 pyoxigraph's xsd:decimal product errs when the exact result needs more than
 18 fraction digits (``0.4 * (2/3)``), and one unbound term leaves a SUM

@@ -1,4 +1,5 @@
-"""Each rule of the evaluation has one home: one file of ``queries/`` decides it.
+"""The evaluation's steps (hopgate.library.steps): each rule has one home, one file of
+``queries/`` that decides it, and the steps run in the order queries/README.md lists.
 
 The auditor-facing queries read what the pipeline recorded (the latest
 evaluation bundle of a run) instead of deriving the rules a second time
@@ -76,21 +77,21 @@ def test_rule_is_written_in_one_file(rule: str) -> None:
     assert _homes(pattern) == [home]
 
 
-def test_a_comment_is_not_a_rule() -> None:
+def test_a_comment_is_not_a_rule(tmp_path: Path) -> None:
     text = "# FILTER (?observed > ?cutoff)\nSELECT ?s WHERE { ?s ?p ?o } # ?a <= ?b && ?c <= ?d\n"
-    path = QUERIES.parent / "tests" / "one-home-probe.rq"
-    try:
-        path.write_text(text, encoding="utf-8")
-        assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
-        assert not re.search(RULES["coverage: containment"][0], _sparql(path))
-    finally:
-        path.unlink()
+    path = tmp_path / "one-home-probe.rq"
+    path.write_text(text, encoding="utf-8")
+    assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
+    assert not re.search(RULES["coverage: containment"][0], _sparql(path))
+    # ... while the same comparison outside a comment is one.
+    path.write_text("SELECT ?s WHERE { ?s ?p ?o FILTER (?observed > ?cutoff) }", encoding="utf-8")
+    assert re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
 
 
 def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
-    evaluate = (ROOT / "src" / "hopgate" / "evaluate.py").read_text("utf-8")
+    evaluate = (ROOT / "src" / "hopgate" / "decide" / "evaluation.py").read_text("utf-8")
     assert 'mint("rule"' not in evaluate, "joint support is decided in evaluation-verdicts.rq"
-    results = (ROOT / "src" / "hopgate" / "results.py").read_text("utf-8")
+    results = (ROOT / "src" / "hopgate" / "audit" / "results.py").read_text("utf-8")
     assert '!= "accept"' not in results, "the gate is decided in queries/gate.rq"
 
 
