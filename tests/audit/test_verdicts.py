@@ -10,7 +10,7 @@ import pytest
 from evaluated import gate, metrics, verdicts
 
 import hopgate
-from hopgate.audit.results import VerdictRow
+from hopgate.audit.results import VERDICT_COLUMNS, VerdictRow
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -74,18 +74,7 @@ def test_worked_example_metrics(store: hopgate.OxigraphStore) -> None:
 def test_worked_example_json_contract(store: hopgate.OxigraphStore) -> None:
     hopgate.load(store, EXAMPLES / "cedar.yaml")
     row = verdicts(store)[0].as_dict()
-    for key in (
-        "run",
-        "question",
-        "output",
-        "claim",
-        "supported",
-        "retrieved_complete",
-        "citation_complete",
-        "missing",
-        "verdict",
-    ):
-        assert key in row
+    assert set(VERDICT_COLUMNS) <= set(row)
     assert row["run"] == "sys-a" and row["output"] == "sys-a/qA/o1"
     entry = metrics(store)["sys-a"].as_dict()
     for name in ("complete_set_recall", "citation_set_completeness", "answer_correctness"):

@@ -13,6 +13,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
+from conftest import CEDAR
 from evaluated import export_bundle
 
 import hopgate
@@ -32,18 +33,8 @@ from hopgate.report.pages import render
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 WITHHELD = ROOT / "examples" / "withheld.yaml"
 SPAN = "https://w3id.org/hopgate/id/span/"
-
-
-@pytest.fixture(scope="module")
-def cedar() -> Iterator[hopgate.OxigraphStore]:
-    """The worked example, loaded and evaluated, in memory."""
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        yield store  # type: ignore[misc]
 
 
 def _canonical(quads: list[ox.Quad]) -> list[str]:

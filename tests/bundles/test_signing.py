@@ -5,15 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
+from conftest import CEDAR
 
-import hopgate
 from hopgate.bundles.export import FORMATS, export_bundle, write_export
 from hopgate.bundles.signing import (
     PROOFS,
@@ -36,11 +35,9 @@ from hopgate.bundles.signing import (
 from hopgate.bundles.signing import hash_data as combined_hash
 from hopgate.bundles.verify import verify
 from hopgate.cli import cli
-from hopgate.decide.evaluation import evaluate
 from hopgate.errors import SigningError
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 VECTORS = ROOT.parent / "shared" / "data" / "w3c-eddsa-rdfc-2022"
 
 
@@ -138,14 +135,6 @@ def test_keys_are_written_0600_never_overwritten_and_read_back(tmp_path: Path) -
 
 
 # --- signed export directories -------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def cedar() -> Iterator[hopgate.OxigraphStore]:
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        yield store  # type: ignore[misc]
 
 
 def _signed_directory(store: Any, out: Path, key: SigningKey) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CEDAR
 
 import hopgate
 from hopgate import ids
@@ -34,7 +35,6 @@ from hopgate.store.remote import RemoteStore
 from hopgate.vocab import CATALOG_GRAPH
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 SERVERS = 3
 
 
@@ -168,14 +168,9 @@ def test_random_ledgers_step_by_step(
     The ledgers differ per server and order (Hypothesis draws them from a
     seed of both), so the suite sees 48 ledgers under six sets of plans.
     """
+    from conftest import write
     from hypothesis import HealthCheck, given, seed, settings
-
-    try:
-        from tests.conftest import write
-        from tests.ledger_strategies import ledgers
-    except ImportError:  # run from inside tests/
-        from conftest import write  # type: ignore[no-redef]
-        from ledger_strategies import ledgers  # type: ignore[no-redef]
+    from ledger_strategies import ledgers
 
     remote = _remote(servers[server], join_order)
     folder = tmp_path_factory.mktemp("ledgers")

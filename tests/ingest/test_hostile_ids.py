@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import spec_model
 from click.testing import CliRunner
-from evaluated import export_bundle, verdicts
+from conftest import write
+from evaluated import MODEL_COLUMNS, export_bundle, verdicts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ledger_strategies import ledgers
 
 import hopgate
 from hopgate import ids
@@ -34,15 +37,6 @@ from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.library.artefacts import library_query
 from hopgate.shacl.validation import validate
-
-try:
-    from tests import spec_model
-    from tests.conftest import write
-    from tests.ledger_strategies import ledgers
-except ImportError:  # run from inside tests/
-    import spec_model  # type: ignore[no-redef]
-    from conftest import write  # type: ignore[no-redef]
-    from ledger_strategies import ledgers  # type: ignore[no-redef]
 
 Ledger = dict[str, Any]
 
@@ -185,18 +179,6 @@ renamings = st.builds(
     Renaming,
     st.fixed_dictionaries({kind: st.tuples(affixes, affixes) for kind in KINDS}),
 )
-MODEL_KEYS = (
-    "run",
-    "question",
-    "output",
-    "claim",
-    "supported",
-    "retrieved_complete",
-    "citation_complete",
-    "missing",
-    "inadmissible_citations",
-    "verdict",
-)
 
 
 def _check_hostile_against_plain(ledger: Ledger, renaming: Renaming, tmp_path: Path) -> None:
@@ -207,8 +189,8 @@ def _check_hostile_against_plain(ledger: Ledger, renaming: Renaming, tmp_path: P
         (_plain(r) for r in plain_rows), key=_key
     )
     # And the spec's model agrees on the hostile ledger itself (ids sort by code point).
-    model = [{k: r[k] for k in MODEL_KEYS} for r in spec_model.verdict_rows(hostile)]
-    engine = [{k: r[k] for k in MODEL_KEYS} for r in hostile_rows]
+    model = [{k: r[k] for k in MODEL_COLUMNS} for r in spec_model.verdict_rows(hostile)]
+    engine = [{k: r[k] for k in MODEL_COLUMNS} for r in hostile_rows]
     assert sorted(engine, key=_key) == sorted(model, key=_key)
 
 
@@ -300,7 +282,7 @@ def _invoke(store: Path, *args: str) -> Any:
 @pytest.fixture(scope="module")
 def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store directory with the minimal ledger under hostile ids, loaded and evaluated."""
-    from tests.conftest import _minimal_ledger
+    from conftest import _minimal_ledger
 
     directory = tmp_path_factory.mktemp("hostile")
     ledger = renamed(_two_outputs(_minimal_ledger()), HOSTILE)
@@ -388,7 +370,7 @@ def test_a_card_picture_of_hostile_ids(hostile_store: Path) -> None:
 
 
 def test_evaluate_by_run_id_with_hostile_ids(tmp_path: Path) -> None:
-    from tests.conftest import _minimal_ledger
+    from conftest import _minimal_ledger
 
     ledger = renamed(_minimal_ledger(), HOSTILE)
     path = write(tmp_path / "ledger", ledger, "yaml")

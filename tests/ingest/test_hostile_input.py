@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import CEDAR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +26,6 @@ from hopgate.ingest.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
 from hopgate.vocab import HG
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 
 HEADER = {"type": "ledger", "ledger": 1}
 TEXT = "Project Cedar is mapped to record R17."

@@ -34,7 +34,7 @@ LOAD = "https://w3id.org/hopgate/id/load/06f03c8cfb3fe0dd7f810fd17becfbbcbfe9a5b
 
 
 @pytest.fixture(scope="module")
-def cedar() -> Any:
+def with_scratch() -> Any:
     """The worked example, evaluated once, with a scratch graph filled as evaluate does."""
     store = hopgate.open_store(None)
     hopgate.load(store, ROOT / "examples" / "cedar.yaml")
@@ -81,8 +81,8 @@ def _canonical(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("query_id", QUERIES)
-def test_query_gives_expected_rows(cedar: Any, query_id: str) -> None:
-    store, bundle = cedar
+def test_query_gives_expected_rows(with_scratch: Any, query_id: str) -> None:
+    store, bundle = with_scratch
     query = library_queries()[query_id]
     path = EXPECTED / f"{query_id}.json"
     assert path.is_file(), f"no expected result for query {query_id}: write {path}"
@@ -105,9 +105,9 @@ def test_query_gives_expected_rows(cedar: Any, query_id: str) -> None:
     ],
 )
 def test_materialised_queries_agree_with_standalone_ones(
-    cedar: Any, evaluation_query: str, standalone: str
+    with_scratch: Any, evaluation_query: str, standalone: str
 ) -> None:
-    store, bundle = cedar
+    store, bundle = with_scratch
     fast = store.select(
         library_queries()[evaluation_query].text,
         params=_params(library_queries()[evaluation_query].parameters, bundle),
@@ -125,8 +125,8 @@ def test_query_header_is_documented(query_id: str) -> None:
     assert query.parameters and query.returns
 
 
-def test_run_parameter_restricts_rows(cedar: Any) -> None:
-    store, _ = cedar
+def test_run_parameter_restricts_rows(with_scratch: Any) -> None:
+    store, _ = with_scratch
     text = library_queries()["verdicts"].text
     run = hopgate.IRI("https://w3id.org/hopgate/id/run/sys-a")
     other = hopgate.IRI("https://w3id.org/hopgate/id/run/none")

@@ -8,14 +8,13 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import _MINIMAL
+from conftest import _MINIMAL, CEDAR
 from wide_card import wide_card_ledger
 
 import hopgate
@@ -28,19 +27,9 @@ from hopgate.report.explain import explain
 from hopgate.report.pages import render
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 WITHHELD = ROOT / "examples" / "withheld.yaml"
 #: An A4 page's width less 15 mm margins, in points.
 A4_WIDTH_PT = 510
-
-
-@pytest.fixture(scope="module")
-def cedar() -> Iterator[hopgate.OxigraphStore]:
-    """The worked example, loaded and evaluated once, in memory."""
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        yield store  # type: ignore[misc]
 
 
 def _needs_dot() -> None:

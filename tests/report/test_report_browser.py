@@ -26,7 +26,6 @@ from hopgate.report.pages import render
 from hopgate.store.catalog import runs
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 MISSING_HOP_A = "Project Cedar is mapped to record R17"
 
 
@@ -70,11 +69,8 @@ def _visible(browser: Browser, selector: str, text: str) -> bool:
     return bool(browser.evaluate(script % tuple(quoted)))
 
 
-def test_worked_example_report_in_a_browser(browser: Browser, tmp_path: Path) -> None:
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        page = _write_report(store, "sys-a", tmp_path / "report.html")
+def test_worked_example_report_in_a_browser(browser: Browser, cedar: Any, tmp_path: Path) -> None:
+    page = _write_report(cedar, "sys-a", tmp_path / "report.html")
     seconds = _check_rendered(browser, page)
     assert _visible(browser, "blockquote.missing", MISSING_HOP_A)
     assert browser.evaluate("document.querySelectorAll('svg.chart').length") >= 5
@@ -83,11 +79,8 @@ def test_worked_example_report_in_a_browser(browser: Browser, tmp_path: Path) ->
     print(f"worked example: the page loaded in {seconds:.3f} s")
 
 
-def test_worked_example_report_prints_to_pdf(browser: Browser, tmp_path: Path) -> None:
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        page = _write_report(store, "sys-a", tmp_path / "report.html")
+def test_worked_example_report_prints_to_pdf(browser: Browser, cedar: Any, tmp_path: Path) -> None:
+    page = _write_report(cedar, "sys-a", tmp_path / "report.html")
     _check_rendered(browser, page)
     target = tmp_path / "report.pdf"
     browser.pdf(target)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from pathlib import Path
 
@@ -11,8 +12,7 @@ import rdflib
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Node, URIRef
 
-from hopgate import IRI, load, open_store
-from hopgate.decide.evaluation import evaluate
+from hopgate import IRI, open_store
 from hopgate.library.artefacts import artefact
 from hopgate.shacl.validation import (
     SHAPES,
@@ -22,7 +22,7 @@ from hopgate.shacl.validation import (
     validate,
     validate_graphs,
 )
-from hopgate.store import OxigraphStore
+from hopgate.store import OxigraphStore, catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "shacl"
@@ -204,19 +204,14 @@ def test_report_reader_names_shapes() -> None:
 # ---------------------------------------------------------- the worked example
 
 
-def _worked_example() -> tuple[bytes, str]:
-    with open_store(None) as store:
-        load(store, ROOT / "examples" / "cedar.yaml")
-        [record] = evaluate(store)
-        buffer = __import__("io").BytesIO()
-        store.dump(buffer, format="nquads")
-        return buffer.getvalue(), record.graph
-
-
 @pytest.fixture(scope="module")
-def evaluated_example() -> tuple[bytes, str]:
+def evaluated_example(cedar: OxigraphStore) -> tuple[bytes, str]:
     """The worked example loaded and evaluated, as N-Quads, and its bundle graph."""
-    return _worked_example()
+    latest = catalog.latest(cedar, "sys-a")
+    assert latest is not None
+    buffer = io.BytesIO()
+    cedar.dump(buffer, format="nquads")
+    return buffer.getvalue(), latest.bundle
 
 
 def _store_from(nquads: bytes) -> OxigraphStore:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import CEDAR
 from evaluated import metrics, verdicts
 
 import hopgate
@@ -39,7 +40,6 @@ from hopgate.store.remote.values import term_value
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 sys.path.insert(0, str(ROOT / "bench"))
 from synthetic import write_ledger  # noqa: E402
 
