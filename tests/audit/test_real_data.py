@@ -1,8 +1,9 @@
 """The importers, peer metrics and baselines on the real benchmark samples.
 
 The data lives in ``../shared/data`` beside the project (never committed);
-each test skips when its folder is absent. Expected figures are those of each
-folder's README (for FEVER: the FEVER scorer's own output on the same files).
+each test skips when its folder is absent, and fails under ``CI=true``.
+Expected figures are those of each folder's README (for FEVER: the FEVER
+scorer's own output on the same files).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import rdflib
 from click.testing import CliRunner
+from conftest import SHARED_DATA, shared_data
 from evaluated import metrics, peer_metrics
 
 import hopgate
@@ -24,7 +26,7 @@ from hopgate.ingest.adapters import import_files
 from hopgate.ingest.baseline import baseline
 from hopgate.library.artefacts import artefact
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DATA = SHARED_DATA
 FEVER = DATA / "fever-scorer-testdata"
 HOTPOTQA = DATA / "hotpotqa-sample" / "hotpotqa_train_100.json"
 MULTIHOP = DATA / "multihop-rag" / "multihoprag_subset500.json"
@@ -32,8 +34,8 @@ WICE = DATA / "wice" / "claim"
 
 
 def _needs(path: Path) -> None:
-    if not path.exists():
-        pytest.skip(f"benchmark data not present: {path}")
+    """Skip without ``path`` (../shared/data); fail under CI=true."""
+    shared_data(str(path.relative_to(SHARED_DATA)))
 
 
 def _store(ledger: Path) -> hopgate.Store:
