@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 import hopgate
 from hopgate.cli import cli
-from hopgate.errors import AnchorError
+from hopgate.errors import AnchorError, LedgerError
 from hopgate.ingest.anchoring import anchor
 from hopgate.ingest.ledger import MAX_LINE_CHARS, MAX_LITERAL_BYTES
-from hopgate.vocab import HG
+from hopgate.store import catalog
+from hopgate.vocab import CATALOG_GRAPH, HG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -412,6 +413,24 @@ _ledgers = st.dictionaries(
 )
 
 
+def _loaded_or_refused(path: Path) -> None:
+    """Load ``path`` into an empty store: either it loads (its graph published, the records
+    counted), or a LedgerError names the file (and the record where there is one) and the
+    store stays empty. Any other exception fails the test."""
+    with hopgate.open_store(None) as store:
+        try:
+            result = hopgate.load(store, path)
+        except LedgerError as error:
+            assert error.file == str(path) and str(error).startswith(f"{path}: "), error
+            assert error.detail, "a refusal says what was wrong"
+            assert store.count() == 0, "nothing of a failed load may be kept"
+        else:
+            assert store.graphs() == sorted([CATALOG_GRAPH, result.graph])
+            assert catalog.load_graphs(store) == [result.graph]
+            assert result.triples == store.count(result.graph) > 0
+            assert all(count > 0 for count in result.records.values())
+
+
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -432,11 +451,7 @@ def test_fuzz_malformed_ledgers_never_raise_a_traceback(
                 item.setdefault("type", str(key).rstrip("s"))
                 lines.append(json.dumps(item, default=str))
         path.write_text("\n".join(lines) + "\n")
-    with hopgate.open_store(None) as store:
-        try:
-            hopgate.load(store, path)
-        except hopgate.HopgateError:
-            assert store.count() == 0, "nothing of a failed load may be kept"
+    _loaded_or_refused(path)
 
 
 def test_a_control_character_already_in_a_store_stops_prov_exports_cleanly(
@@ -497,11 +512,7 @@ def test_fuzz_raw_ledger_text_never_raises_a_traceback(text: str, suffix: str) -
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / f"fuzz{suffix}"
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        with hopgate.open_store(None) as store:
-            try:
-                hopgate.load(store, path)
-            except hopgate.HopgateError:
-                assert store.count() == 0
+        _loaded_or_refused(path)
 
 
 _HOSTILE_VALUES = st.one_of(
@@ -538,8 +549,4 @@ def test_fuzz_one_field_of_a_valid_ledger_never_raises_a_traceback(
     target[key] = data.draw(_HOSTILE_VALUES)
     with tempfile.TemporaryDirectory() as scratch:
         path = write(Path(scratch) / "fuzz", ledger, spelling)
-        with hopgate.open_store(None) as store:
-            try:
-                hopgate.load(store, path)
-            except hopgate.HopgateError:
-                assert store.count() == 0
+        _loaded_or_refused(path)

@@ -104,9 +104,13 @@ def test_query_gives_expected_rows(with_scratch: Any, query_id: str) -> None:
         ("evaluation-claim-cases", "claim-cases"),
     ],
 )
-def test_materialised_queries_agree_with_standalone_ones(
+def test_the_record_reads_back_what_the_evaluation_decided(
     with_scratch: Any, evaluation_query: str, standalone: str
 ) -> None:
+    """Write, then read: the auditor's query over the recorded cards returns what the
+    evaluation's query decided from the scratch graph (not a second derivation: each rule
+    has one home, tests/library/test_steps.py; the independent derivation is the spec's
+    model, tests/decide/test_spec_model.py and test_property.py)."""
     store, bundle = with_scratch
     fast = store.select(
         library_queries()[evaluation_query].text,
