@@ -96,21 +96,12 @@ def test_twins_take_options_by_keyword() -> None:
         assert len(positional) <= arguments.get(name, 1), (name, positional)
 
 
-def test_doctests_of_every_twin_run_and_pass() -> None:
+def test_every_twin_has_a_doctest() -> None:
+    """Each twin shows its use; tests/test_doctests.py runs every example of the package."""
     finder = doctest.DocTestFinder()
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    tests = finder.find(hopgate.api, "hopgate.api")
     for name in sorted(set(TWINS.values())):
-        function = getattr(hopgate, name)
-        found = finder.find(function, f"hopgate.{name}", globs={})
+        found = finder.find(getattr(hopgate, name), f"hopgate.{name}", globs={})
         assert any(test.examples for test in found), f"hopgate.{name} has no doctest"
-        seen = {(t.filename, t.lineno) for t in tests}
-        tests += [t for t in found if (t.filename, t.lineno) not in seen]
-    for test in tests:
-        runner.run(test)
-    result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{result.failed} doctest example(s) failed (see above)"
-    assert result.attempted > 50
 
 
 @pytest.fixture
