@@ -131,9 +131,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """The Hypothesis seed of this session, and how to replay it."""
     seed = config.getoption("hypothesis_seed", None)
+    profile = f"hypothesis profile {settings.get_current_profile_name()!r}, "
     if seed is None:
-        return ["hypothesis seed: random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)"]
-    return [f"hypothesis seed: {seed} (replay: HOPGATE_HYPOTHESIS_SEED={seed} make test)"]
+        return [profile + "seed random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)"]
+    return [profile + f"seed {seed} (replay: HOPGATE_HYPOTHESIS_SEED={seed} make test)"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

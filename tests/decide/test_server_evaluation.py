@@ -161,12 +161,17 @@ RANDOM_LEDGERS = 8
 @pytest.mark.parametrize("join_order", JOIN_ORDERS)
 @pytest.mark.parametrize("server", range(SERVERS))
 def test_random_ledgers_step_by_step(
-    servers: list[Any], server: int, join_order: str, tmp_path_factory: pytest.TempPathFactory
+    servers: list[Any],
+    server: int,
+    join_order: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
 ) -> None:
     """Random ledgers (tests/ledger_strategies.py), every step compared, on each server and order.
 
     The ledgers differ per server and order (Hypothesis draws them from a
-    seed of both), so the suite sees 48 ledgers under six sets of plans.
+    seed of both and of the session's seed, new on each CI run and printed in
+    its header), so the suite sees 48 ledgers under six sets of plans.
     """
     from conftest import write
     from hypothesis import HealthCheck, given, seed, settings
@@ -176,7 +181,9 @@ def test_random_ledgers_step_by_step(
     folder = tmp_path_factory.mktemp("ledgers")
     drawn: list[int] = []
 
-    @seed(1000 * server + JOIN_ORDERS.index(join_order))
+    session = int(request.config.getoption("hypothesis_seed", None) or 0)
+
+    @seed(session * 10_000 + 1000 * server + JOIN_ORDERS.index(join_order))
     @settings(
         max_examples=RANDOM_LEDGERS,
         deadline=None,
