@@ -73,6 +73,7 @@ def _twin(name: str) -> Callable[..., Any]:
     return function  # type: ignore[no-any-return]
 
 
+@pytest.mark.metadata
 def test_every_command_has_a_twin_or_is_listed() -> None:
     commands = set(_commands(cli))
     listed = set(TWINS) | set(CLI_ONLY) | set(NOT_YET_TWINNED)
@@ -84,6 +85,7 @@ def test_every_command_has_a_twin_or_is_listed() -> None:
         _twin(name)
 
 
+@pytest.mark.metadata
 def test_twins_take_options_by_keyword() -> None:
     """Everything after the store (and a command's arguments) is keyword-only."""
     import inspect
@@ -96,6 +98,7 @@ def test_twins_take_options_by_keyword() -> None:
         assert len(positional) <= arguments.get(name, 1), (name, positional)
 
 
+@pytest.mark.metadata
 def test_every_twin_has_a_doctest() -> None:
     """Each twin shows its use; tests/test_doctests.py runs every example of the package."""
     finder = doctest.DocTestFinder()
@@ -186,6 +189,7 @@ def test_query_takes_text_a_file_or_a_library_id(tmp_path: Path) -> None:
             hopgate.query(store, path=tmp_path / "absent.rq")
 
 
+@pytest.mark.metadata
 def test_docs_api_has_a_section_and_a_row_per_twin() -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text("utf-8")
     headings = {

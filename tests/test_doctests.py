@@ -33,6 +33,7 @@ def _examples(module: ModuleType) -> list[doctest.DocTest]:
 DOCTESTED = [name for name in MODULES if _examples(importlib.import_module(name))]
 
 
+@pytest.mark.metadata
 def test_the_examples_cover_the_api_and_each_stage() -> None:
     """The face of the package (hopgate.api) and the stages a newcomer meets first."""
     assert {"hopgate.api", "hopgate.ingest.loader", "hopgate.shacl.graphs"} <= set(DOCTESTED)

@@ -229,6 +229,7 @@ def hotpotqa_gold() -> list[dict[str, Any]]:
     return gold
 
 
+@pytest.mark.conformance
 def test_hotpotqa_sample_random_predictions_score_as_the_official_script(
     hotpotqa_gold: list[dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -241,6 +242,7 @@ def test_hotpotqa_sample_random_predictions_score_as_the_official_script(
     _assert_hotpotqa_agrees(peers, official)
 
 
+@pytest.mark.conformance
 @settings(max_examples=5, deadline=None)
 @given(
     seed=SEEDS,
@@ -394,6 +396,7 @@ def _assert_fever_agrees(
     assert f1 == pytest.approx(official.f1, abs=TOLERANCE)
 
 
+@pytest.mark.conformance
 def test_fever_model_gives_the_readme_figures(
     fever_data: tuple[list[dict[str, Any]], list[dict[str, Any]]],
 ) -> None:
@@ -432,6 +435,7 @@ def _official_scorer(
     return FeverScore(*scorer(instances, max_evidence=5))
 
 
+@pytest.mark.conformance
 def test_the_official_scorer_gives_the_readme_figures(
     fever_data: tuple[list[dict[str, Any]], list[dict[str, Any]]],
 ) -> None:
@@ -447,6 +451,7 @@ def test_the_official_scorer_gives_the_readme_figures(
 EVERY = 10
 
 
+@pytest.mark.conformance
 @settings(max_examples=5, deadline=None)
 @given(
     seed=SEEDS,
@@ -475,6 +480,7 @@ def test_fever_peers_match_the_scorer_on_random_predictions(
     _assert_fever_agrees(gold, predicted, peers)
 
 
+@pytest.mark.conformance
 @pytest.mark.slow
 def test_fever_peers_match_the_scorer_on_all_lines_with_random_predictions(
     fever_data: tuple[list[dict[str, Any]], list[dict[str, Any]]], tmp_path: Path

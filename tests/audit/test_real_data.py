@@ -26,6 +26,8 @@ from hopgate.ingest.adapters import import_files
 from hopgate.ingest.baseline import baseline
 from hopgate.library.artefacts import artefact
 
+pytestmark = pytest.mark.conformance
+
 DATA = SHARED_DATA
 FEVER = DATA / "fever-scorer-testdata"
 HOTPOTQA = DATA / "hotpotqa-sample" / "hotpotqa_train_100.json"

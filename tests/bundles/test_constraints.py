@@ -84,6 +84,7 @@ def _violations(body: str) -> set[str]:
     return {v.constraint for v in check(list(ox.parse(data, format=ox.RdfFormat.TRIG)))}
 
 
+@pytest.mark.metadata
 def test_every_constraint_has_fixtures() -> None:
     assert set(FIXTURES) == {c.name for c in CONSTRAINTS}
 

@@ -48,6 +48,7 @@ def _vector(name: str) -> bytes:
 # --- the specification's own test vectors --------------------------------------------------
 
 
+@pytest.mark.conformance
 def test_the_w3c_key_pair_decodes_and_derives_its_public_key() -> None:
     pair = json.loads(_vector("keyPair.json"))
     key = SigningKey.from_multibase(pair["privateKeyMultibase"])
@@ -56,6 +57,7 @@ def test_the_w3c_key_pair_decodes_and_derives_its_public_key() -> None:
     assert b58decode(pair["publicKeyMultibase"][1:])[:2] == bytes.fromhex("ed01")
 
 
+@pytest.mark.conformance
 def test_canonical_forms_and_hashes_match_the_w3c_vectors() -> None:
     canon_doc = _vector("canonDocDataInt.txt")
     document = canonical_nquads(ox.parse(canon_doc, format=ox.RdfFormat.N_QUADS))
@@ -79,6 +81,7 @@ def test_canonical_forms_and_hashes_match_the_w3c_vectors() -> None:
     )
 
 
+@pytest.mark.conformance
 def test_the_signer_reproduces_and_the_verifier_accepts_the_w3c_signature() -> None:
     pair = json.loads(_vector("keyPair.json"))
     key = SigningKey.from_multibase(pair["privateKeyMultibase"])
@@ -95,6 +98,7 @@ def test_the_signer_reproduces_and_the_verifier_accepts_the_w3c_signature() -> N
     assert not check_canonical(other, document, configuration, value)
 
 
+@pytest.mark.conformance
 def test_the_verifier_accepts_the_signed_w3c_credential_proof() -> None:
     signed = json.loads(_vector("signedDataInt.json"))
     proof = dict(signed["proof"])

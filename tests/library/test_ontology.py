@@ -21,6 +21,8 @@ from rdflib.collection import Collection
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS
 from rdflib.term import Node
 
+pytestmark = pytest.mark.metadata
+
 ROOT = Path(__file__).parents[2]
 ONTOLOGY_PATH = ROOT / "ontology" / "hopgate.ttl"
 MODEL_PATH = ROOT / "docs" / "model.md"

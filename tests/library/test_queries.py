@@ -155,6 +155,7 @@ def test_query_gives_expected_rows(with_scratch: Any, reviewed: Any, query_id: s
     assert _canonical(rows) == _canonical(expected)
 
 
+@pytest.mark.metadata
 def test_every_query_has_an_expected_file_and_no_file_is_left_over() -> None:
     assert sorted(p.stem for p in EXPECTED.glob("*.json")) == QUERIES
     assert set(QUERIES) >= REVIEWED
@@ -187,6 +188,7 @@ def test_the_record_reads_back_what_the_evaluation_decided(
     assert _canonical(fast, columns) == _canonical(plain, columns)
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("query_id", QUERIES)
 def test_query_header_is_documented(query_id: str) -> None:
     query = library_queries()[query_id]

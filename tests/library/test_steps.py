@@ -71,12 +71,14 @@ def _homes(pattern: str) -> list[str]:
     return [path.name for path in files if re.search(pattern, _sparql(path))]
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_rule_is_written_in_one_file(rule: str) -> None:
     pattern, home = RULES[rule]
     assert _homes(pattern) == [home]
 
 
+@pytest.mark.metadata
 def test_a_comment_is_not_a_rule(tmp_path: Path) -> None:
     text = "# FILTER (?observed > ?cutoff)\nSELECT ?s WHERE { ?s ?p ?o } # ?a <= ?b && ?c <= ?d\n"
     path = tmp_path / "one-home-probe.rq"
@@ -88,6 +90,7 @@ def test_a_comment_is_not_a_rule(tmp_path: Path) -> None:
     assert re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
 
 
+@pytest.mark.metadata
 def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
     evaluate = (ROOT / "src" / "hopgate" / "decide" / "evaluation.py").read_text("utf-8")
     assert 'mint("rule"' not in evaluate, "joint support is decided in evaluation-verdicts.rq"
@@ -95,6 +98,7 @@ def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
     assert '!= "accept"' not in results, "the gate is decided in queries/gate.rq"
 
 
+@pytest.mark.metadata
 def test_the_export_reads_the_withheld_query() -> None:
     from hopgate.bundles import quads
 
@@ -132,6 +136,7 @@ def test_record_reader_returns_nothing_before_an_evaluation(loaded: object, quer
     assert loaded.select(query.text) == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("query_id", RECORD_READERS)
 def test_record_reader_decides_nothing(query_id: str) -> None:
     """No rule pattern occurs in a query that reads the record."""
@@ -144,6 +149,7 @@ def _anchor(heading: str) -> str:
     return re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
 
 
+@pytest.mark.metadata
 def test_readme_lists_the_pipeline_in_order_with_existing_sections() -> None:
     from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
 

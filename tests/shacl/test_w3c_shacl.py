@@ -157,6 +157,7 @@ def _present(test: W3CTest | None) -> W3CTest:
     return test
 
 
+@pytest.mark.conformance
 def test_the_suite_has_its_120_tests() -> None:
     """The suite is complete: 120 tests, each with its files."""
     shared_data("w3c-shacl-tests", "tests", "manifest.ttl")
