@@ -296,13 +296,9 @@ def test_validate_agrees(remote: RemoteStore) -> None:
 #: a step of the evaluation, which runs on the server (tests/decide/test_server_evaluation.py).
 VIRTUOSO_WRONG = {
     # Peer metrics run on a working copy (hopgate.audit.peers), as the evaluation does.
-    **{
-        query_id: "Virtuoso 7.2.5 fails with SQ156 'Bad dfe in sqlo_place_exp' (an internal "
-        "optimizer error); peer metrics run on a local working copy"
-        for query_id in ("peer-hotpotqa-sp", "peer-multihop-rag", "peer-ragas-context-recall")
-    },
-    "peer-fever": "Virtuoso 7.2.5 divides integers as integers (precision sum 3, not 3.5; "
-    "SPARQL 1.1 makes integer / integer a decimal); peer metrics run on a local working copy",
+    query_id: "Virtuoso 7.2.5 fails with SQ156 'Bad dfe in sqlo_place_exp' (an internal "
+    "optimizer error); peer metrics run on a local working copy"
+    for query_id in ("peer-hotpotqa-sp", "peer-multihop-rag")
 }
 
 
@@ -382,7 +378,7 @@ def test_peer_metrics_on_the_server_run_on_a_working_copy(remote: RemoteStore) -
         assert (ours.numerator, ours.denominator) == pytest.approx(
             (reference.numerator, reference.denominator)
         ), ours.name
-    # The figure Virtuoso computes wrongly in place (integer division) is right here.
+    # A fraction stays a fraction (Virtuoso once divided these integers as integers).
     precision = {m.name: m for m in mine["sys-a"]}["evidence precision"]
     assert precision.numerator != int(precision.numerator)
 
