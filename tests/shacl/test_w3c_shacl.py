@@ -9,7 +9,7 @@ counted but not named. A ``sht:Failure`` test passes when the engine refuses
 the shapes (:class:`hopgate.errors.ShaclError`).
 
 The store engine either answers a test itself or hands it to pySHACL; both
-count, and ``python tests/test_w3c_shacl.py`` prints how many went which way.
+count, and ``PYTHONPATH=tests python tests/shacl/test_w3c_shacl.py`` prints how many went which way.
 """
 
 from __future__ import annotations
