@@ -9,7 +9,6 @@ Chromium the tests skip, except under CI=true, where they fail.
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 from browser import LOCAL_SCHEMES, Browser, chromium
+from conftest import required
 
 import hopgate
 from hopgate.decide.evaluation import evaluate
@@ -31,9 +31,7 @@ MISSING_HOP_A = "Project Cedar is mapped to record R17"
 @pytest.fixture()
 def browser(tmp_path: Path) -> Iterator[Browser]:
     if chromium() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is required under CI (apt-get install chromium)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+        required("chromium is not installed (apt-get install chromium)")
     with Browser(tmp_path / "profile") as opened:
         yield opened
 
