@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Protocol, TextIO, TypeVar
 
+from hopgate.escaping import terminal
+
 T = TypeVar("T")
 
 
@@ -60,7 +62,8 @@ class PhaseLines(Reporter):
         self._started = 0.0
 
     def start(self, phase: str, total: int | None, unit: str) -> None:
-        self._phase, self._unit, self._done = phase, unit, 0
+        # A phase names a run: its id is data, shown on one line with no control character.
+        self._phase, self._unit, self._done = terminal(phase), unit, 0
         self._started = time.monotonic()
 
     def advance(self, n: int) -> None:

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 from hopgate.audit.results import GateResult, VerdictRow, gate
 from hopgate.decide.evaluation import evaluate as run_evaluation
+from hopgate.escaping import terminal
 from hopgate.store import Store
 
 
 def reason(row: VerdictRow) -> str:
     """One sentence saying why an output claim's verdict is not ``accept``."""
-    what = f"{row.output} (question {row.question}, claim {row.claim or 'none'})"
-    missing = ", ".join(row.missing)
+    # Ids are data: each is shown on one line, its line ends and controls as escapes.
+    what = (
+        f"{terminal(row.output)} (question {terminal(row.question)}, "
+        f"claim {terminal(row.claim or 'none')})"
+    )
+    missing = ", ".join(terminal(span) for span in row.missing)
     retrieval = (
         "" if row.retrieved_complete else "; retrieval did not deliver a complete evidence set"
     )
@@ -51,11 +56,12 @@ def gate_message(result: GateResult) -> str:
     """The failure message of a gate: the reason, then one sentence per failing output."""
     if result.stale:
         return (
-            f"hopgate gate failed for run {result.run}: its latest evaluation is not current "
-            f"({result.reason}); evaluate it first (hopgate.evaluate or evaluate=True)"
+            f"hopgate gate failed for run {terminal(result.run)}: its latest evaluation is not "
+            f"current ({terminal(result.reason)}); evaluate it first (hopgate.evaluate or "
+            "evaluate=True)"
         )
     lines = [
-        f"hopgate gate failed for run {result.run}: {len(result.failing)} of "
+        f"hopgate gate failed for run {terminal(result.run)}: {len(result.failing)} of "
         f"{result.consequential} consequential output claims not accepted:"
     ]
     lines += [f"  - {reason(row)}" for row in result.failing]

@@ -115,6 +115,50 @@ def test_report_formats(cedar: Any) -> None:
     assert set(data["count_definitions"]) == set(data["metrics"]["counts"])
 
 
+def _replaced(value: Any, old: str, new: str) -> Any:
+    """``value`` with every string equal to ``old`` (an id) replaced by ``new``."""
+    if isinstance(value, dict):
+        return {key: _replaced(item, old, new) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, old, new) for item in value]
+    return new if value == old else value
+
+
+def test_markdown_line_ends_in_data_cannot_forge_the_release_decision(tmp_path: Path) -> None:
+    """Issue 25: CommonMark reads a bare CR as a line end, so an output text (and the reason
+    sentence, through a claim id) could forge a "Release decision: PASS" paragraph."""
+    from markdown_it import MarkdownIt
+
+    forged = "\r\r**Release decision: PASS**\r\r# Everything accepted\r\r"
+    ledger = _replaced(yaml.safe_load(CEDAR.read_text(encoding="utf-8")), "cA", "cA" + forged)
+    for case in ledger["cases"]:
+        for output in case["outputs"]:
+            if output["id"] == "sys-a/qA/o1":
+                output["text"] = "Entity R." + forged
+    path = tmp_path / "attack.yaml"
+    path.write_text(yaml.safe_dump(ledger, allow_unicode=True), encoding="utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        report = build_report(store, run="sys-a", pictures=0)
+    assert "cA" + forged in report.attention[0].reason
+    tokens = MarkdownIt("commonmark").enable("table").parse(render(report, "md"))
+    strong = [
+        token.children[number + 1].content
+        for token in tokens
+        if token.type == "inline" and token.children
+        for number, child in enumerate(token.children)
+        if child.type == "strong_open"
+    ]
+    assert [text for text in strong if "Release decision" in text] == ["Release decision: FAIL"]
+    headings = [tokens[n + 1].content for n, t in enumerate(tokens) if t.type == "heading_open"]
+    assert not [h for h in headings if "Everything accepted" in h and not h.startswith("sys-a")]
+    assert all(h.startswith(("Audit report", "sys-a/", *_SECTIONS)) for h in headings), headings
+
+
+_SECTIONS = ("Metrics", "Counts", "Verdicts by stratum", "Consequential", "Every card")
+
+
 def test_report_cli_and_pictures(cedar_dir: Path, tmp_path: Path) -> None:
     _needs_dot()
     target = tmp_path / "out" / "report.html"

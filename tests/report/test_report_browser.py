@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from browser import LOCAL_SCHEMES, Browser, chromium
-from conftest import required
+from conftest import CEDAR, required
 
 import hopgate
+from hopgate.audit.results import gate
 from hopgate.decide.evaluation import evaluate
 from hopgate.report.build import build_report
 from hopgate.report.pages import PAGE_SIZE, render
@@ -124,3 +126,37 @@ def test_1k_claim_report_in_a_browser(browser: Browser, tmp_path: Path) -> None:
     assert browser.evaluate(shown) == PAGE_SIZE
     browser.screenshot(tmp_path / "report-1k.png")
     assert (tmp_path / "report-1k.png").read_bytes().startswith(b"\x89PNG")
+
+
+#: The attack of issue 25: a system answer that rewrites the release banner and removes
+#: the cards needing attention.
+BANNER_ATTACK = (
+    "Entity R.<script>var g=document.getElementById('gate');g.className='banner pass';"
+    "g.textContent='Release decision: PASS';document.getElementById('attention').remove();"
+    "window.__pwned=1</script>"
+)
+
+
+def test_a_script_in_a_system_answer_cannot_turn_fail_into_pass(
+    browser: Browser, tmp_path: Path
+) -> None:
+    ledger = yaml.safe_load(CEDAR.read_text(encoding="utf-8"))
+    for case in ledger["cases"]:
+        for output in case["outputs"]:
+            if output["id"] == "sys-a/qA/o1":
+                output["text"] = BANNER_ATTACK
+    path = tmp_path / "attack.yaml"
+    path.write_text(yaml.safe_dump(ledger, allow_unicode=True), encoding="utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        assert not gate(store, run="sys-a").passed
+        page = _write_report(store, "sys-a", tmp_path / "report.html", pictures=0)
+    _check_rendered(browser, page)
+    assert browser.evaluate("window.__pwned") is None
+    banner = browser.evaluate("document.getElementById('gate').textContent")
+    assert banner.startswith("Release decision: FAIL")
+    assert browser.evaluate("document.getElementById('gate').className") == "banner fail"
+    assert browser.evaluate("document.querySelectorAll('#attention li').length") == 1
+    # The answer is shown as the text it is.
+    assert _visible(browser, "dd", "g.textContent='Release decision: PASS'")

@@ -22,6 +22,7 @@ from hopgate import ids
 from hopgate.bundles.quads import WITHHELD, narrowed_texts, repeats
 from hopgate.bundles.scope import Scope
 from hopgate.errors import ExportError
+from hopgate.escaping import visible
 from hopgate.store import IRI, Row, Store
 from hopgate.vocab import VERDICTS
 
@@ -85,10 +86,11 @@ def _short(text: str, limit: int = 48) -> str:
 
 
 def _id(iri: object) -> str:
+    """The ledger id of ``iri`` as a label shows it (line ends and controls as escapes)."""
     try:
-        return ids.ledger_id(str(iri))
+        return visible(ids.ledger_id(str(iri)))
     except ValueError:
-        return str(iri)
+        return visible(str(iri))
 
 
 def card_dot(store: Store, scope: Scope) -> str:
@@ -136,7 +138,8 @@ _PAGE = "7.08,1000"
 
 def _wrapped(text: str, limit: int = _WRAP, lines: int = 3) -> str:
     """``text`` on at most ``lines`` lines of ``limit`` characters (an ellipsis if cut)."""
-    words = " ".join(text.split())
+    # Data never breaks a label's lines nor reaches graphviz as a control character.
+    words = visible(" ".join(text.split()))
     found = textwrap.wrap(words, limit, break_long_words=True) or [""]
     if len(found) > lines:
         found = found[:lines]
@@ -151,7 +154,7 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     A span's version and the fetch that observed it are named in the span's label, so a
     card with many members grows down the page, not across it.
     """
-    title = "Acceptance card " + _id(info["card"]) + " (reader " + reader + ")"
+    title = "Acceptance card " + _id(info["card"]) + " (reader " + visible(reader) + ")"
     lines = [
         "digraph card {",
         f'  graph [rankdir=TB, fontname="Helvetica", fontsize=11, labelloc=t, size="{_PAGE}",'
@@ -175,7 +178,7 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     lines.append(f"  {output} [{_ENTITY}, label={_quote(output_label)}];")
     activity_label = "evaluation\n" + _wrapped(_id(info["activity"]), _WRAP, 2)
     if info["by"] is not None:
-        activity_label += f"\non behalf of {info['by']}"
+        activity_label += f"\non behalf of {visible(str(info['by']))}"
     lines.append(f"  {activity} [{_ACTIVITY}, label={_quote(activity_label)}];")
     lines.append(f"  {run} [{_ACTIVITY}, label={_quote('run ' + _id(info['run']))}];")
     question_label = (
@@ -287,7 +290,7 @@ def _span_node(
     Without ``edges`` a cited span says so in its label (and is drawn bold).
     """
     if span in withheld:
-        text = f"withheld for {reader}"
+        text = f"withheld for {visible(reader)}"
     elif row["exact"] is not None:
         text = _wrapped(str(row["exact"]))
     else:

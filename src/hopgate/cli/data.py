@@ -16,6 +16,7 @@ import click
 from hopgate import api
 from hopgate.cli.demo import run_demo
 from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.escaping import terminal
 from hopgate.ingest.adapters import FORMATS
 from hopgate.ingest.baseline import baseline
 from hopgate.ingest.loader import load as load_ledger
@@ -58,7 +59,9 @@ def load(
     for path in ledgers:
         result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
         if result.already_loaded:
-            click.echo(f"{path}: already loaded as {result.graph}; nothing to do")
+            click.echo(
+                f"{terminal(path)}: already loaded as {terminal(result.graph)}; nothing to do"
+            )
             continue
         kinds = ", ".join(f"{n} {kind}" for kind, n in result.records.items())
         skipped = (
@@ -67,8 +70,8 @@ def load(
             else ""
         )
         click.echo(
-            f"{path}: loaded {kinds}; {result.triples} triples into {result.graph} "
-            f"in {result.seconds:.2f} s{skipped}"
+            f"{terminal(path)}: loaded {kinds}; {result.triples} triples into "
+            f"{terminal(result.graph)} in {result.seconds:.2f} s{skipped}"
         )
 
 
@@ -178,15 +181,15 @@ def import_command(
         evaluation=evaluation,
     )
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.records.items()))
-    click.echo(f"{output}: wrote {kinds}")
+    click.echo(f"{terminal(output)}: wrote {kinds}")
     for note in result.notes:
-        click.echo(f"  {note}")
+        click.echo(f"  {terminal(note)}")
     for reason, n in sorted(result.dropped.items()):
-        click.echo(f"dropped {n} {reason}(s)")
+        click.echo(f"dropped {n} {terminal(reason)}(s)")
     if load_it:
         loaded = load_ledger(_open(ctx), output)
         state = "already loaded" if loaded.already_loaded else f"{loaded.triples} triples"
-        click.echo(f"{output}: {state} in {loaded.graph}")
+        click.echo(f"{terminal(output)}: {state} in {terminal(loaded.graph)}")
 
 
 @click.command("baseline")
@@ -245,8 +248,8 @@ def baseline_command(
     )
     state = "already loaded" if result.load.already_loaded else f"{result.load.triples} triples"
     click.echo(
-        f"BASELINE run {result.run}: {result.questions} questions, BM25 over {result.spans} spans; "
-        f"{state} in {result.load.graph}"
+        f"BASELINE run {terminal(result.run)}: {result.questions} questions, BM25 over "
+        f"{result.spans} spans; {state} in {terminal(result.load.graph)}"
     )
 
 

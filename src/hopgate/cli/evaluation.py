@@ -6,7 +6,6 @@ recorded evaluations (docs/spec/records.md "Writes and reads").
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -16,6 +15,7 @@ from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.results import FIGURES, VERDICT_COLUMNS
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store
+from hopgate.escaping import json_text, terminal
 from hopgate.ingest.baseline import baseline_settings
 from hopgate.store import Store
 
@@ -44,8 +44,8 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
     for record in api.evaluate(open_store(ctx, writes=True), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
         click.echo(
-            f"run {record.run}: {record.cards} acceptance cards, {record.claim_cases} claim-cases "
-            f"({state}) in {record.graph}"
+            f"run {terminal(record.run)}: {record.cards} acceptance cards, "
+            f"{record.claim_cases} claim-cases ({state}) in {terminal(record.graph)}"
         )
 
 
@@ -68,7 +68,7 @@ def verdicts(ctx: click.Context, run: str | None, fmt: str) -> None:
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
     rows = [row.as_dict() for row in found]
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(json_text(rows))
         return
     columns = VERDICT_COLUMNS + (
         ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
@@ -113,11 +113,11 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
                 entry["baseline"] = labels[run_id]
             if peers:
                 entry["peers"] = [p.as_dict() for p in peer_figures.get(run_id, [])]
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(json_text(payload))
         return
     for run_id, m in result.items():
         label = f" BASELINE ({labels[run_id]['summary']})" if run_id in labels else ""
-        click.echo(f"run {run_id}{label} (evaluation {m.evaluation})")
+        click.echo(f"run {terminal(run_id)}{terminal(label)} (evaluation {terminal(m.evaluation)})")
         rows = [_metric_row(name, getattr(m, name)) for name in FIGURES]
         click.echo(
             render(
@@ -130,7 +130,11 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, fmt: str) -> None:
         click.echo("counts: " + ", ".join(f"{k} {v}" for k, v in m.counts.items()))
         click.echo(
             f"awaiting adjudication: {m.awaiting_adjudication}"
-            + (f" (hopgate review --run {run_id} lists them)" if m.awaiting_adjudication else "")
+            + (
+                f" (hopgate review --run {terminal(run_id)} lists them)"
+                if m.awaiting_adjudication
+                else ""
+            )
         )
         if m.interventions:
             # docs/spec/interventions.md "Cards and figures": per variant, apart from the above.
@@ -193,24 +197,26 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     """
 
     result = api.gate(open_store(ctx, writes=evaluate_first), run=run, evaluate=evaluate_first)
+    shown = terminal(run)
     if result.stale:
         click.echo(
-            f"run {run}: gate FAILED: its latest evaluation is not current ({result.reason}); "
-            f"run `hopgate evaluate --run {run}` or `hopgate gate --run {run} --evaluate`"
+            f"run {shown}: gate FAILED: its latest evaluation is not current "
+            f"({terminal(result.reason)}); run `hopgate evaluate --run {shown}` or "
+            f"`hopgate gate --run {shown} --evaluate`"
         )
         ctx.exit(1)
     if result.passed:
         click.echo(
-            f"run {run}: gate passed ({result.consequential} consequential output claims accepted)"
+            f"run {shown}: gate passed ({result.consequential} consequential output claims "
+            "accepted)"
         )
         return
     click.echo(
-        f"run {run}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
+        f"run {shown}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
     )
     for row in result.failing:
-        click.echo(
-            f"  {row.output} (claim {row.claim}): {result.reasons.get(row.output, row.verdict)}"
-        )
+        reason = result.reasons.get(row.output, row.verdict)
+        click.echo(f"  {terminal(row.output)} (claim {terminal(row.claim)}): {terminal(reason)}")
     ctx.exit(1)
 
 

@@ -16,6 +16,7 @@ from hopgate.bundles.scope import resolve_scope
 from hopgate.bundles.signing import new_key, read_private_key, sign_directory, write_key
 from hopgate.cli.shared import UsageError, open_store
 from hopgate.errors import ExportError, HopgateError
+from hopgate.escaping import terminal
 from hopgate.store import Store
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
@@ -87,8 +88,9 @@ def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
-        f"{export_dir}: signed {len(result.files)} file(s) ({', '.join(result.files)}) "
-        f"by {result.signer} with {result.verification_method.split('#', 1)[0]}"
+        f"{terminal(export_dir)}: signed {len(result.files)} file(s) "
+        f"({terminal(', '.join(result.files))}) by {terminal(result.signer)} with "
+        f"{terminal(result.verification_method.split('#', 1)[0])}"
     )
 
 
@@ -179,12 +181,13 @@ def export_command(
         target = write_export(result, output)
         if key is not None:
             signed = sign_directory(target.parent, key, by=by or "", names=[target.name])
-            click.echo(f"{target}: signed by {signed.signer}", err=True)
+            click.echo(f"{terminal(target)}: signed by {terminal(signed.signer)}", err=True)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
-        f"{target}: {fmt} of {result.scope.description} for reader {result.scope.reader} "
-        f"({len(result.data)} bytes; manifest {target.parent / 'manifest.json'})",
+        f"{terminal(target)}: {fmt} of {terminal(result.scope.description)} for reader "
+        f"{terminal(result.scope.reader)} ({len(result.data)} bytes; manifest "
+        f"{terminal(target.parent / 'manifest.json')})",
         err=True,
     )
 
@@ -207,7 +210,11 @@ def _picture(
     write_file(target, data)
     entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
     record_file(target, entry, {})
-    click.echo(f"{target}: picture of {scope.description} for reader {scope.reader}", err=True)
+    click.echo(
+        f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
+        f"{terminal(scope.reader)}",
+        err=True,
+    )
 
 
 @click.command("verify")
@@ -234,10 +241,10 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     for problem in report.problems:
-        click.echo(f"FAILED: {problem}")
+        click.echo(f"FAILED: {terminal(problem)}")
     state = "intact" if report.ok else f"NOT intact ({len(report.problems)} problem(s))"
     click.echo(
-        f"{export_dir}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
+        f"{terminal(export_dir)}: {report.files} file(s) {state}; {report.quotes_checked} quote(s) "
         f"re-checked against their version texts, {report.texts_checked} text digest(s) checked, "
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
@@ -246,7 +253,7 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
         click.echo(
             f"{report.signatures_checked} signature(s) checked; signed by "
-            f"{'; '.join(report.signers)}{trust_note}"
+            f"{terminal('; '.join(report.signers))}{trust_note}"
         )
     elif report.signatures_checked == 0:
         click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")

@@ -1,15 +1,20 @@
-"""Rendering rows as a table, JSON or CSV, with ledger ids instead of minted IRIs."""
+"""Rendering rows as a table, JSON or CSV, with ledger ids instead of minted IRIs.
+
+Each format writes its cells through its function of :mod:`hopgate.escaping`:
+a table cell and a CSV cell show line ends, control characters and bidi
+controls as escapes (one record a line), a CSV cell that a spreadsheet would
+read as a formula starts with ``'``, and JSON keeps every string exact.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from hopgate import ids
+from hopgate import escaping, ids
 from hopgate.store import IRI
 from hopgate.vocab import PREFIXES
 
@@ -38,15 +43,22 @@ def render(
     """Render rows in ``format`` (``table``, ``json`` or ``csv``)."""
     shown = [{name: show_value(row.get(name), iris=iris) for name in columns} for row in rows]
     if format == "json":
-        return json.dumps(shown, indent=2, ensure_ascii=False, default=str) + "\n"
+        return escaping.json_text(shown) + "\n"
     if format == "csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
-        writer.writeheader()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([escaping.csv_cell(name) for name in columns])
         for row in shown:
-            writer.writerow({k: _cell(v) for k, v in row.items()})
+            writer.writerow([escaping.csv_cell(_joined(row[name])) for name in columns])
         return buffer.getvalue()
     return table(shown, columns)
+
+
+def _joined(value: Any) -> Any:
+    """A list cell as its items joined by spaces; any other value as it is."""
+    if isinstance(value, list | tuple):
+        return " ".join(_cell(v) for v in value)
+    return value
 
 
 def _cell(value: Any) -> str:
@@ -60,8 +72,9 @@ def _cell(value: Any) -> str:
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """A plain text table with a header row, columns padded to fit."""
-    cells = [[_cell(row.get(name)) for name in columns] for row in rows]
+    """A plain text table with a header row, columns padded to fit; every cell on one line."""
+    cells = [[escaping.terminal(_cell(row.get(name))) for name in columns] for row in rows]
+    columns = [escaping.terminal(name) for name in columns]
     widths = [max([len(name)] + [len(r[i]) for r in cells]) for i, name in enumerate(columns)]
     lines = ["  ".join(name.ljust(w) for name, w in zip(columns, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))

@@ -26,7 +26,7 @@ from hopgate.cli import (
     review,
     validation,
 )
-from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings
+from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings, show_notes
 
 
 @click.group()
@@ -55,6 +55,7 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     input error (the message starts with "Error:").
     """
     ctx.ensure_object(dict)
+    show_notes()
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
     # Long work (load, import, evaluate) reports its phases here (hopgate.progress).

@@ -13,6 +13,7 @@ from hopgate.audit.results import metrics as read_metrics
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import handle_errors, open_store
 from hopgate.decide.variants import VARIANTS
+from hopgate.escaping import terminal
 from hopgate.ingest.loader import load as load_ledger
 from hopgate.interventions.plan import plan as make_plan
 from hopgate.interventions.plan import read_plan, write_plan
@@ -81,12 +82,13 @@ def plan_command(
     write_plan(result, output)
     expected = sum(1 for v in result.variants if v["expected"] == "supported answer")
     click.echo(
-        f"{output}: planned {len(result.variants)} variant(s) of run {run!r} from evaluation "
-        f"{result.evaluation} ({expected} expecting a supported answer, "
-        f"{len(result.variants) - expected} expecting abstention); plan {result.plan}"
+        f"{terminal(output)}: planned {len(result.variants)} variant(s) of run "
+        f"{terminal(repr(run))} from evaluation {terminal(result.evaluation)} ({expected} "
+        f"expecting a supported answer, {len(result.variants) - expected} expecting "
+        f"abstention); plan {terminal(result.plan)}"
     )
     for reason, count in sorted(result.inapplicable.items()):
-        click.echo(f"  not applicable: {count} x {reason}")
+        click.echo(f"  not applicable: {count} x {terminal(reason)}")
 
 
 @interventions_command.command("run")
@@ -133,19 +135,20 @@ def run_command(
     items = read_plan(plan_path)
     result = run_plan(items, system, output, jobs=jobs, timeout=timeout)
     click.echo(
-        f"{output}: {result.answered} variant(s) answered ({result.abstained} abstained), "
+        f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
         f"{len(result.failed)} failed"
     )
     reasons: dict[str, int] = {}
     for failure in result.failed:
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
-        click.echo(f"  failed: {count} x {reason}")
+        click.echo(f"  failed: {count} x {terminal(reason)}")
     if load_it and result.answered:
         loaded = load_ledger(_open(ctx), output)
         runs = ", ".join(sorted({item["run"] for item in items}))
         click.echo(
-            f"{output}: loaded into {loaded.graph}; `hopgate evaluate` scores them (run {runs})"
+            f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "
+            f"scores them (run {terminal(runs)})"
         )
 
 
@@ -164,7 +167,7 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
 
     for run_id, m in read_metrics(_open(ctx), run=run).items():
         stale = f"; stale: {m.stale_reason}" if m.stale else ""
-        click.echo(f"run {run_id} (evaluation {m.evaluation}{stale})")
+        click.echo(f"run {terminal(run_id)} (evaluation {terminal(m.evaluation)}{terminal(stale)})")
         if not m.interventions:
             click.echo("no answered intervention\n")
             continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from hopgate import ids
 from hopgate.audit.inspection import stats as store_stats
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
+from hopgate.escaping import json_text
 from hopgate.library.artefacts import library_queries
 from hopgate.store import IRI, Value
 
@@ -89,7 +89,7 @@ def query(ctx: click.Context, query: str, params: tuple[str, ...], fmt: str, iri
     bindings = dict(parse_param(p) for p in params)
     result = open_store(ctx).query_any(text, params=bindings)
     if isinstance(result, bool):
-        click.echo(json.dumps(result) if fmt == "json" else str(result).lower())
+        click.echo(json_text(result) if fmt == "json" else str(result).lower())
         return
     if isinstance(result, bytes):
         sys.stdout.write(result.decode("utf-8"))
@@ -123,7 +123,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
             "quads": result.quads,
             "graphs": [g.__dict__ for g in result.graphs],
         }
-        click.echo(json.dumps(payload, indent=2))
+        click.echo(json_text(payload))
         return
     click.echo(
         render(

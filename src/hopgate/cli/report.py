@@ -6,7 +6,6 @@ never evaluated is an error that says to run ``hopgate evaluate``.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import click
 from hopgate.audit.results import FIGURES
 from hopgate.bundles.signing import read_public_key
 from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.escaping import json_text, terminal
 from hopgate.report.build import build_report
 from hopgate.report.diff import diff
 from hopgate.report.explain import explain
@@ -133,15 +133,16 @@ def report_command(
     )
     if result.header.stale:
         click.echo(
-            f"hopgate: note: run {run}'s latest evaluation is stale ({result.header.stale_reason});"
-            " the report says so in its header",
+            f"hopgate: note: run {terminal(run)}'s latest evaluation is stale "
+            f"({terminal(result.header.stale_reason)}); the report says so in its header",
             err=True,
         )
     _write(render(result, fmt), output)
     if output is not None:
         click.echo(
-            f"{output}: {fmt} report of run {run}, evaluation {result.header.evaluation}, "
-            f"for reader {result.header.reader} ({len(result.cards)} cards)",
+            f"{terminal(output)}: {fmt} report of run {terminal(run)}, evaluation "
+            f"{terminal(result.header.evaluation)}, for reader {terminal(result.header.reader)} "
+            f"({len(result.cards)} cards)",
             err=True,
         )
 
@@ -171,16 +172,16 @@ def explain_command(
 
     result = explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
     if fmt == "json":
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(result.as_dict()))
         return
     click.echo(
-        f"{result.output} in run {result.run}, evaluation {result.evaluation}, "
-        f"reader {result.reader}: {result.verdict}"
+        f"{terminal(result.output)} in run {terminal(result.run)}, evaluation "
+        f"{terminal(result.evaluation)}, reader {terminal(result.reader)}: {result.verdict}"
     )
     if result.stale:
-        click.echo(f"  (stale: {result.stale_reason})")
+        click.echo(f"  (stale: {terminal(result.stale_reason)})")
     for number, step in enumerate(result.steps, start=1):
-        click.echo(f"{number}. {step.sentence}\n   [{step.spec}]")
+        click.echo(f"{number}. {terminal(step.sentence)}\n   [{step.spec}]")
 
 
 @click.command("diff")
@@ -213,19 +214,21 @@ def diff_command(
     before, after = evaluations if evaluations else (None, None)
     result = diff(_store(ctx), run=run, before=before, after=after)
     if fmt == "json":
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, default=str))
+        click.echo(json_text(result.as_dict()))
         return
-    click.echo(f"run {result.run}: {result.before} -> {result.after}")
+    before, after = terminal(result.before), terminal(result.after)
+    click.echo(f"run {terminal(result.run)}: {before} -> {after}")
     click.echo(
         f"loads added: {len(result.loads_added)}"
-        + "".join(f"\n  + {g}" for g in result.loads_added)
+        + "".join(f"\n  + {terminal(g)}" for g in result.loads_added)
         + (f"\nloads no longer used: {len(result.loads_dropped)}" if result.loads_dropped else "")
-        + "".join(f"\n  - {g}" for g in result.loads_dropped)
+        + "".join(f"\n  - {terminal(g)}" for g in result.loads_dropped)
     )
     for change in result.store_changes:
-        detail = f" ({change.detail})" if change.detail else ""
+        detail = f" ({terminal(change.detail)})" if change.detail else ""
         click.echo(
-            f"  {change.kind} {change.record} for claim {change.claim}: {change.status}{detail}"
+            f"  {change.kind} {terminal(change.record)} for claim {terminal(change.claim)}: "
+            f"{terminal(change.status)}{detail}"
         )
     if not (result.outputs or result.added_outputs or result.removed_outputs):
         click.echo("no output's verdict, route or missing hops changed")
@@ -233,14 +236,14 @@ def diff_command(
         parts = "; ".join(
             f"{name} {_show(old)} -> {_show(new)}" for name, (old, new) in output.changes.items()
         )
-        click.echo(f"{output.output}: {parts}")
+        click.echo(f"{terminal(output.output)}: {parts}")
         if output.causes:
-            click.echo(f"  because: {'; '.join(output.causes)}")
+            click.echo(f"  because: {terminal('; '.join(output.causes))}")
     for added in result.added_outputs:
-        click.echo(f"{added}: new output claim")
+        click.echo(f"{terminal(added)}: new output claim")
     for removed in result.removed_outputs:
-        click.echo(f"{removed}: no longer in the run")
-    click.echo(f"\n{'metric':<28}{result.before:>34}  {result.after:>34}")
+        click.echo(f"{terminal(removed)}: no longer in the run")
+    click.echo(f"\n{'metric':<28}{before:>34}  {after:>34}")
     before_m, after_m = result.metrics_before, result.metrics_after
     assert before_m is not None and after_m is not None
     for name in FIGURES:
@@ -259,8 +262,8 @@ def _show(value: Any) -> str:
     if value is None or value == []:
         return "-"
     if isinstance(value, list):
-        return ",".join(str(v) for v in value)
-    return str(value)
+        return ",".join(terminal(v) for v in value)
+    return terminal(value)
 
 
 def _figure(p: Any) -> str:

@@ -7,7 +7,6 @@ loaded all or nothing.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import click
 
 from hopgate import api
 from hopgate.cli.shared import handle_errors, open_store
+from hopgate.escaping import json_text, terminal
 from hopgate.ingest.judgments import QUESTIONS
 from hopgate.store import Store
 
@@ -47,18 +47,24 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
     """
     items = api.review_queue(_open(ctx), run=run)
     if fmt == "json":
-        click.echo(json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False))
+        click.echo(json_text([i.as_dict() for i in items]))
         return
     click.echo(f"{len(items)} awaiting adjudication")
     for item in items:
         flags = [f for f, on in (("disagreement", item.disagreement),
                                  ("consequential", item.consequential)) if on]  # fmt: skip
         shown = f" [{', '.join(flags)}]" if flags else ""
-        click.echo(f"- {item.run}: {item.kind} {item.subject!r}: decide {item.question}{shown}")
-        click.echo(f"  holds back: {', '.join(item.outputs)}")
+        click.echo(
+            f"- {terminal(item.run)}: {item.kind} {terminal(repr(item.subject))}: "
+            f"decide {terminal(str(item.question))}{shown}"
+        )
+        click.echo(f"  holds back: {', '.join(terminal(o) for o in item.outputs)}")
         for j in item.judgments:
-            reason = f": {j.reason}" if j.reason else ""
-            click.echo(f"  {j.id} by {j.by} at {j.at or '(no time)'}: {j.decision}{reason}")
+            reason = f": {terminal(j.reason)}" if j.reason else ""
+            click.echo(
+                f"  {terminal(j.id)} by {terminal(j.by)} at {terminal(j.at or '(no time)')}: "
+                f"{terminal(j.decision)}{reason}"
+            )
 
 
 @review_group.command("changes")
@@ -75,14 +81,19 @@ def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
     """
     found = api.review_changes(_open(ctx), run=run)
     if fmt == "json":
-        click.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(found.as_dict()))
         return
-    click.echo(f"run {found.run}: {found.before or '(no earlier evaluation)'} -> {found.after}")
+    click.echo(
+        f"run {terminal(found.run)}: {terminal(found.before or '(no earlier evaluation)')} -> "
+        f"{terminal(found.after)}"
+    )
     click.echo(f"{len(found.verdicts)} verdict(s) changed")
     for change in found.verdicts:
-        click.echo(f"- {change.output}: {change.before} -> {change.after}")
+        click.echo(
+            f"- {terminal(change.output)}: {terminal(change.before)} -> {terminal(change.after)}"
+        )
         for cause in change.causes or ("(nothing recorded on its card changed)",):
-            click.echo(f"  {cause}")
+            click.echo(f"  {terminal(cause)}")
     for name, figure in found.metrics.items():
         click.echo(f"{name}: {_figure(figure['before'])} -> {_figure(figure['after'])}"
                    + (" (changed)" if figure["changed"] else ""))  # fmt: skip
@@ -149,7 +160,9 @@ def judge_command(
         keep_in=keep_in,
     )
     kind = "final" if final else "initial"
-    click.echo(f"recorded {kind} judgment {recorded.id!r} ({recorded.file})")
+    click.echo(
+        f"recorded {kind} judgment {terminal(repr(recorded.id))} ({terminal(recorded.file)})"
+    )
 
 
 COMMANDS = [review_group, judge_command]

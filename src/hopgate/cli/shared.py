@@ -18,6 +18,7 @@ in ``pyproject.toml`` keeps it so).
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any, TypeVar
 import click
 
 from hopgate.errors import HopgateError
+from hopgate.escaping import terminal
 from hopgate.store import Store
 from hopgate.store import open_store as open_embedded
 from hopgate.store.remote import RemoteStore
@@ -150,9 +152,17 @@ DEFAULT_STORE = Path(".hopgate") / "store"
 
 
 class UsageError(click.ClickException):
-    """Bad input or usage: exit code 2, message starting ``Error:``."""
+    """Bad input or usage: exit code 2, message starting ``Error:``.
+
+    The message is printed on one line: an id or text it quotes cannot start a
+    line of its own or send a control sequence to the terminal.
+    """
 
     exit_code = 2
+
+    def format_message(self) -> str:
+        """The message with line ends, control characters and bidi controls made visible."""
+        return terminal(self.message)
 
 
 def handle_errors(func: F) -> F:
@@ -201,12 +211,31 @@ def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
     return store
 
 
+class _NoteLines(logging.Handler):
+    """hopgate's log notes on stderr, as Python's last-resort handler prints them, except
+    that each is one line with its ids' line ends and control characters made visible."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            click.echo(terminal(self.format(record)), err=True)
+        except Exception:  # noqa: BLE001 (logging's contract: a failed note never raises)
+            self.handleError(record)
+
+
+def show_notes() -> None:
+    """Print the ``hopgate`` logger's warnings through :class:`_NoteLines` (once)."""
+    logger = logging.getLogger("hopgate")
+    if not any(isinstance(handler, _NoteLines) for handler in logger.handlers):
+        logger.addHandler(_NoteLines(logging.WARNING))
+
+
 def note_stale(stale: set[tuple[str, str | None]]) -> None:
     """Say on stderr which runs are read from a stale evaluation, and why."""
     for run_id, reason in sorted(stale, key=lambda item: item[0]):
         click.echo(
-            f"hopgate: note: run {run_id}'s latest evaluation is stale ({reason}); "
-            f"`hopgate evaluate --run {run_id}` brings it up to date",
+            f"hopgate: note: run {terminal(run_id)}'s latest evaluation is stale "
+            f"({terminal(reason)}); `hopgate evaluate --run {terminal(run_id)}` brings it "
+            "up to date",
             err=True,
         )
 
@@ -221,4 +250,5 @@ __all__ = [
     "open_store",
     "remote_options",
     "remote_settings",
+    "show_notes",
 ]

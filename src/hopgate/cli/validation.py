@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import typing
 from pathlib import Path
@@ -13,6 +12,7 @@ from rdflib.term import BNode, Literal, Node
 from hopgate import api
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
 from hopgate.errors import HopgateError
+from hopgate.escaping import json_text, terminal
 from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport, validate_graph
 from hopgate.shacl.validation import path_text  # imports pySHACL: only when a report is printed
 
@@ -44,7 +44,7 @@ def _json(report: ShaclReport) -> str:
             for r in sorted(report.results, key=lambda r: (str(r.focus_node), str(r.source_shape)))
         ],
     }
-    return json.dumps(payload, indent=2, ensure_ascii=False)
+    return json_text(payload)
 
 
 @click.command("shacl")
@@ -89,19 +89,21 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
         verdict = (
             "conforms" if report.conforms else f"does not conform: {len(report.results)} results"
         )
-        click.echo(f"{data}: {verdict} (engine {report.engine})")
+        click.echo(f"{terminal(data)}: {verdict} (engine {report.engine})")
         if report.fallback:
-            click.echo(f"  (pySHACL ran: {report.fallback})")
+            click.echo(f"  (pySHACL ran: {terminal(report.fallback)})")
         for r in sorted(report.results, key=lambda r: (str(r.focus_node), str(r.source_shape))):
             severity = str(r.severity).rpartition("#")[2]
             component = str(r.source_constraint_component).rpartition("#")[2]
-            click.echo(f"{severity}: {_text(r.focus_node)}: {component}")
+            click.echo(
+                f"{terminal(severity)}: {terminal(_text(r.focus_node))}: {terminal(component)}"
+            )
             if r.path is not None:
-                click.echo(f"  path: {path_text(report.graph, r.path)}")
+                click.echo(f"  path: {terminal(path_text(report.graph, r.path))}")
             if r.value is not None:
-                click.echo(f"  value: {_text(r.value)}")
+                click.echo(f"  value: {terminal(_text(r.value))}")
             for message in r.messages:
-                click.echo(f"  {message}")
+                click.echo(f"  {terminal(message)}")
     if not report.conforms:
         ctx.exit(1)
 
@@ -191,17 +193,18 @@ def validate(
                 for focus, results in result.by_focus().items()
             ],
         }
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(json_text(payload))
     else:
         for focus, results in result.by_focus().items():
             label = results[0].focus_id
-            click.echo(f"{label} <{focus}>" if label else f"<{focus}>")
+            shown = terminal(f"{label} <{focus}>" if label else f"<{focus}>")
+            click.echo(shown)
             for r in results:
-                click.echo(f"  {r.severity}: {r.shape}: {r.message}")
+                click.echo(f"  {terminal(r.severity)}: {terminal(r.shape)}: {terminal(r.message)}")
                 where = [f"path {r.path}"] if r.path else []
                 where += [f"value {r.value}"] if r.value is not None and r.value != focus else []
                 if where:
-                    click.echo(f"    ({', '.join(where)})")
+                    click.echo(f"    ({terminal(', '.join(where))})")
         state = "conforms" if result.conforms else "does not conform"
         click.echo(
             f"{result.triples} triples {state}: {len(result.violations)} violation(s), "

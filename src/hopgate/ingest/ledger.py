@@ -6,7 +6,7 @@ A ledger is read as a stream of :class:`Record` objects. JSON Lines
 (optionally gzip'd) is read line by line, so memory does not grow with the
 file; a YAML or JSON document is parsed whole (these are the small spelling).
 Every record is validated against the packaged JSON Schema
-(``hopgate/schema/ledger.schema.json``), the single definition of the fields.
+(``hopgate/ingest/schema/ledger.schema.json``), the single definition of the fields.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
 each card's reason and picture, and what changed since the run's previous
 evaluation (:mod:`hopgate.report.diff`). :func:`hopgate.report.pages.render` writes it as one
 self-contained HTML page (styles, charts and pictures inline; no script
-needed, no request leaves the page), as Markdown, or as JSON. Nothing is
+needed, no request leaves the page), as Markdown, or as JSON, each escaping
+every data string for its format (:mod:`hopgate.escaping`). Nothing is
 evaluated here, and nothing a reader may not inspect is read.
 """
 

@@ -1,12 +1,13 @@
 """Charts as inline SVG: no script, no request, printable.
 
-Each function returns one ``<svg>`` element as text (XML-escaped labels), so
-a report page can carry it inline and a PDF print keeps it sharp.
+Each function returns one ``<svg>`` element as text (labels escaped by
+:func:`hopgate.escaping.html`), so a report page can carry it inline and a
+PDF print keeps it sharp.
 """
 
 from __future__ import annotations
 
-from html import escape
+from hopgate.escaping import html as escape
 
 #: Verdict colours (colour-blind safe, Okabe-Ito), in the order the semantics decides.
 VERDICT_COLOURS = {

@@ -1,13 +1,23 @@
-"""Rendering a report with Jinja2: one HTML page (everything inline) or Markdown."""
+"""Rendering a report with Jinja2: one HTML page (everything inline) or Markdown.
+
+Every value a template prints passes through the output's escaping function
+(:mod:`hopgate.escaping`, Jinja2's ``finalize``): the HTML templates also
+autoescape, and the page's one script and one style sheet run only because
+the page's Content-Security-Policy names their sha256 digests, computed here
+from the exact text the page carries; no inline script or style from data can.
+"""
 
 from __future__ import annotations
 
+import base64
 import functools
-import json
+import hashlib
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
+from hopgate import escaping
 from hopgate.errors import ReportError
 from hopgate.report import charts
 from hopgate.report.build import COUNT_LABELS, COUNTS, DEFINITIONS, FORMATS, METRIC_LABELS, Report
@@ -22,9 +32,11 @@ _AGE = ["under 30 days", "30-364 days", "365 days or more", "no eligible set", "
 
 @functools.cache
 def _environment(markdown: bool) -> Environment:
+    """The Markdown environment, or the HTML one (autoescape on for every template in it)."""
     env = Environment(
         loader=PackageLoader("hopgate.report", "templates"),
-        autoescape=select_autoescape(["html"]) if not markdown else False,
+        autoescape=not markdown,
+        finalize=_markdown_value if markdown else escaping.html,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -32,9 +44,53 @@ def _environment(markdown: bool) -> Environment:
     )
     env.filters["pct"] = _pct
     env.filters["interval"] = _interval
-    env.filters["md"] = _md_cell
     env.filters["show"] = _show
+    env.filters["picture"] = _picture
     return env
+
+
+def _markdown_value(value: Any) -> str:
+    """Every value the Markdown template prints: numbers as they are, text escaped."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return escaping.markdown(value)
+
+
+def _picture(svg: str | None) -> Markup:
+    """A card's picture, inline when it is a plain drawing, else a note saying it is not shown."""
+    picture = escaping.html_picture(svg) if svg else None
+    if picture is None:
+        return Markup('<p class="muted">(picture not shown: not a plain drawing)</p>')
+    return picture
+
+
+def _digest(text: str) -> str:
+    """The CSP source naming ``text`` by its sha256 digest."""
+    return (
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+    )
+
+
+def page_assets(env: Environment) -> dict[str, Any]:
+    """The page's style sheet and script (each the exact text the page carries) and the
+    Content-Security-Policy allowing those two and nothing else: no request, no other
+    script or style, no form, no base URL."""
+    style = env.get_template("report.css.j2").render(verdict_colours=charts.VERDICT_COLOURS)
+    loader = env.loader
+    assert loader is not None
+    script = loader.get_source(env, "report.js")[0]
+    policy = "; ".join(
+        (
+            "default-src 'none'",
+            f"style-src {_digest(style)}",
+            f"script-src {_digest(script)}",
+            "img-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        )
+    )
+    # Every part of the policy is hopgate's own text: no data.
+    return {"style": Markup(style), "script": Markup(script), "csp": Markup(policy)}
 
 
 def _pct(value: float | None) -> str:
@@ -54,12 +110,6 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)
-
-
-def _md_cell(value: Any) -> str:
-    """A value safe inside a Markdown table cell."""
-    text = "" if value is None else str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
 def _stratum_key(dimension: str, stratum: str) -> tuple[int, float, str]:
@@ -123,7 +173,8 @@ def render_page(report: Report, fmt: str) -> str:
         context["metrics_chart"] = charts.proportion_bars(
             "Figures of this run (peer figures in grey) with 95% intervals", figures
         )
-        return _environment(False).get_template("report.html.j2").render(**context)
+        env = _environment(False)
+        return env.get_template("report.html.j2").render(**context, **page_assets(env))
     return _environment(True).get_template("report.md.j2").render(**context)
 
 
@@ -134,7 +185,7 @@ def render(report: Report, fmt: str) -> str:
         ReportError: an unknown format.
     """
     if fmt == "json":
-        return json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+        return escaping.json_text(report.as_dict()) + "\n"
     if fmt not in FORMATS:
         raise ReportError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
     return render_page(report, fmt)

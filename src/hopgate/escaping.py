@@ -1,0 +1,204 @@
+"""How every output writes attacker-controlled text: one function per kind of output.
+
+Every string read from a ledger, a pipeline log, a proofs file or a system's
+output (ids, texts, titles, names, reasons, decisions) is data, and no data
+string may act as markup, start a line, break out of a cell, move the
+terminal's cursor or reorder what is shown around it. The printers never
+write such a string raw: they pass it through the function of their output
+here, the one home of these rules (README "What each output escapes").
+
+- :func:`visible`: line ends, control characters (C0, DEL, C1) and bidi
+  controls become printable escapes (``\\n``, ``\\x1b``, ``\\u202e``).
+- :func:`terminal`: a value in the CLI's text output and tables.
+- :func:`csv_cell`: a CSV cell; a cell a spreadsheet would read as a formula
+  gets a leading ``'``.
+- :func:`json_text`: JSON whose strings read back exactly, with no raw
+  character a terminal or a JavaScript parser would act on.
+- :func:`markdown`: Markdown text that stays inline text where the template
+  put it (CommonMark, GitHub Flavored Markdown tables).
+- :func:`html`: HTML text or an attribute value (the report's templates
+  autoescape through it); :func:`html_picture`: an SVG drawing embedded in a
+  page only if it holds nothing but drawing elements.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ElementTree
+from typing import Any
+
+from markupsafe import Markup, escape
+
+#: What :func:`visible` escapes: C0 controls (tab and line ends included), DEL, C1
+#: controls (NEL U+0085 included), the line and paragraph separators U+2028/U+2029, and
+#: the bidi controls that reorder text around them (ALM U+061C, LRM/RLM U+200E/U+200F,
+#: embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069).
+INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+#: The same, less tab and LF: in HTML they are whitespace (a multi-line answer stays one).
+_INVISIBLE_IN_HTML = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    point = ord(char)
+    return f"\\x{point:02x}" if point <= 0xFF else f"\\u{point:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every line end, control character and bidi control written as an escape.
+
+    Tab, LF and CR become ``\\t``, ``\\n``, ``\\r``; other characters up to U+00FF
+    ``\\xHH``; the rest ``\\uHHHH``. Everything else, backslashes included, is kept.
+
+    >>> visible("a\\nb\\x1b[31m\\u202egood")
+    'a\\\\nb\\\\x1b[31m\\\\u202egood'
+    """
+    return INVISIBLE.sub(_escape_char, text)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def terminal(value: Any) -> str:
+    """A value as the CLI prints it in text and tables: one line, nothing a terminal acts on.
+
+    >>> terminal("o1\\nrun sys-a: gate passed")
+    'o1\\\\nrun sys-a: gate passed'
+    """
+    return visible(_text(value))
+
+
+#: The first characters that make a spreadsheet read a cell as a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    """A CSV cell: a string starting like a formula is prefixed with ``'``; line ends,
+    control characters and bidi controls are made visible, so each record is one line.
+
+    Numbers are written as they are (``-3`` stays a number).
+
+    >>> csv_cell("=HYPERLINK(\\"http://x\\")"), csv_cell(-3), csv_cell("a\\r\\nb")
+    ('\\'=HYPERLINK("http://x")', '-3', 'a\\\\r\\\\nb')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    if isinstance(value, str) and text.startswith(FORMULA_STARTS):
+        text = "'" + text
+    return visible(text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+#: What json.dumps(ensure_ascii=False) leaves raw that a terminal or an older JavaScript
+#: parser acts on: DEL, C1 controls, U+2028/U+2029 and the bidi controls (C0 it escapes).
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(value: Any, *, indent: int | None = 2) -> str:
+    """``value`` as JSON (no trailing newline): strings read back exactly, and the text
+    holds no raw control, separator or bidi character (each written as ``\\uXXXX``).
+
+    >>> json_text({"a": "x\\u202ey"}, indent=None)
+    '{"a": "x\\\\u202ey"}'
+    """
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    # These characters occur only inside JSON strings, where \\uXXXX means the same.
+    return _JSON_RAW.sub(_json_escape, text)
+
+
+#: What :func:`markdown` backslash-escapes: every character that is inline syntax
+#: somewhere in CommonMark or GitHub Flavored Markdown (escapes, code spans, emphasis,
+#: links and images, autolinks and raw HTML (``<`` opens both), entities, table cells,
+#: strikethrough, math, headings' closing sequence). Data never starts a line (its line
+#: ends are made visible), so what counts only at a line's start (``>``, ``-``, ``1.``,
+#: indentation) cannot apply.
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<&|~$#])")
+
+
+def markdown(value: Any) -> str:
+    """A value as inline Markdown text: syntax characters escaped, line ends, control
+    characters and bidi controls made visible; it neither starts a line nor leaves a
+    table cell.
+
+    >>> markdown("**PASS** | <b>x</b>\\r# y")
+    '\\\\*\\\\*PASS\\\\*\\\\* \\\\| \\\\<b>x\\\\</b>\\\\\\\\r\\\\# y'
+    """
+    return MARKDOWN_SPECIAL.sub(r"\\\1", visible(_text(value)))
+
+
+def html(value: Any) -> Markup:
+    """A value as HTML text or a quoted attribute value: ``< > & " '`` escaped, and
+    control and bidi characters made visible (tab and LF stay, as HTML whitespace).
+
+    Markup (a value already safe, such as an inert picture) is returned as it is.
+
+    >>> str(html('<img src=x onerror="go()">\\u202e'))
+    '&lt;img src=x onerror=&#34;go()&#34;&gt;\\\\u202e'
+    """
+    if isinstance(value, Markup):
+        return value
+    return escape(_INVISIBLE_IN_HTML.sub(_escape_char, _text(value)))
+
+
+_SVG = "{http://www.w3.org/2000/svg}"
+#: The SVG elements a drawing (graphviz's, or the report's charts) is made of.
+DRAWING_ELEMENTS = frozenset(
+    _SVG + name
+    for name in (
+        "svg", "g", "title", "desc", "text", "tspan", "path", "polygon", "polyline",
+        "ellipse", "circle", "rect", "line", "defs", "linearGradient", "radialGradient", "stop",
+    )
+)  # fmt: skip
+
+
+def html_picture(svg: str) -> Markup | None:
+    """``svg`` as markup to embed in a page, or None when it is not a plain drawing.
+
+    A plain drawing is well-formed XML made only of :data:`DRAWING_ELEMENTS`, with no
+    event-handler attribute (``on...``), no link (``href``) and no ``style``
+    attribute: nothing in it can run, load or restyle the page.
+    """
+    # No DTD (entities), CDATA or processing instruction: a drawing needs none.
+    if re.search(r"<!(?!--)|<\?", svg):
+        return None
+    try:
+        root = ElementTree.fromstring(svg)
+    except ElementTree.ParseError:
+        return None
+    for element in root.iter():
+        if element.tag not in DRAWING_ELEMENTS:
+            return None
+        for name in element.attrib:
+            local = name.rpartition("}")[2].lower()
+            if local.startswith("on") or local in ("href", "style"):
+                return None
+    return Markup(svg)
+
+
+__all__ = [
+    "FORMULA_STARTS",
+    "INVISIBLE",
+    "MARKDOWN_SPECIAL",
+    "csv_cell",
+    "html",
+    "html_picture",
+    "json_text",
+    "markdown",
+    "terminal",
+    "visible",
+]

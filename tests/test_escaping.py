@@ -1,0 +1,297 @@
+"""The escaping rules of every output (hopgate.escaping), each held over arbitrary text.
+
+Each function is checked against the parser of its output: Markdown through a
+CommonMark parser (markdown-it-py, GFM tables), HTML through Python's HTML
+parser, CSV through the csv module, JSON through the json module. Then the
+rules' one home: no printer escapes on its own, every HTML template
+autoescapes, and the report page's Content-Security-Policy allows its own
+script and style sheet by digest and nothing else.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from hopgate import escaping
+from hopgate.cli.formatting import render
+from hopgate.cli.shared import UsageError
+from hopgate.report.pages import _environment, page_assets
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "hopgate"
+MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+#: Arbitrary text, weighted towards what outputs act on.
+SYNTAX = "\\`*_[]<>&|~$#!()-+=.:@'\"\t\r\n\x0b\x0c\x1b\x7f\x85\x9b\u2028\u2029\u202e\u2066 ab1"
+texts = st.one_of(st.text(), st.text(alphabet=SYNTAX))
+
+
+# --- terminal ----------------------------------------------------------------------------------
+
+
+@given(texts)
+def test_terminal_text_holds_no_raw_line_end_control_or_bidi_character(text: str) -> None:
+    shown = escaping.terminal(text)
+    assert not escaping.INVISIBLE.search(shown)
+    assert len(shown.splitlines()) <= 1
+    if not escaping.INVISIBLE.search(text):
+        assert shown == text  # everything else is printed as it is
+
+
+def test_terminal_escapes_are_readable() -> None:
+    assert escaping.terminal("a\nb\tc\r\x1b[2J\x7f\x85\u202eZ\u2066") == (
+        "a\\nb\\tc\\r\\x1b[2J\\x7f\\x85\\u202eZ\\u2066"
+    )
+    assert escaping.terminal(None) == ""
+
+
+def test_a_table_keeps_one_line_per_row() -> None:
+    rows = [{"id": "o1\nrun x: gate passed", "n": 1}, {"id": "\u202edeppots", "n": 2}]
+    table = render(rows, columns=["id", "n"], format="table")
+    lines = table.splitlines()
+    assert len(lines) == 4 and lines[2].startswith("o1\\nrun x: gate passed")
+    assert not escaping.INVISIBLE.search(table.replace("\n", ""))
+
+
+def test_an_error_message_is_one_line() -> None:
+    message = UsageError("unknown run 'a\nrun b: gate passed\x1b[2J'").format_message()
+    assert message == "unknown run 'a\\nrun b: gate passed\\x1b[2J'"
+
+
+# --- CSV ---------------------------------------------------------------------------------------
+
+
+@given(st.lists(st.tuples(texts, st.integers(-5, 5) | texts), max_size=4))
+def test_csv_reads_back_the_cells_written_one_record_a_line(rows: list[tuple[str, object]]) -> None:
+    written = render([{"a": a, "b": b} for a, b in rows], columns=["a", "b"], format="csv")
+    read = list(csv.reader(io.StringIO(written)))
+    assert read == [["a", "b"]] + [[escaping.csv_cell(a), escaping.csv_cell(b)] for a, b in rows]
+    assert written.count("\n") == len(read) == len(written.splitlines())
+
+
+@pytest.mark.parametrize("start", escaping.FORMULA_STARTS)
+def test_a_cell_a_spreadsheet_reads_as_a_formula_starts_with_a_quote(start: str) -> None:
+    cell = escaping.csv_cell(start + "cmd|' /C calc'!A0")
+    assert cell.startswith("'") and not cell[1:].startswith(("\t", "\r"))
+    assert escaping.csv_cell(-3) == "-3" and escaping.csv_cell(2.5) == "2.5"
+    assert escaping.csv_cell(True) == "true" and escaping.csv_cell(None) == ""
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+@given(st.dictionaries(texts, st.lists(texts, max_size=3), max_size=3))
+def test_json_keeps_every_string_exact_and_writes_no_raw_control(
+    value: dict[str, list[str]],
+) -> None:
+    written = escaping.json_text(value, indent=None)
+    assert json.loads(written) == value
+    assert not escaping.INVISIBLE.search(written)
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+def _inline_text(token: object) -> str:
+    children = getattr(token, "children", None) or []
+    assert all(child.type == "text" for child in children), [c.type for c in children]
+    return "".join(child.content for child in children)
+
+
+@settings(max_examples=300)
+@given(texts)
+def test_markdown_text_stays_text_in_a_paragraph_a_list_item_and_a_heading(text: str) -> None:
+    shown = escaping.markdown(text)
+    expected = escaping.visible(text)
+    document = f"Before {shown} after.\n\n- Item: {shown}\n\n### Card {shown}: accept\n"
+    tokens = MD.parse(document)
+    assert [t.type for t in tokens] == [
+        "paragraph_open", "inline", "paragraph_close",
+        "bullet_list_open", "list_item_open", "paragraph_open", "inline", "paragraph_close",
+        "list_item_close", "bullet_list_close",
+        "heading_open", "inline", "heading_close",
+    ]  # fmt: skip
+    assert _inline_text(tokens[1]) == f"Before {expected} after."
+    assert _inline_text(tokens[6]).strip() == f"Item: {expected}".strip()
+    assert _inline_text(tokens[11]) == f"Card {expected}: accept"
+
+
+@settings(max_examples=300)
+@given(texts, texts)
+def test_markdown_text_never_leaves_its_table_cell(left: str, right: str) -> None:
+    document = (
+        "| a | b |\n|---|---|\n"
+        f"| {escaping.markdown(left)} | {escaping.markdown(right)} |\n"
+        "| c | d |\n"
+    )
+    tokens = MD.parse(document)
+    cells = [_inline_text(t) for t in tokens if t.type == "inline"]
+    assert [t.type for t in tokens].count("tr_open") == 3
+    assert cells[2:4] == [escaping.visible(left).strip(), escaping.visible(right).strip()]
+    assert cells[4:] == ["c", "d"]
+
+
+# --- HTML --------------------------------------------------------------------------------------
+
+
+class _Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+
+@given(texts)
+def test_html_text_is_one_text_node_and_one_attribute_value(text: str) -> None:
+    shown = escaping.html(text)
+    parser = _Elements()
+    parser.feed(f"<p title=\"{shown}\" class='{shown}'>{shown}</p><b>end</b>")
+    parser.close()
+    expected = re.sub(
+        "[^\t\n]",
+        lambda m: escaping.visible(m.group()),
+        text,
+    )
+    assert parser.found == [("p", [("title", expected), ("class", expected)]), ("b", [])]
+    assert parser.text == expected + "end"
+
+
+#: The drawings a report embeds: graphviz's, and the report's own charts.
+GRAPHVIZ = (
+    '<svg width="62pt" height="44pt" viewBox="0.00 0.00 62.00 44.00" '
+    'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+    '<g id="graph0" class="graph"><title>card</title><!-- a&#45;&gt;b -->\n'
+    '<polygon fill="white" stroke="transparent" points="-4,4 -4,-40 58,-40 58,4 -4,4"/>\n'
+    '<text text-anchor="middle" x="27" y="-14.3">&lt;script&gt;</text></g>\n</svg>\n'
+)
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><g ONCLICK="alert(1)"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="http://www.w3.org/1999/xlink">'
+        '<a x:href="javascript:alert(1)"><text>x</text></a></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><text style="x">y</text></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><p>x</p></foreignObject></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><use href="#a"/></svg>',
+        '<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><![CDATA[<script>x</script>]]></svg>',
+        '<?xml-stylesheet href="x.css"?><svg xmlns="http://www.w3.org/2000/svg"/>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><text>unclosed</svg>',
+        "<svg><text>no namespace</text></svg>",
+    ],
+)
+def test_only_a_plain_drawing_is_embedded(hostile: str) -> None:
+    assert escaping.html_picture(hostile) is None
+    assert escaping.html_picture(GRAPHVIZ) == GRAPHVIZ
+
+
+def test_the_report_charts_are_plain_drawings() -> None:
+    from hopgate.report import charts
+
+    bars = charts.stacked_bars("<script>", [("</svg><script>x", {"accept": 2, "reject": 1})])
+    figures = charts.proportion_bars("t", [("\u202ename", 0.5, 0.2, 0.8, "hopgate")])
+    for chart in (bars, figures):
+        assert escaping.html_picture(chart) is not None
+    assert "\u202e" not in figures and "\\u202ename" in figures
+
+
+# --- one home ----------------------------------------------------------------------------------
+
+PRINTERS = [
+    *sorted((SRC / "cli").glob("*.py")),
+    *sorted((SRC / "report").glob("*.py")),
+]
+
+
+def test_printers_escape_through_the_one_home() -> None:
+    """No printer writes JSON, CSV or HTML by itself: each goes through hopgate.escaping."""
+    for path in PRINTERS:
+        source = path.read_text(encoding="utf-8")
+        assert "json.dumps(" not in source, path
+        assert not re.search(r"from html import|html\.escape|markupsafe import escape", source), (
+            path
+        )
+    for path in sorted(SRC.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if path.name != "formatting.py":
+            assert not re.search(r"csv\.(writer|DictWriter)\(", source), path
+        if path.name != "pages.py":
+            assert "Environment(" not in source, path
+
+
+def test_every_html_template_autoescapes() -> None:
+    """The HTML environment escapes every template and every value (the old
+    select_autoescape(["html"]) never matched report.html.j2)."""
+    env = _environment(False)
+    names = env.list_templates()
+    assert "report.html.j2" in names
+    for name in names:
+        assert env.autoescape(name) if callable(env.autoescape) else env.autoescape
+    template = env.from_string('<p title="{{ x }}">{{ x }}</p>')
+    assert template.render(x='"><script>x</script>\u202e') == (
+        '<p title="&#34;&gt;&lt;script&gt;x&lt;/script&gt;\\u202e">'
+        "&#34;&gt;&lt;script&gt;x&lt;/script&gt;\\u202e</p>"
+    )
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_the_page_policy_allows_its_own_script_and_style_by_digest_only() -> None:
+    env = _environment(False)
+    assets = page_assets(env)
+    policy = dict(part.strip().split(" ", 1) for part in str(assets["csp"]).split(";"))
+    assert policy == {
+        "default-src": "'none'",
+        "style-src": _sha256(str(assets["style"])),
+        "script-src": _sha256(str(assets["script"])),
+        "img-src": "data:",
+        "base-uri": "'none'",
+        "form-action": "'none'",
+    }
+    assert "unsafe" not in str(assets["csp"])
+    # The script is the template folder's report.js as it is, and it reads no data.
+    shipped = SRC / "report" / "templates" / "report.js"
+    assert str(assets["script"]) == shipped.read_text(encoding="utf-8")
+    assert "innerHTML" not in str(assets["script"])
+
+
+def test_the_page_carries_exactly_the_script_and_style_its_policy_names() -> None:
+    import hopgate
+    from hopgate.decide.evaluation import evaluate
+    from hopgate.report.build import build_report
+    from hopgate.report.pages import render as render_report
+
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, ROOT / "examples" / "cedar.yaml")
+        evaluate(store)
+        page = render_report(build_report(store, run="sys-a", pictures=0), "html")
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page, re.S)
+    assert len(scripts) == 1 and len(styles) == 1
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert policy is not None
+    assert f"script-src {_sha256(scripts[0])};" in policy.group(1)
+    assert f"style-src {_sha256(styles[0])};" in policy.group(1)
