@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import CEDAR
 
 import hopgate
 from hopgate import ids
 from hopgate.ingest.ledger import read_records
 from hopgate.vocab import CATALOG_GRAPH, HG, OA, PROV
 
-CEDAR = Path(__file__).parents[2] / "examples" / "cedar.yaml"
 Ledger = dict[str, Any]
 
 
