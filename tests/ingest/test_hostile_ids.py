@@ -36,6 +36,7 @@ from hopgate.bundles.quads import export_quads
 from hopgate.bundles.scope import resolve_scope
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
+from hopgate.escaping import csv_cell
 from hopgate.library.artefacts import library_query
 from hopgate.shacl.validation import validate
 
@@ -327,7 +328,8 @@ def test_every_command_reads_hostile_ids(hostile_store: Path) -> None:
     assert list(json.loads(shown[("metrics", "--run", run, "--format", "json")])) == [run]
     assert json.loads(shown[("stats", "--format", "json")])["records"]["output claims"] == 2
     table = list(csv.DictReader(io.StringIO(shown[("query", "verdicts", "--format", "csv")])))
-    assert sorted(row["output"] for row in table) == sorted([output, second])
+    # CSV cells show line ends and controls as escapes (hopgate.escaping.csv_cell).
+    assert sorted(row["output"] for row in table) == sorted(map(csv_cell, [output, second]))
     assert shown[("dump", "--format", "nquads")].count("hg:") == 0  # N-Quads: full IRIs
     again = json.loads(shown[("verdicts", "--format", "json")])
     assert {row["output"] for row in again} == {output, second}
