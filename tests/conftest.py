@@ -55,6 +55,12 @@ RUN_BENCHMARKS = os.environ.get("HOPGATE_BENCHMARKS") == "1"
 T = TypeVar("T")
 
 
+def examples(count: int) -> int:
+    """How many examples a Hypothesis test draws: ``count`` under CI (or with slow tests),
+    a third of it otherwise, so that `make test` on a workstation stays within minutes."""
+    return count if RUN_SLOW else max(5, count // 3)
+
+
 def required(reason: str) -> None:
     """A test's requirement is missing: fail under ``CI=true``, else skip with ``reason``."""
     if CI:
@@ -137,11 +143,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [profile + f"seed {seed} (replay: HOPGATE_HYPOTHESIS_SEED={seed} make test)"]
 
 
+#: Fixtures that start Virtuoso servers (tens of seconds each, and minutes of tests on them).
+SERVER_FIXTURES = {"virtuoso", "servers"}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip slow tests unless CI=true or HOPGATE_SLOW_TESTS=1, benchmarks unless asked for."""
+    """Skip slow tests unless CI=true or HOPGATE_SLOW_TESTS=1, benchmarks unless asked for.
+
+    A test on a Virtuoso server is slow: it runs under CI=true (where a missing
+    server fails it) or HOPGATE_SLOW_TESTS=1.
+    """
     slow = pytest.mark.skip(reason="slow: runs under CI=true or HOPGATE_SLOW_TESTS=1")
     benchmark = pytest.mark.skip(reason="a benchmark of scale: runs with HOPGATE_BENCHMARKS=1")
     for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
         if "benchmark" in item.keywords and not RUN_BENCHMARKS:
             item.add_marker(benchmark)
         elif "slow" in item.keywords and not RUN_SLOW:

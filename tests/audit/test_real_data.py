@@ -68,11 +68,13 @@ def fever_full(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hopgate.Sto
     store.close()
 
 
+@pytest.mark.slow
 def test_fever_complete_set_recall_is_the_scorers_recall(fever_full: hopgate.Store) -> None:
     recall = metrics(fever_full)["fever-run"].complete_set_recall
     assert (recall.numerator, recall.denominator) == (2948, 6666)
 
 
+@pytest.mark.slow
 def test_fever_peer_figures_are_the_scorers(fever_full: hopgate.Store) -> None:
     peers = {p.name: p for p in peer_metrics(fever_full)["fever-run"]}
     assert (peers["strict score"].numerator, peers["strict score"].denominator) == (3257, 9999)
@@ -217,6 +219,7 @@ def _flagged_claims(store: hopgate.Store, file: str, constraint: str) -> set[str
     return {str(row["this"]) for row in store.select(_constraint_select(file, constraint))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("split", "supersets", "duplicates"), [("dev", 231, 13), ("test", 219, 8)])
 def test_wice_family_checks_fire_for_the_readme_claims(
     tmp_path: Path, split: str, supersets: int, duplicates: int
@@ -235,6 +238,7 @@ def test_wice_family_checks_fire_for_the_readme_claims(
     assert len(distinct) == duplicates
 
 
+@pytest.mark.slow
 def test_wice_dev_validate_reports_the_family_warnings(tmp_path: Path) -> None:
     """The same check through hopgate.validate: every shipped shape, in-store engine.
 

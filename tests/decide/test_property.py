@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import spec_model
-from conftest import write
+from conftest import examples, write
 from evaluated import MODEL_COLUMNS, metrics, verdicts
 from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import data as st_data
@@ -59,7 +59,7 @@ def _key(row: dict[str, Any]) -> tuple[str, str, str]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -141,7 +141,7 @@ def _with_interventions(ledger: dict[str, Any], data: Any) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=80,
+    max_examples=examples(80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -426,7 +426,7 @@ def _engine_answers(store: Any) -> dict[str, set[tuple[Any, ...]]]:
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -100,6 +100,7 @@ def _synthetic() -> Any:
     return module
 
 
+@pytest.mark.slow
 def test_1k_claim_report_in_a_browser(browser: Browser, tmp_path: Path) -> None:
     """A 1k-claim report renders whole, and lays out only its first page of cards: the
     rest sit in collapsed sections (the page's load time: bench/report.py)."""

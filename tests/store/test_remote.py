@@ -218,6 +218,7 @@ def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:
         store.remove_graph(graph)
 
 
+@pytest.mark.slow
 def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
     ledger = tmp_path / "synthetic.jsonl"
     write_ledger(ledger, 2000, seed=7)
@@ -449,6 +450,7 @@ def test_an_unanswered_query_is_reported_once_not_resent() -> None:
             connection.close()
 
 
+@pytest.mark.slow
 def test_killed_mid_load_leaves_no_partial_graph(tmp_path: Path, virtuoso: Any) -> None:
     """Kill the server while batches arrive; after a restart nothing is visible; a retry completes."""
     from virtuoso import PASSWORD, USER, VirtuosoServer
