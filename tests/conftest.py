@@ -140,7 +140,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     profile = f"hypothesis profile {settings.get_current_profile_name()!r}, "
     if seed is None:
         return [profile + "seed random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)"]
-    return [profile + f"seed {seed} (replay: HOPGATE_HYPOTHESIS_SEED={seed} make test)"]
+    replay = f"{'CI=true ' if CI else ''}HOPGATE_HYPOTHESIS_SEED={seed} make test"
+    return [profile + f"seed {seed} (replay: {replay})"]
 
 
 #: Fixtures that start Virtuoso servers (tens of seconds each, and minutes of tests on them).
