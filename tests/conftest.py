@@ -40,9 +40,16 @@ CEDAR_VERDICTS = {
     "sys-a/qC/o1": "accept",
     "sys-a/qD/o1": "reject",
 }
-#: Real benchmark data and test suites beside the project, never committed (its README);
-#: HOPGATE_SHARED_DATA names another folder (a CI runner's copy).
-SHARED_DATA = Path(os.environ.get("HOPGATE_SHARED_DATA") or ROOT.parent / "shared" / "data")
+#: Real benchmark data and test suites beside the project, never committed (its README):
+#: ``shared/data`` in the nearest folder above the checkout that has one (beside a
+#: clone or a worktree too); HOPGATE_SHARED_DATA names another folder.
+SHARED_DATA = Path(
+    os.environ.get("HOPGATE_SHARED_DATA")
+    or next(
+        (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+        ROOT.parent / "shared" / "data",
+    )
+)
 
 #: Under CI=true a test's requirements must be met: a missing one fails the test.
 CI = os.environ.get("CI", "").lower() == "true"
@@ -125,23 +132,33 @@ def _hypothesis_seed() -> int | None:
     return random.SystemRandom().randrange(2**32) if CI else None
 
 
+#: The session's seed: new on each CI run, printed in the header, replayed by
+#: HOPGATE_HYPOTHESIS_SEED; None on a workstation (each test draws its own).
+SESSION_SEED = _hypothesis_seed()
+#: The seed of the fuzz tests (tests/ingest/test_hostile_input.py, ``@seed``): the session's
+#: under CI, so that each run explores new inputs; fixed on a workstation; HOPGATE_FUZZ_SEED
+#: sets it. The header prints it.
+FUZZ_SEED = int(
+    os.environ.get("HOPGATE_FUZZ_SEED") or (SESSION_SEED if SESSION_SEED is not None else 20250025)
+)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Seed Hypothesis (unless ``--hypothesis-seed`` was given) before its plugin reads it."""
-    if config.getoption("hypothesis_seed", None) is None:
-        seed = _hypothesis_seed()
-        if seed is not None:
-            config.option.hypothesis_seed = seed
+    if config.getoption("hypothesis_seed", None) is None and SESSION_SEED is not None:
+        config.option.hypothesis_seed = SESSION_SEED
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """The Hypothesis seed of this session, and how to replay it."""
+    """The Hypothesis seed of this session and the fuzz seed, and how to replay them."""
     seed = config.getoption("hypothesis_seed", None)
     profile = f"hypothesis profile {settings.get_current_profile_name()!r}, "
+    fuzz = f"hopgate fuzz seed: {FUZZ_SEED} (HOPGATE_FUZZ_SEED to change)"
     if seed is None:
-        return [profile + "seed random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)"]
+        return [profile + "seed random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)", fuzz]
     replay = f"{'CI=true ' if CI else ''}HOPGATE_HYPOTHESIS_SEED={seed} make test"
-    return [profile + f"seed {seed} (replay: {replay})"]
+    return [profile + f"seed {seed} (replay: {replay})", fuzz]
 
 
 #: Fixtures that start Virtuoso servers (tens of seconds each, and minutes of tests on them).

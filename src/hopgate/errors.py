@@ -76,7 +76,24 @@ class AnchorError(HopgateError, ValueError):
         self.field = field
 
 
-class FileRefused(HopgateError, ValueError):
+class InputRefused(HopgateError, ValueError):
+    """An input is outside hopgate's bounds (:mod:`hopgate.inputs`): too large, too deep,
+    a refused character, not a regular file; ``record`` and ``field`` say where, when known.
+
+    Readers report it in their own error (a :class:`LedgerError` naming the file,
+    a :class:`ShaclError`, a :class:`SigningError`).
+    """
+
+    def __init__(
+        self, message: str, *, record: str | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.detail = message
+        self.record = record
+        self.field = field
+
+
+class FileRefused(InputRefused):
     """A version's ``file:`` is outside the allowed folders, not a regular file, or too large.
 
     Raised by :func:`hopgate.ingest.ledger.read_version_file`; the loader reports it
@@ -131,7 +148,7 @@ class SigningError(HopgateError):
 
 
 class UnmappedRecord(HopgateError, ValueError):
-    """A PROV record :func:`hopgate.bundles.verify.prov_quads` cannot map in full (so it cannot be signed)."""
+    """A PROV record :func:`hopgate.bundles.provdoc.prov_quads` cannot map in full (so it cannot be signed)."""
 
 
 class ReportError(HopgateError):
@@ -185,6 +202,7 @@ __all__ = [
     "FileRefused",
     "HopgateError",
     "IllFormedShape",
+    "InputRefused",
     "LedgerError",
     "ManifestError",
     "MetricError",

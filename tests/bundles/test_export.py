@@ -379,7 +379,7 @@ def test_narrowed_text_never_leaks_through_inline_citations_or_hostile_ids(
                 mine = export_bundle(store, format=fmt, reader=reader, with_text=with_text).data
                 assert b"zqsecretzq" in mine, (fmt, with_text)
         picture = card_dot(store, resolve_scope(store, card="o", reader=other))
-        assert "zqsecretzq" not in picture and "withheld for pub%20lic" in picture
+        assert "zqsecretzq" not in picture and "[withheld from this" in picture
         assert "Cedar maps" not in picture
         picture = card_dot(store, resolve_scope(store, card="o", reader=reader))
         assert "zqsecretzq" in picture
@@ -510,7 +510,7 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     public = runner.invoke(
         cli, [*store, "export", "--card", "sys-a/qA/o1", "--format", "dot", "--reader", "public"]
     ).output
-    assert "span a2\\nwithheld for public" in public
+    assert "span a2\\n[withheld from this" in public
     assert "Record R17: the rights" not in public
     # Card C cites a complete set: nothing missing.
     card_c = runner.invoke(

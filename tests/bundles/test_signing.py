@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import shutil
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +18,8 @@ from click.testing import CliRunner
 from conftest import CEDAR, shared_data
 
 from hopgate.bundles.export import FORMATS, export_bundle, write_export
+from hopgate.bundles.proofs import PROOFS, file_dataset, sign_directory
 from hopgate.bundles.signing import (
-    PROOFS,
     ProofOptions,
     SigningKey,
     b58decode,
@@ -29,13 +33,13 @@ from hopgate.bundles.signing import (
     read_public_key,
     sign_canonical,
     sign_dataset,
-    sign_directory,
     write_key,
 )
 from hopgate.bundles.signing import hash_data as combined_hash
 from hopgate.bundles.verify import verify
 from hopgate.cli import cli
 from hopgate.errors import SigningError
+from hopgate.report.build import build_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -339,3 +343,411 @@ def test_a_file_with_blank_nodes_is_refused_before_canonicalization(
     trig.write_bytes(trig.read_bytes() + ring.encode())
     problems = verify(tmp_path).problems
     assert any("holds blank nodes" in p for p in problems), problems
+
+
+# --- issue 25 item 4: a signature is shown only for what was signed ------------------------
+
+FORGE_VERDICT = (b"hg:ReviseCitations", b"hg:Accept")
+
+
+def _rehash(directory: Path, name: str) -> None:
+    """What an attacker who rewrites a file does next: the manifest's entry made to match."""
+    data = (directory / name).read_bytes()
+    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest["files"][name].update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _set_proofs(directory: Path, proofs: Any) -> None:
+    (directory / PROOFS).write_text(json.dumps(proofs))
+
+
+@pytest.fixture(scope="module")
+def signed_trig(cedar: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SigningKey]:
+    """One export.trig of run sys-a, signed by Ann Lee; tests copy it before changing it."""
+    key = new_key()
+    out = tmp_path_factory.mktemp("signed-trig")
+    write_export(export_bundle(cedar, format="trig", run="sys-a"), out)
+    sign_directory(out, key, by="Ann Lee")
+    return out, key
+
+
+def _copy(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target / "copy")
+    return target / "copy"
+
+
+@pytest.mark.parametrize("listed", [{"export.trig": []}, {}], ids=["empty-list", "no-list"])
+def test_an_empty_or_missing_proof_list_is_no_signature(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path, listed: dict[str, Any]
+) -> None:
+    """Issue 25 4(a): a rewritten file whose proof list is emptied is not "signed by" anyone."""
+    out, key = signed_trig
+    out = _copy(out, tmp_path)
+    trig = out / "export.trig"
+    trig.write_bytes(trig.read_bytes().replace(*FORGE_VERDICT))
+    _rehash(out, "export.trig")
+    _set_proofs(out, {"proofs": listed})
+    for trusted in (None, [key.public_multibase]):
+        report = verify(out, trusted=trusted)
+        assert not report.ok and report.signers == []
+        assert any(p.startswith("export.trig: not signed") for p in report.problems)
+    for trust in ([], ["--trust", key.public_multibase]):
+        result = CliRunner().invoke(cli, ["verify", str(out), *trust])
+        assert result.exit_code == 1, result.output
+        assert "signed by" not in result.output and " intact;" not in result.output
+
+
+def test_the_report_names_the_signed_file_and_states_it_equals_the_rendered_bundle(
+    cedar: Any, signed_trig: tuple[Path, SigningKey]
+) -> None:
+    """Issue 25 4(b): the signature line names the signed file's digest and the comparison."""
+    out, key = signed_trig
+    report = build_report(
+        cedar, run="sys-a", pictures=0, signed_export=out, trusted=[key.public_multibase]
+    )
+    digest = hashlib.sha256((out / "export.trig").read_bytes()).hexdigest()
+    line = report.header.signature
+    assert line.startswith("signed by Ann Lee") and "by a trusted key" in line, line
+    assert f"export.trig (sha256:{digest})" in line and "equals the rendered bundle" in line
+    assert not report.signature.failed
+
+
+@pytest.fixture(scope="module")
+def cedar_on_disk(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The worked example in an on-disk store, exported and signed by Ann Lee (CLI)."""
+    base = tmp_path_factory.mktemp("cedar-disk")
+    store, key, out = base / "store", base / "ann.key", base / "out"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--store", str(store), "load", str(CEDAR)]).exit_code == 0
+    assert runner.invoke(cli, ["--store", str(store), "evaluate"]).exit_code == 0
+    assert runner.invoke(cli, ["keys", "new", "-o", str(key)]).exit_code == 0
+    export = ["--store", str(store), "export", "--run", "sys-a", "-o", str(out)]
+    result = runner.invoke(cli, [*export, "--sign", str(key), "--by", "Ann Lee"])
+    assert result.exit_code == 0, result.output
+    return store, key, out
+
+
+def _report(store: Path, out: Path, key: Path) -> Any:
+    return CliRunner().invoke(
+        cli,
+        ["--store", str(store), "report", "--run", "sys-a", "--format", "md",
+         "--signed-export", str(out), "--trust", f"{key}.pub"],
+    )  # fmt: skip
+
+
+def test_a_store_rewritten_after_signing_fails_the_report_loudly(
+    cedar_on_disk: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Issue 25 4(b), the attack: any writer of the store rewrites the evaluation's bundle in
+    place and deletes the snapshots; the gate passes (it reads the store), and the report
+    must not say "signed by Ann Lee" over it."""
+    store, key, out = cedar_on_disk
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    rewritten = ox.Store(str(copy))
+    rewritten.update(
+        "PREFIX hg: <https://w3id.org/hopgate/ns#> "
+        "DELETE { GRAPH ?g { ?card hg:verdict ?v } } INSERT { GRAPH ?g { ?card hg:verdict hg:Accept } } "
+        "WHERE { GRAPH ?g { ?card a hg:AcceptanceCard ; hg:verdict ?v } FILTER(?v != hg:Accept) }"
+    )
+    rewritten.flush()
+    del rewritten
+    shutil.rmtree(copy / "hopgate-snapshots")
+    gate = CliRunner().invoke(cli, ["--store", str(copy), "gate", "--run", "sys-a"])
+    assert gate.exit_code == 0, gate.output  # the attack's premise
+    result = _report(copy, out, key)
+    assert result.exit_code == 1, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("| Signature |"))
+    assert "CHECK FAILED" in line and "does not equal the rendered bundle" in line, line
+    assert "signed by" not in line
+    assert result.output.count("Error:") == 1 and "Traceback" not in result.output
+
+
+def test_the_report_exits_non_zero_when_its_header_says_check_failed(
+    cedar_on_disk: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    store, key, out = cedar_on_disk
+    assert _report(store, out, key).exit_code == 0
+    tampered = _copy(out, tmp_path)
+    trig = tampered / "export.trig"
+    trig.write_bytes(trig.read_bytes().replace(*FORGE_VERDICT))
+    result = _report(store, tampered, key)
+    assert "| Signature | CHECK FAILED" in result.stdout
+    assert result.exit_code == 1 and "Error:" in result.output
+
+
+def _foreign_xml_attribute(data: bytes) -> bytes:
+    return data.replace(b"<prov:entity prov:id=", b'<prov:entity approvedBy="CEO" prov:id=', 1)
+
+
+def _unmapped_jsonld_key(data: bytes) -> bytes:
+    return data.replace(b'[{"@id":', b'[{"approvedBy":"CEO","@id":', 1)
+
+
+def _provn_blank_line(data: bytes) -> bytes:
+    return data.replace(b"\nendDocument", b"\n  \nendDocument", 1)
+
+
+def _provn_time_as_string(data: bytes) -> bytes:
+    # Once the same dataset: prov read the dateTime into a Python datetime, mapped as its text.
+    return re.sub(
+        rb'hg:claimTime="(\d{4}-\d\d-\d\d)T([^"]*)" %% xsd:dateTime',
+        rb'hg:claimTime="\1 \2"',
+        data,
+        count=1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("fmt", "change", "same_dataset"),
+    [
+        ("provxml", _foreign_xml_attribute, True),
+        ("jsonld", _unmapped_jsonld_key, True),
+        ("provn", _provn_blank_line, True),
+        ("provn", _provn_time_as_string, False),
+    ],
+    ids=[
+        "provxml-foreign-attribute",
+        "jsonld-unmapped-key",
+        "provn-blank-line",
+        "provn-datetime-as-string",
+    ],
+)
+def test_what_a_format_carries_beyond_the_dataset_is_covered(
+    cedar: Any, tmp_path: Path, fmt: str, change: Any, same_dataset: bool
+) -> None:
+    """Issue 25 4(c): two documents, one dataset; the second is not the signed one. The
+    PROV-N dateTime written as a plain string now maps to another dataset too."""
+    write_export(export_bundle(cedar, format=fmt, run="sys-a"), tmp_path)
+    sign_directory(tmp_path, new_key(), by="Ann Lee")
+    path = next(p for p in tmp_path.iterdir() if p.name.startswith("export."))
+    before = canonical_nquads(file_dataset(path, fmt))
+    data = path.read_bytes()
+    path.write_bytes(change(data))
+    assert path.read_bytes() != data
+    assert (canonical_nquads(file_dataset(path, fmt)) == before) is same_dataset
+    _rehash(tmp_path, path.name)
+    problems = verify(tmp_path).problems
+    assert len(problems) == 1 and problems[0].startswith(f"{path.name}: proof by Ann Lee")
+    why = "not the signed bytes" if same_dataset else "signature does not verify"
+    assert why in problems[0], problems
+
+
+@pytest.mark.parametrize(
+    "field", [("reader", "public"), ("scope", "run sys-b"), ("with_text", True)]
+)
+def test_the_manifest_fields_are_inside_the_signed_data(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path, field: tuple[str, Any]
+) -> None:
+    """Issue 25 4(c): the manifest's reader and scope of a file are what its signer signed."""
+    out = _copy(signed_trig[0], tmp_path)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["files"]["export.trig"][field[0]] = field[1]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify(out).problems
+    assert len(problems) == 1 and f"its {field[0]}" in problems[0], problems
+    assert "differs from the signed" in problems[0]
+
+
+def test_the_manifest_cannot_list_a_version_no_signed_file_states(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path
+) -> None:
+    out = _copy(signed_trig[0], tmp_path)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["versions"]["forged@1"] = "sha256:" + "0" * 64
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert verify(out).problems == [
+        "manifest.json: version 'forged@1' is stated by no export file of the directory"
+    ]
+
+
+def test_a_card_picture_beside_signed_files_is_signed_too(tmp_path: Path) -> None:
+    """Issue 25 4(d): sign signs the picture's bytes; verify then holds it to them."""
+    runner = CliRunner()
+    store, out, key = tmp_path / "store", tmp_path / "out", tmp_path / "k.key"
+    assert runner.invoke(cli, ["--store", str(store), "load", str(CEDAR)]).exit_code == 0
+    assert runner.invoke(cli, ["--store", str(store), "evaluate"]).exit_code == 0
+    assert runner.invoke(cli, ["keys", "new", "-o", str(key)]).exit_code == 0
+    trust = read_public_key(f"{key}.pub")
+    export = ["--store", str(store), "export", "-o", str(out)]
+    assert runner.invoke(cli, [*export, "--run", "sys-a"]).exit_code == 0
+    picture = [*export, "--card", "sys-a/qA/o1"]
+    assert runner.invoke(cli, [*picture, "--format", "svg"]).exit_code == 0
+    signed = sign_directory(out, read_private_key(key), by="Ann Lee")
+    assert signed.files == ["export.svg", "export.trig"]
+    report = verify(out, trusted=[trust])
+    assert report.ok, report.problems
+    assert report.signatures_checked == 2
+    # A picture written with --sign is signed at once; a changed picture is caught.
+    result = runner.invoke(
+        cli, [*picture, "--format", "dot", "--sign", str(key), "--by", "Ann Lee"]
+    )
+    assert result.exit_code == 0, result.output
+    assert verify(out, trusted=[trust]).ok
+    svg = out / "export.svg"
+    svg.write_bytes(svg.read_bytes().replace(b"</svg>", b"<text>approved</text></svg>"))
+    _rehash(out, "export.svg")
+    problems = verify(out).problems
+    assert len(problems) == 1 and problems[0].startswith("export.svg: proof by Ann Lee")
+
+
+def _proof_changed(**fields: Any) -> Any:
+    def change(proof: dict[str, Any]) -> Any:
+        for name, value in fields.items():
+            path = name.split("__")
+            target = proof
+            for part in path[:-1]:
+                target = target[part]
+            if value is KeyError:
+                del target[path[-1]]
+            else:
+                target[path[-1]] = value
+        return proof
+
+    return change
+
+
+MALFORMED_PROOFS = {
+    "signer-id-not-an-iri": (_proof_changed(signer__id="Ann Lee"), "'signer'"),
+    "signer-id-a-number": (_proof_changed(signer__id=42), "'signer'"),
+    "signer-a-list": (_proof_changed(signer=["Ann"]), "'signer'"),
+    "signer-name-with-escape": (_proof_changed(signer__name="Ann\x1b[2J"), "'signer'"),
+    "method-not-an-iri": (
+        lambda p: {**p, "verificationMethod": p["verificationMethod"] + " x"},
+        "'verificationMethod'",
+    ),
+    "purpose-not-an-iri": (_proof_changed(proofPurpose="assertion method"), "'proofPurpose'"),
+    "created-not-a-time": (_proof_changed(created="yesterday"), "'created'"),
+    "value-a-number": (_proof_changed(proofValue=12), "'proofValue'"),
+    "value-huge": (_proof_changed(proofValue="z" + "2" * 200_000), "'proofValue'"),
+    "created-missing": (_proof_changed(created=KeyError), "'created'"),
+    "file-missing": (_proof_changed(file=KeyError), "signature does not verify"),
+    "file-bytes-a-boolean": (_proof_changed(file__bytes=True), "'file'"),
+    "file-digest-not-hex": (_proof_changed(file__sha256="z" * 64), "'file'"),
+    "unsigned-field": (_proof_changed(note="approved by the CEO"), "'note'"),
+    "not-an-object": (lambda p: "proof", "JSON object"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_PROOFS))
+def test_a_malformed_proof_is_a_failed_proof_not_a_traceback(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path, case: str
+) -> None:
+    """Issue 25 4(e): one clear problem naming the file and the field; exit 1, no traceback."""
+    change, field_named = MALFORMED_PROOFS[case]
+    out = _copy(signed_trig[0], tmp_path)
+    proofs = json.loads((out / PROOFS).read_text())
+    proofs["proofs"]["export.trig"] = [change(proofs["proofs"]["export.trig"][0])]
+    _set_proofs(out, proofs)
+    problems = verify(out).problems
+    assert len(problems) == 1 and problems[0].startswith("export.trig: proof "), problems
+    assert field_named in problems[0] and "\x1b" not in problems[0], problems
+    result = CliRunner().invoke(cli, ["verify", str(out)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.output
+
+
+def test_a_proof_of_the_dataset_alone_is_not_a_signature_of_the_file(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path
+) -> None:
+    """A proof as hopgate made them before it signed bytes: valid over the dataset, silent on
+    the file; it covers nothing a reader is shown, so it is refused."""
+    out, key = signed_trig
+    out = _copy(out, tmp_path)
+    dataset = file_dataset(out / "export.trig", "trig")
+    proof = sign_dataset(key, dataset, signer_iri="urn:ann", signer_name="Ann Lee")
+    _set_proofs(out, {"proofs": {"export.trig": [proof]}})
+    problems = verify(out).problems
+    assert len(problems) == 1 and "does not state the file's bytes" in problems[0], problems
+
+
+MALFORMED_FILES: dict[str, Any] = {
+    "directory": lambda path: path.mkdir(),
+    "fifo": lambda path: os.mkfifo(path),
+    "deep-nesting": lambda path: path.write_text("[" * 100_000 + "]" * 100_000),
+    "long-number": lambda path: path.write_text(
+        '{"proofs": {"export.trig": [' + "9" * 5000 + "]}}"
+    ),
+    "huge": lambda path: path.write_bytes(b" " * (5 << 20) + b"{}"),
+    "proofs-a-list": lambda path: path.write_text('{"proofs": []}'),
+    "list-an-object": lambda path: path.write_text('{"proofs": {"export.trig": {}}}'),
+    "file-name-a-path": lambda path: path.write_text('{"proofs": {"../x.trig": []}}'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_FILES))
+def test_a_malformed_proofs_file_is_one_clear_problem(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path, case: str
+) -> None:
+    """Issue 25 4(e): a FIFO, a directory, deep or huge JSON where proofs.json should be."""
+    out = _copy(signed_trig[0], tmp_path)
+    (out / PROOFS).unlink()
+    MALFORMED_FILES[case](out / PROOFS)
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(verify(out)), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert done, "verify did not return (a FIFO read blocks)"
+    problems = done[0].problems
+    assert problems and problems[0].startswith("proofs.json: "), problems
+    assert not done[0].ok and done[0].signers == []
+    result = CliRunner().invoke(cli, ["verify", str(out)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert "signed by" not in result.output
+
+
+def test_a_manifest_entry_naming_a_path_is_neither_read_nor_signed(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path
+) -> None:
+    """A manifest is input too: an entry naming a file outside the directory is refused."""
+    out = _copy(signed_trig[0], tmp_path)
+    outside = tmp_path / "outside.trig"
+    outside.write_text("<urn:a> <urn:b> <urn:c> .\n")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["files"]["../outside.trig"] = dict(manifest["files"]["export.trig"])
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify(out).problems
+    assert problems == [
+        "../outside.trig: not the name of an export file in the directory (a path?)"
+    ]
+    with pytest.raises(SigningError, match="not an export file the manifest lists"):
+        sign_directory(out, signed_trig[1], by="Ann Lee")
+
+
+def test_a_forged_cache_behind_the_report_fails_its_signature_line(
+    cedar_on_disk: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The report may render an evaluation from its snapshot (a cache): forging the snapshot
+    and its recorded digest passes the gate, but the digest is in the signed export's
+    provenance, so the signature line fails."""
+    store, key, out = cedar_on_disk
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    snapshot = next(
+        path
+        for path in (copy / "hopgate-snapshots").iterdir()
+        if b"ns#verdict>" in path.read_bytes()
+    )
+    data = snapshot.read_bytes()
+    forged = re.sub(rb"ns#(ReviseCitations|Reject)>", rb"ns#Accept>", data)
+    snapshot.write_bytes(forged)
+    old, new = hashlib.sha256(data).hexdigest(), hashlib.sha256(forged).hexdigest()
+    rewritten = ox.Store(str(copy))
+    rewritten.update(
+        f"PREFIX hg: <https://w3id.org/hopgate/ns#> "
+        f"DELETE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} }} "
+        f"INSERT {{ GRAPH ?c {{ ?g hg:snapshotDigest ?e }} }} "
+        f'WHERE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} FILTER(CONTAINS(?d, "{old}")) '
+        f'BIND(REPLACE(?d, "{old}", "{new}") AS ?e) }}'
+    )
+    rewritten.flush()
+    del rewritten
+    gate = CliRunner().invoke(cli, ["--store", str(copy), "gate", "--run", "sys-a"])
+    assert gate.exit_code == 0, gate.output  # the premise: the forged cache is read
+    result = _report(copy, out, key)
+    assert result.exit_code == 1, result.output
+    line = next(x for x in result.stdout.splitlines() if x.startswith("| Signature |"))
+    assert "CHECK FAILED" in line and "does not equal the rendered bundle" in line, line

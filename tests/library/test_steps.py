@@ -55,7 +55,7 @@ RULES = {
     "verdict order": (r"hg:ReviseCitations\)+ AS \?verdict", "evaluation-verdicts.rq"),
     # docs/spec/acceptance.md "Release gate".
     "release gate": (r"\?verdict = hg:Accept AS \?passes", "gate.rq"),
-    # The reader rule of what leaves the store (exports, reports).
+    # The reader rule of what leaves the store (every output: hopgate.audit.withholding).
     "withheld text": (r"hg:readableBy \?anyVersionReader", "withheld.rq"),
 }
 
@@ -103,6 +103,24 @@ def test_the_export_reads_the_withheld_query() -> None:
     from hopgate.bundles import quads
 
     assert library_queries()["withheld"].text in quads.WITHHELD
+
+
+def test_every_output_applies_the_one_reader_filter() -> None:
+    """docs/spec/records.md "What a reader is shown": one module reads the rule's query and
+    words the marker; every module that writes an output for a reader imports it."""
+    src = ROOT / "src" / "hopgate"
+    texts = {path: path.read_text("utf-8") for path in src.rglob("*.py")}
+    home = src / "audit" / "withholding.py"
+    for path, text in texts.items():
+        if path != home:
+            assert 'library_query("withheld")' not in text, path
+            assert "withheld from this reader" not in text, path
+    outputs = ["bundles/quads.py", "bundles/picture.py", "report/build.py", "report/data.py"]
+    # The command line prints what hopgate.api returns, filtered there (the metrics command's
+    # baseline settings too: api.metrics); tests/cli/test_imports.py keeps the CLI above it.
+    outputs += ["report/explain.py", "report/diff.py", "api.py"]
+    for name in outputs:
+        assert "from hopgate.audit.withholding import" in texts[src / name], name
 
 
 #: The auditor queries that read the record of a run's latest evaluation.

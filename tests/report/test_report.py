@@ -181,9 +181,9 @@ def test_the_header_states_the_signature_of_a_signed_export(
     signed = ["export", "--run", "sys-a", "-o", str(out), "--sign", str(key), "--by", "Alice"]
     assert _invoke(cedar_dir, *signed).exit_code == 0
 
-    def signature(*extra: str) -> str:
+    def signature(*extra: str, exit_code: int = 0) -> str:
         result = _invoke(cedar_dir, "report", "--run", "sys-a", "--format", "json", *extra)
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == exit_code, result.output
         line: str = json.loads(result.stdout)["header"]["signature"]
         return line
 
@@ -192,16 +192,17 @@ def test_the_header_states_the_signature_of_a_signed_export(
     assert line.startswith("signed by Alice") and "by a trusted key" in line
     other = tmp_path / "other.key"
     assert CliRunner().invoke(cli, ["keys", "new", "-o", str(other)]).exit_code == 0
-    line = signature("--signed-export", str(out), "--trust", f"{other}.pub")
+    line = signature("--signed-export", str(out), "--trust", f"{other}.pub", exit_code=1)
     assert line.startswith("CHECK FAILED") and "trusted key" in line
-    # An unsigned export of the same evaluation is not a signed one.
+    # An unsigned export of the same evaluation is not a signed one: the check fails.
     unsigned = tmp_path / "unsigned"
     assert _invoke(cedar_dir, "export", "--run", "sys-a", "-o", str(unsigned)).exit_code == 0
-    assert signature("--signed-export", str(unsigned)).startswith("not signed")
+    line = signature("--signed-export", str(unsigned), exit_code=1)
+    assert line.startswith("CHECK FAILED") and "not signed" in line
     # A byte changed after signing fails the check, and the report says so.
     exported = next(p for p in out.iterdir() if p.suffix == ".trig")
     exported.write_text(exported.read_text("utf-8").replace("eval-oct", "eval-oxt"), "utf-8")
-    assert signature("--signed-export", str(out)).startswith("CHECK FAILED")
+    assert signature("--signed-export", str(out), exit_code=1).startswith("CHECK FAILED")
     result = _invoke(cedar_dir, "report", "--run", "sys-a", "--trust", f"{key}.pub")
     assert result.exit_code == 2 and "--signed-export" in result.output
 
@@ -236,7 +237,7 @@ def test_explain_says_why_with_the_spec_section(cedar_dir: Path) -> None:
     assert "Evidence set gA1" in text and "is eligible" in text
     assert "Citation a2 covers member a2 of gA1." in text
     assert 'Missing hop a1: "Project Cedar is mapped to record R17"' in text
-    assert 'docs/spec/acceptance.md "Per output claim", rule 5' in text
+    assert 'docs/spec/acceptance.md "Verdict", rule 5' in text
     data = json.loads(_invoke(cedar_dir, "explain", "sys-a/qD/o1", "--format", "json").output)
     assert data["verdict"] == "reject"
     inadmissible = [s for s in data["steps"] if s["step"] == "inadmissible"]

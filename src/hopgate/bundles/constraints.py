@@ -11,7 +11,7 @@ generation and invalidation times, and no usage times).
 The data are plain PROV-O (``prov:wasGeneratedBy``, ``prov:generatedAtTime``,
 ``prov:used`` ...): TriG and JSON-LD exports state them directly; PROV-N,
 PROV-JSON and PROV-XML documents are mapped onto them by
-:func:`hopgate.bundles.verify.prov_quads`.
+:func:`hopgate.bundles.provdoc.prov_quads`.
 """
 
 from __future__ import annotations

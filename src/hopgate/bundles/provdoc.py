@@ -23,6 +23,7 @@ import io
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import pyoxigraph as ox
@@ -363,6 +364,10 @@ def _term(value: Any) -> ox.NamedNode | ox.Literal:
         if value.datatype is None:
             return ox.Literal(value.value)
         return ox.Literal(value.value, datatype=ox.NamedNode(value.datatype.uri))
+    if isinstance(value, datetime):
+        # prov parses an xsd:dateTime attribute into a datetime; its str() would make it a
+        # plain string, the same dataset as a document stating that string.
+        return _datetime_literal(value)
     if isinstance(value, bool):
         return ox.Literal("true" if value else "false", datatype=ox.NamedNode(XSD + "boolean"))
     if isinstance(value, int):

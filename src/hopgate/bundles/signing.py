@@ -10,15 +10,22 @@ that signature in multibase base58btc (``z...``). Keys are Multikeys:
 and the 32 key bytes; the verification method is the ``did:key`` of the
 public key.
 
-hopgate signs each exported file's dataset: the quads of a TriG or JSON-LD
-file as parsed, and for PROV-N, PROV-JSON and PROV-XML the plain PROV-O
-dataset of the document's records (:func:`file_dataset`). The proofs of a directory are kept in
-``proofs.json`` beside the manifest (a list per file: several people may sign),
-so a proof does not depend on the manifest, and the manifest's sha256 is not
-what an attacker must forge. Besides the standard proof options, the proof
-configuration names the signer: ``prov:wasAttributedTo`` a ``prov:Person`` with
-a ``foaf:name``; being inside the signed configuration, the name cannot be
-changed without breaking the signature.
+hopgate signs each exported file twice over in one proof (:mod:`.proofs`): the
+document is the file's dataset (the quads of a TriG or JSON-LD file as parsed;
+for PROV-N, PROV-JSON and PROV-XML the plain PROV-O dataset of the document's
+records; none for a picture), and the proof configuration states the file
+itself (:class:`FileStatement`: its name, the sha256 and length of its exact
+bytes, and its manifest entry: format, reader, scope, with or without texts).
+So a proof holds the exact bytes: a foreign XML attribute, an unmapped JSON-LD
+key or a differently spelled literal, which a dataset cannot see, break it as
+surely as a changed quad. The signer is named in the configuration too:
+``prov:wasAttributedTo`` a ``prov:Person`` with a ``foaf:name``; being inside
+the signed configuration, the name cannot be changed without breaking the
+signature.
+
+A proof read back (:func:`options_of`) is checked field by field before any
+of it is used: every field is of its kind and size, every IRI is an IRI, and
+a field hopgate does not sign is refused (it could say anything, unsigned).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,20 +46,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
 
-from hopgate import ids
-from hopgate.bundles.formats import EXTENSIONS, format_of, parse_rdf
-from hopgate.bundles.manifest import read_manifest, sha256_file
-from hopgate.bundles.provdoc import PROV_FORMATS, parse_document, prov_quads
+from hopgate.bundles.formats import EXTENSIONS, PICTURE_EXTENSIONS
+from hopgate.bundles.manifest import FileEntry
 from hopgate.errors import SigningError
-from hopgate.vocab import PROV, RDF, XSD
+from hopgate.inputs import parse_json
+from hopgate.shacl.lexical import well_formed
+from hopgate.vocab import HG, PROV, RDF, XSD
 
 SECURITY = "https://w3id.org/security#"
 FOAF = "http://xmlns.com/foaf/0.1/"
 DCTERMS_CREATED = "http://purl.org/dc/terms/created"
 CRYPTOSUITE = "eddsa-rdfc-2022"
-PROOFS = "proofs.json"
 #: Multicodec prefixes (varint) of Ed25519 public and private keys.
 ED25519_PUBLIC = b"\xed\x01"
 ED25519_PRIVATE = b"\x80\x26"
@@ -129,8 +141,6 @@ class SigningKey:
     @property
     def private_multibase(self) -> str:
         """The private key (the 32-byte seed) as a Multikey value."""
-        from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
-
         raw = self.private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
         return _multikey(ED25519_PRIVATE, raw)
 
@@ -207,7 +217,7 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
             raise SigningError(f"{path}: not a regular file")
         if path.stat().st_size > 1 << 16:
             raise SigningError(f"{path}: too large for a {what} file")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), strict=False)
     except (OSError, ValueError) as exc:
         raise SigningError(f"{path}: not a readable {what} file: {exc}") from None
     if not isinstance(data, dict):
@@ -275,6 +285,19 @@ def canonical_nquads(quads: Any) -> bytes:
 
 
 @dataclass(frozen=True)
+class FileStatement:
+    """What a proof states about the file it signs: its name and its manifest entry (format,
+    reader, scope, with or without texts, and the length and sha256 of its exact bytes)."""
+
+    name: str
+    entry: FileEntry
+
+    def as_json(self) -> dict[str, Any]:
+        """The statement as the proof object's ``file`` field."""
+        return {"name": self.name, **self.entry.__dict__}
+
+
+@dataclass(frozen=True)
 class ProofOptions:
     """A proof without its value: what the proof configuration holds."""
 
@@ -283,6 +306,7 @@ class ProofOptions:
     signer_iri: str | None = None
     signer_name: str | None = None
     proof_purpose: str = "assertionMethod"
+    file: FileStatement | None = None
 
 
 def proof_configuration(options: ProofOptions) -> list[ox.Quad]:
@@ -317,6 +341,33 @@ def proof_configuration(options: ProofOptions) -> list[ox.Quad]:
         ]
         if options.signer_name is not None:
             quads.append(quad(signer, FOAF + "name", ox.Literal(options.signer_name)))
+    if options.file is not None:
+        quads += _file_quads(proof, options.file, quad)
+    return quads
+
+
+def _file_quads(proof: ox.BlankNode, statement: FileStatement, quad: Any) -> list[ox.Quad]:
+    """The file a proof signs, described in its configuration (docs/spec/records.md "Signed
+    exports"): the manifest's entry of it and the sha256 of its bytes."""
+    file = ox.BlankNode("file")
+    entry = statement.entry
+    flag = "true" if entry.with_text else "false"
+    quads = [
+        quad(proof, HG + "signedFile", file),
+        quad(file, RDF + "type", ox.NamedNode(HG + "ExportFile")),
+        quad(file, HG + "fileName", ox.Literal(statement.name)),
+        quad(file, HG + "exportFormat", ox.Literal(entry.format)),
+        quad(file, HG + "exportScope", ox.Literal(entry.scope)),
+        quad(file, HG + "withText", ox.Literal(flag, datatype=ox.NamedNode(XSD + "boolean"))),
+        quad(
+            file,
+            HG + "byteSize",
+            ox.Literal(str(entry.bytes), datatype=ox.NamedNode(XSD + "integer")),
+        ),
+        quad(file, HG + "digest", ox.Literal(f"sha256:{entry.sha256}")),
+    ]
+    if entry.reader is not None:
+        quads.append(quad(file, HG + "exportReader", ox.Literal(entry.reader)))
     return quads
 
 
@@ -349,9 +400,32 @@ def check_canonical(
 
 # ---- proofs as JSON (the Data Integrity proof object) ------------------------------------
 
+#: The fields of a proof object hopgate reads; any other is refused, since it is not signed.
+PROOF_FIELDS = (
+    "type",
+    "cryptosuite",
+    "created",
+    "verificationMethod",
+    "proofPurpose",
+    "proofValue",
+    "signer",
+    "file",
+)
+#: The longest text a proof field may hold (an IRI, a name, a reader, a scope).
+MAX_FIELD = 2048
+#: An Ed25519 signature is 64 bytes: at most 88 base58 characters after the ``z``.
+MAX_PROOF_VALUE = 100
+#: The longest file length a statement may give (no file is larger).
+MAX_BYTES = 1 << 62
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_PURPOSE = re.compile(r"[A-Za-z]{1,64}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+#: Joiners some scripts need in a name; every other non-printable character is refused.
+_JOINERS = {"\u200c", "\u200d"}
+
 
 def proof_object(options: ProofOptions, proof_value: str) -> dict[str, Any]:
-    """The proof as the JSON object Data Integrity writes (plus hopgate's signer)."""
+    """The proof as the JSON object Data Integrity writes (plus hopgate's signer and file)."""
     proof: dict[str, Any] = {
         "type": "DataIntegrityProof",
         "cryptosuite": CRYPTOSUITE,
@@ -361,46 +435,158 @@ def proof_object(options: ProofOptions, proof_value: str) -> dict[str, Any]:
     }
     if options.signer_iri is not None:
         proof["signer"] = {"id": options.signer_iri, "type": "Person", "name": options.signer_name}
+    if options.file is not None:
+        proof["file"] = options.file.as_json()
     proof["proofValue"] = proof_value
     return proof
+
+
+def shown(value: str, limit: int = 60) -> str:
+    """``value`` quoted for one line of output: control and bidi characters escaped, cut short."""
+    cut = value if len(value) <= limit else value[:limit] + "..."
+    return repr(cut)
+
+
+def _text(value: Any, field: str, limit: int = MAX_FIELD) -> str:
+    if not isinstance(value, str):
+        raise SigningError(f"proof field {field!r} is missing or not a string")
+    if len(value) > limit:
+        raise SigningError(f"proof field {field!r} is too long ({len(value):,} characters)")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SigningError(f"proof field {field!r} holds a lone surrogate") from None
+    return value
+
+
+def _iri(value: Any, field: str) -> str:
+    text = _text(value, field)
+    try:
+        ox.NamedNode(text)
+    except ValueError:
+        text = ""
+    if not _SCHEME.match(text):
+        raise SigningError(f"proof field {field!r}: {shown(str(value))} is not an IRI")
+    return text
+
+
+def _fields(value: Any, field: str, allowed: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SigningError(f"proof field {field!r} must be a JSON object")
+    unknown = sorted(str(k) for k in value if k not in allowed)
+    if unknown:
+        raise SigningError(
+            f"proof field {field!r} has a field hopgate does not sign: {shown(unknown[0])}"
+        )
+    return value
+
+
+def _signer(value: Any) -> tuple[str, str | None]:
+    signer = _fields(value, "signer", ("id", "type", "name"))
+    iri = _iri(signer.get("id"), "signer")
+    if signer.get("type", "Person") != "Person":
+        raise SigningError("proof field 'signer': its type must be 'Person'")
+    name = signer.get("name")
+    if name is None:
+        return iri, None
+    name = _text(name, "signer", 256)
+    if not all(ch.isprintable() or ch in _JOINERS for ch in name):
+        raise SigningError(
+            f"proof field 'signer': the name {shown(name)} holds a control character"
+        )
+    return iri, name
+
+
+def file_statement(value: Any) -> FileStatement:
+    """The file a proof's ``file`` field states, checked field by field.
+
+    Raises:
+        SigningError: a field missing, unknown, or of the wrong kind or size.
+    """
+    names = ("name", "format", "reader", "scope", "with_text", "bytes", "sha256")
+    file = _fields(value, "file", names)
+    missing = [name for name in names if name not in file]
+    if missing:
+        raise SigningError(f"proof field 'file' lacks {missing[0]!r}")
+    name = _text(file["name"], "file", 255)
+    if "/" in name or "\\" in name or not name.isprintable() or name in (".", ".."):
+        raise SigningError(f"proof field 'file': {shown(name)} is not a file name")
+    formats = {**EXTENSIONS, **PICTURE_EXTENSIONS}
+    if file["format"] not in formats:
+        raise SigningError(f"proof field 'file': {shown(str(file['format']))} is not a format")
+    reader = None if file["reader"] is None else _text(file["reader"], "file")
+    size = file["bytes"]
+    if type(size) is not int or not 0 <= size <= MAX_BYTES:
+        raise SigningError("proof field 'file': its bytes must be a whole number of bytes")
+    if type(file["with_text"]) is not bool:
+        raise SigningError("proof field 'file': its with_text must be true or false")
+    digest = _text(file["sha256"], "file", 64)
+    if not _SHA256.fullmatch(digest):
+        raise SigningError("proof field 'file': its sha256 must be 64 lowercase hex digits")
+    entry = FileEntry(
+        format=str(file["format"]),
+        reader=reader,
+        scope=_text(file["scope"], "file"),
+        with_text=file["with_text"],
+        bytes=size,
+        sha256=digest,
+    )
+    return FileStatement(name, entry)
 
 
 def options_of(proof: Any) -> tuple[ProofOptions, str]:
     """The options and the proofValue of a proof object read from ``proofs.json``.
 
+    Every field is checked before it is used (a proof file is attacker-controlled):
+    its kind, its size, an IRI where the configuration needs one.
+
     Raises:
-        SigningError: a field is missing or of the wrong kind, or another cryptosuite.
+        SigningError: a field missing, of the wrong kind or size, not an IRI, not one
+            hopgate signs, or another cryptosuite; the message names the field.
     """
     if not isinstance(proof, dict):
         raise SigningError("a proof must be a JSON object")
-    for name in ("type", "cryptosuite", "created", "verificationMethod", "proofValue"):
-        if not isinstance(proof.get(name), str):
-            raise SigningError(f"proof field {name!r} is missing or not a string")
-    if proof["type"] != "DataIntegrityProof" or proof["cryptosuite"] != CRYPTOSUITE:
+    unknown = sorted(str(name) for name in proof if name not in PROOF_FIELDS)
+    if unknown:
         raise SigningError(
-            f"unsupported proof {proof['type']}/{proof['cryptosuite']} (expected "
+            f"proof field {shown(unknown[0])} is not one hopgate signs (an unsigned field "
+            "could say anything)"
+        )
+    kind = _text(proof.get("type"), "type", 64)
+    suite = _text(proof.get("cryptosuite"), "cryptosuite", 64)
+    if kind != "DataIntegrityProof" or suite != CRYPTOSUITE:
+        raise SigningError(
+            f"unsupported proof {shown(kind)}/{shown(suite)} (expected "
             f"DataIntegrityProof/{CRYPTOSUITE})"
         )
-    signer = proof.get("signer")
-    signer_iri: str | None = None
-    signer_name: str | None = None
-    if signer is not None:
-        if not isinstance(signer, dict) or not isinstance(signer.get("id"), str):
-            raise SigningError("proof field 'signer' must be an object with an 'id'")
-        signer_iri = str(signer["id"])
-        written = signer.get("name")
-        signer_name = written if isinstance(written, str) else None
-    purpose = proof.get("proofPurpose", "assertionMethod")
-    if not isinstance(purpose, str):
-        raise SigningError("proof field 'proofPurpose' is not a string")
+    created = _text(proof.get("created"), "created", 64)
+    if not well_formed(created, XSD + "dateTime"):
+        raise SigningError(f"proof field 'created': {shown(created)} is not an xsd:dateTime")
+    method = _iri(proof.get("verificationMethod"), "verificationMethod")
+    try:
+        public_key_of(method)
+    except SigningError:
+        raise SigningError(
+            f"proof field 'verificationMethod': {shown(method)} is not the did:key of an "
+            "Ed25519 key"
+        ) from None
+    purpose = _text(proof.get("proofPurpose", "assertionMethod"), "proofPurpose", 64)
+    if not _PURPOSE.fullmatch(purpose):
+        raise SigningError(f"proof field 'proofPurpose': {shown(purpose)} is not a purpose")
+    value = _text(proof.get("proofValue"), "proofValue", MAX_PROOF_VALUE)
+    if not value.startswith("z") or any(ch not in _INDEX for ch in value[1:]):
+        raise SigningError("proof field 'proofValue' is not multibase base58btc ('z...')")
+    signer_iri, signer_name = _signer(proof["signer"]) if "signer" in proof else (None, None)
+    statement = file_statement(proof["file"]) if "file" in proof else None
     options = ProofOptions(
-        created=proof["created"],
-        verification_method=proof["verificationMethod"],
+        created=created,
+        verification_method=method,
         signer_iri=signer_iri,
         signer_name=signer_name,
         proof_purpose=purpose,
+        file=statement,
     )
-    return options, proof["proofValue"]
+    return options, value
 
 
 def now() -> str:
@@ -409,197 +595,70 @@ def now() -> str:
 
 
 def sign_dataset(
-    key: SigningKey, quads: Any, *, signer_iri: str, signer_name: str, created: str | None = None
+    key: SigningKey,
+    quads: Any,
+    *,
+    signer_iri: str,
+    signer_name: str,
+    created: str | None = None,
+    file: FileStatement | None = None,
 ) -> dict[str, Any]:
-    """A Data Integrity proof (eddsa-rdfc-2022) of the dataset ``quads``, naming its signer."""
+    """A Data Integrity proof (eddsa-rdfc-2022) of the dataset ``quads``, naming its signer
+    and, with ``file``, the file whose dataset it is (its bytes' sha256 among the rest)."""
     options = ProofOptions(
         created=created or now(),
         verification_method=key.verification_method,
         signer_iri=signer_iri,
         signer_name=signer_name,
+        file=file,
     )
     document = canonical_nquads(quads)
     configuration = canonical_nquads(proof_configuration(options))
     return proof_object(options, sign_canonical(key, document, configuration))
 
 
+def check_proof(document: bytes, proof: Any) -> tuple[ProofOptions, str | None]:
+    """Check ``proof`` over a canonical N-Quads document: its options, and None when it
+    verifies (else what failed).
+
+    Raises:
+        SigningError: the proof is malformed (:func:`options_of`).
+    """
+    options, value = options_of(proof)
+    public = public_key_of(options.verification_method)
+    configuration = canonical_nquads(proof_configuration(options))
+    if not check_canonical(public, document, configuration, value):
+        return options, (
+            "signature does not verify: the dataset or the proof changed since it was signed"
+        )
+    return options, None
+
+
 def check_dataset(quads: Any, proof: Any) -> str | None:
     """None when ``proof`` verifies over the dataset ``quads``; else what failed."""
     try:
-        options, value = options_of(proof)
-        public = public_key_of(options.verification_method)
+        return check_proof(canonical_nquads(quads), proof)[1]
     except SigningError as exc:
         return str(exc)
-    document = canonical_nquads(quads)
-    configuration = canonical_nquads(proof_configuration(options))
-    if not check_canonical(public, document, configuration, value):
-        return "signature does not verify: the dataset or the proof changed since it was signed"
-    return None
-
-
-# ---- the dataset of an exported file -----------------------------------------------------
-
-
-def file_dataset(path: Path, fmt: str) -> list[ox.Quad]:
-    """The RDF dataset an exported file states (what its proof signs).
-
-    TriG and JSON-LD are parsed by Oxigraph; a PROV-N, PROV-JSON or PROV-XML
-    document is parsed by ``prov`` and mapped onto plain PROV-O quads record by
-    record (:func:`hopgate.bundles.verify.prov_quads`, strict: a record it cannot
-    map in full is refused, so nothing in the file escapes the signature).
-
-    Raises:
-        SigningError: the file does not parse, or is not an RDF or PROV format.
-    """
-
-    try:
-        data = path.read_bytes()
-        if fmt in ("trig", "jsonld"):
-            return _without_blank_nodes(path, parse_rdf(data, fmt))
-        if fmt in PROV_FORMATS:
-            return prov_quads(parse_document(data, fmt), strict=True)
-    except SigningError:
-        raise
-    except Exception as exc:  # any parser's error: the file is not what was signed
-        raise SigningError(f"{path.name}: does not parse as {fmt}: {exc}") from None
-    raise SigningError(f"{path.name}: a {fmt} file is not an RDF dataset; it cannot be signed")
-
-
-def _without_blank_nodes(path: Path, quads: list[ox.Quad]) -> list[ox.Quad]:
-    """``quads``, refused when they hold a blank node: hopgate writes none, and RDFC-1.0 on
-    crafted blank nodes (a "poison" dataset) can take exponential time."""
-    for quad in quads:
-        if isinstance(quad.subject, ox.BlankNode) or isinstance(quad.object, ox.BlankNode):
-            raise SigningError(
-                f"{path.name}: holds blank nodes, which hopgate's exports never do (and which "
-                "can make canonicalization take exponential time); not checked"
-            )
-    return quads
-
-
-# ---- the proofs of an export directory ----------------------------------------------------
-
-
-def read_proofs(directory: Path) -> dict[str, list[Any]]:
-    """File name -> its proofs, from ``proofs.json`` (empty when the directory is unsigned).
-
-    Raises:
-        SigningError: ``proofs.json`` is unreadable or malformed.
-    """
-    path = directory / PROOFS
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SigningError(f"{path}: not readable JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("proofs"), dict):
-        raise SigningError(f"{path}: expected an object with a 'proofs' object")
-    proofs: dict[str, list[Any]] = {}
-    for name, listed in data["proofs"].items():
-        if not isinstance(listed, list):
-            raise SigningError(f"{path}: the proofs of {name!r} must be a list")
-        proofs[str(name)] = listed
-    return proofs
-
-
-def write_proofs(directory: Path, proofs: dict[str, list[Any]]) -> Path:
-    """Write ``proofs.json`` (atomically: a temporary file, then a rename)."""
-    path = directory / PROOFS
-    text = json.dumps({"proofs": proofs}, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    scratch = directory / (PROOFS + ".tmp")
-    scratch.write_text(text, encoding="utf-8")
-    scratch.replace(path)
-    return path
-
-
-def signed_formats() -> dict[str, str]:
-    """Format -> file name extension of the files a signature covers (RDF and PROV formats)."""
-
-    return dict(EXTENSIONS)
-
-
-@dataclass(frozen=True)
-class SignResult:
-    """What :func:`sign_directory` signed."""
-
-    files: list[str]
-    verification_method: str
-    signer: str
-
-
-def sign_directory(
-    directory: Path, key: SigningKey, *, by: str, names: list[str] | None = None
-) -> SignResult:
-    """Sign every export file the directory's manifest lists (or only ``names``).
-
-    A proof by the same key replaces that key's earlier proof of the file;
-    proofs by other keys stay (a proof set: several people may sign).
-
-    Raises:
-        SigningError: no signer name, a file that is not an RDF or PROV export, or
-            one whose sha256 no longer matches the manifest (nothing is signed then).
-        ManifestError: the directory has no hopgate manifest.
-    """
-
-    by = by.strip()
-    if not by:
-        raise SigningError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
-    manifest = read_manifest(directory)
-    wanted = sorted(manifest["files"]) if names is None else sorted(names)
-    proofs = read_proofs(directory)
-    created = now()
-    signed = []
-    for name in wanted:
-        fmt = format_of(name)
-        if fmt is None or fmt not in signed_formats():
-            continue  # pictures are not datasets
-        entry = manifest["files"].get(name)
-        path = directory / name
-        # Signing attests what hopgate wrote: a file that no longer matches the manifest
-        # (edited since the export) is refused, not laundered by a signature.
-        if not isinstance(entry, dict) or not path.is_file():
-            raise SigningError(f"{name}: not an export file the manifest lists")
-        if sha256_file(path) != entry.get("sha256"):
-            raise SigningError(
-                f"{name}: its sha256 differs from the manifest's (changed since it was "
-                "exported); not signing it"
-            )
-        dataset = file_dataset(path, fmt)
-        proof = sign_dataset(
-            key, dataset, signer_iri=ids.mint("agent", by), signer_name=by, created=created
-        )
-        kept = [
-            p
-            for p in proofs.get(name, [])
-            if not (isinstance(p, dict) and p.get("verificationMethod") == key.verification_method)
-        ]
-        proofs[name] = [*kept, proof]
-        signed.append(name)
-    if not signed:
-        raise SigningError(f"{directory}: no RDF or PROV export file to sign")
-    write_proofs(directory, proofs)
-    return SignResult(signed, key.verification_method, by)
 
 
 __all__ = [
     "CRYPTOSUITE",
-    "PROOFS",
+    "FileStatement",
     "ProofOptions",
-    "SignResult",
     "SigningKey",
     "canonical_nquads",
     "check_canonical",
     "check_dataset",
-    "file_dataset",
+    "check_proof",
+    "file_statement",
     "new_key",
+    "options_of",
     "proof_configuration",
     "read_private_key",
-    "read_proofs",
     "read_public_key",
     "sign_canonical",
     "sign_dataset",
-    "sign_directory",
     "verification_method",
     "write_key",
 ]

@@ -1,21 +1,25 @@
 """``hopgate verify EXPORT_DIR``: nothing altered, and every retained quote is true.
 
 Checks, in order: every Data Integrity proof in ``proofs.json`` against the
-dataset of its file (independently of the manifest; :mod:`.signing`), and
-with trusted keys that every export file carries a proof by one of them;
-every file the manifest lists is present with its sha256;
-no other export file lies beside them unlisted; and, in every exported file
-that can be read back (TriG and JSON-LD by Oxigraph, the PROV formats by
-``prov``), every version text hashes to its digest, every digest agrees with
-the manifest, and every span's exact quote (with its prefix and suffix) is
-the text at its offsets in its version, wherever that version's text was
-exported; and the PROV-CONSTRAINTS that apply to hopgate's terms, bundle by
-bundle (:mod:`.constraints`). The facts are gathered with SPARQL over the
-file's triples loaded into an in-memory store.
+bytes and the dataset of its file (independently of the manifest;
+:mod:`.proofs`), and in a signed directory that every export file, pictures
+included, carries a proof that holds (with trusted keys, one by a trusted
+key) and that the manifest's entry of it is the signed one
+(docs/spec/records.md "Signed exports"); every file the manifest lists is
+present with its sha256; no other export file lies beside them unlisted;
+and, in every exported file that can be read back (TriG and JSON-LD by
+Oxigraph, the PROV formats by ``prov``), every version text hashes to its
+digest, every digest agrees with the manifest (and, signed, every version
+the manifest lists is stated by a file), and every span's exact quote (with
+its prefix and suffix) is the text at its offsets in its version, wherever
+that version's text was exported; and the PROV-CONSTRAINTS that apply to
+hopgate's terms, bundle by bundle (:mod:`.constraints`). The facts are
+gathered with SPARQL over the file's triples loaded into an in-memory store.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,17 +30,12 @@ import pyoxigraph as ox
 from hopgate.bundles.constraints import check as check_constraints
 from hopgate.bundles.formats import format_of, parse_rdf
 from hopgate.bundles.manifest import MANIFEST, read_manifest, sha256_file
+from hopgate.bundles.proofs import PROOFS, SignedFile, check_file, plain_name, read_proofs
 from hopgate.bundles.provdoc import PROV_FORMATS, parse_document, prov_quads
-from hopgate.bundles.signing import (
-    PROOFS,
-    check_dataset,
-    file_dataset,
-    public_key_of,
-    read_proofs,
-    signed_formats,
-)
+from hopgate.bundles.signing import shown
 from hopgate.errors import SigningError
 from hopgate.ingest.anchoring import sha256_digest
+from hopgate.inputs import open_regular
 from hopgate.store import Store, open_store
 
 #: Spans with an exact quote, and their versions' digests and texts where exported.
@@ -70,7 +69,10 @@ class VerifyReport:
     files: int = 0
     signatures_checked: int = 0
     constraints_checked: int = 0
+    #: Everyone whose proof of some file holds (``Name (did:key:...)``).
     signers: list[str] = field(default_factory=list)
+    #: Each file a valid proof covers, with what its proofs state.
+    signed: dict[str, SignedFile] = field(default_factory=dict)
     quotes_checked: int = 0
     quotes_without_text: int = 0
     texts_checked: int = 0
@@ -83,15 +85,22 @@ class VerifyReport:
 
 
 def _read_back(path: Path, fmt: str) -> list[ox.Quad]:
-    data = path.read_bytes()
+    with open_regular(path) as handle:  # a FIFO would hang the read
+        data = handle.read()
     if fmt in ("trig", "jsonld"):
         return parse_rdf(data, fmt)
     return prov_quads(parse_document(data, fmt))
 
 
 def _check_quotes(
-    name: str, quads: list[ox.Quad], versions: dict[str, str], report: VerifyReport
+    name: str,
+    quads: list[ox.Quad],
+    versions: dict[str, str],
+    report: VerifyReport,
+    stated: dict[str, str],
 ) -> None:
+    """Check every version text and quote the file states; note each version's digest in
+    ``stated``."""
     store: Store
     with open_store(None) as store:
         # An in-memory store of the file's own triples: the checks are SPARQL too.
@@ -102,6 +111,8 @@ def _check_quotes(
             if row["text"] is not None:
                 texts[str(row["version"])] = str(row["text"])
             digest = row["digest"]
+            if digest is not None:
+                stated.setdefault(version_id, str(digest))
             if digest is not None and versions.get(version_id, digest) != digest:
                 report.problems.append(
                     f"{name}: version {version_id}: digest {digest} differs from the "
@@ -149,65 +160,59 @@ def _check_signatures(
     trusted: Sequence[str] | None,
     report: VerifyReport,
     datasets: dict[str, list[ox.Quad]],
-) -> None:
-    """Check every proof in ``proofs.json`` against the dataset of its file, independently of
-    the manifest; with ``trusted``, every export file needs a proof by a trusted key."""
+) -> bool:
+    """Check every proof in ``proofs.json`` against its file, independently of the manifest.
+
+    In a signed directory (one with a ``proofs.json``, or checked with
+    ``trusted`` keys) every export file, picture or dataset, needs a valid proof
+    (with ``trusted``, one by a trusted key): a missing or empty proof list is a
+    problem, never a pass. Returns whether the directory is signed.
+    """
+    signed_directory = os.path.lexists(directory / PROOFS) or trusted is not None
     try:
         proofs = read_proofs(directory)
     except SigningError as exc:
         report.problems.append(str(exc))
-        return
-    present = sorted(
-        path.name
-        for path in directory.iterdir()
-        if format_of(path.name) in signed_formats() and path.is_file()
-    )
-    must_sign = sorted(set(present) | set(listed)) if (proofs or trusted) else []
-    for name in must_sign:
-        if name not in proofs:
-            report.problems.append(f"{name}: not signed (no proof in {PROOFS})")
-    for name, listed_proofs in sorted(proofs.items()):
-        fmt = format_of(name)
-        path = directory / name
-        if fmt is None or "/" in name or not path.is_file():
-            report.problems.append(f"{name}: signed in {PROOFS} but missing")
-            continue
-        try:
-            dataset = datasets[name] = file_dataset(path, fmt)
-        except SigningError as exc:
-            report.problems.append(f"{name}: signature not checked: {exc}")
-            continue
-        trusted_ok = False
-        for proof in listed_proofs:
-            report.signatures_checked += 1
-            problem = check_dataset(dataset, proof)
-            who = _signer(proof)
-            if problem is not None:
-                report.problems.append(f"{name}: proof by {who}: {problem}")
-                continue
-            if who not in report.signers:
-                report.signers.append(who)
-            method = proof.get("verificationMethod", "") if isinstance(proof, dict) else ""
-            if trusted is not None and _key_of(method) in trusted:
-                trusted_ok = True
-        if trusted is not None and not trusted_ok:
-            report.problems.append(f"{name}: no valid proof by a trusted key (--trust)")
+        return True
+    if not signed_directory:
+        return False
+    present = {path.name for path in directory.iterdir() if format_of(path.name) and path.is_file()}
+    keys = None if trusted is None else list(trusted)
+    for name in sorted(present | set(listed) | set(proofs)):
+        if name not in present and name not in proofs:
+            continue  # listed but missing: the manifest check says so
+        check = check_file(directory, name, proofs.get(name, []), trusted=keys)
+        report.signatures_checked += check.checked
+        report.problems.extend(check.problems)
+        if check.dataset is not None:
+            datasets[name] = check.dataset
+        if check.signed is not None:
+            report.signed[name] = check.signed
+            for signer in check.signed.signers:
+                if signer.shown not in report.signers:
+                    report.signers.append(signer.shown)
+    return True
 
 
-def _key_of(method: str) -> str | None:
-    try:
-        return public_key_of(method)
-    except SigningError:
-        return None
+def _check_entries(manifest: dict[str, Any], report: VerifyReport) -> None:
+    """The manifest's entry of every signed file is the one its proofs signed."""
+    for name, signed in sorted(report.signed.items()):
+        entry = manifest["files"].get(name)
+        if not isinstance(entry, dict):
+            continue  # an unlisted file is reported by the listing check
+        for field_name, value in sorted(signed.statement.entry.__dict__.items()):
+            if entry.get(field_name) != value:
+                written = shown(str(entry.get(field_name)))
+                report.problems.append(
+                    f"{MANIFEST}: {name}: its {field_name} {written} differs from the signed "
+                    f"{shown(str(value))}"
+                )
 
 
-def _signer(proof: Any) -> str:
-    if not isinstance(proof, dict):
-        return "?"
-    signer = proof.get("signer")
-    name = signer.get("name") if isinstance(signer, dict) else None
-    method = str(proof.get("verificationMethod", "?")).split("#", 1)[0]
-    return f"{name} ({method})" if name else method
+def _name(name: str) -> str:
+    """A name as a problem line shows it: as it is, or quoted (escaped, cut) when it would not
+    print plainly."""
+    return name if name.isprintable() and len(name) <= 255 else shown(name)
 
 
 def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyReport:
@@ -215,7 +220,9 @@ def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyRe
 
     ``trusted`` lists public Multikeys: every export file must then carry a
     valid proof by one of them. Without it, every proof present must verify,
-    and a signed directory may hold no unsigned export file.
+    and a signed directory (one with a ``proofs.json``) may hold no export file
+    without a valid proof, nor a manifest entry other than the one signed, nor
+    a version digest no file states.
 
     A signed directory whose manifest is gone still has its signatures checked
     (the missing manifest is a problem reported beside them).
@@ -224,40 +231,61 @@ def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyRe
         ManifestError: the directory has no readable hopgate manifest, and no proofs.
     """
     report = VerifyReport()
-    if not (directory / MANIFEST).exists() and (directory / PROOFS).is_file():
+    if not (directory / MANIFEST).exists() and os.path.lexists(directory / PROOFS):
         manifest: dict[str, Any] = {"files": {}, "versions": {}}
         report.problems.append(f"{MANIFEST}: missing (the signatures were checked without it)")
     else:
         manifest = read_manifest(directory)
     datasets: dict[str, list[ox.Quad]] = {}  # each file is read once
-    _check_signatures(directory, sorted(manifest["files"]), trusted, report, datasets)
+    signed = _check_signatures(directory, sorted(manifest["files"]), trusted, report, datasets)
+    _check_entries(manifest, report)
     versions = {str(k): str(v) for k, v in manifest["versions"].items()}
+    stated: dict[str, str] = {}
+    every_file_read = True
     for name, entry in sorted(manifest["files"].items()):
         path = directory / name
         report.files += 1
-        if not path.is_file():
-            report.problems.append(f"{name}: listed in the manifest but missing")
+        if not isinstance(entry, dict) or not plain_name(name) or not path.is_file():
+            if not isinstance(entry, dict):
+                problem = "its manifest entry is not an object"
+            elif not plain_name(name):
+                problem = "not the name of an export file in the directory (a path?)"
+            else:
+                problem = "listed in the manifest but missing"
+            report.problems.append(f"{_name(name)}: {problem}")
+            every_file_read = False
             continue
         actual = sha256_file(path)
         if actual != entry.get("sha256"):
             report.problems.append(
-                f"{name}: sha256 {actual} differs from the manifest's {entry.get('sha256')}"
+                f"{name}: sha256 {actual} differs from the manifest's "
+                f"{_name(str(entry.get('sha256')))}"
             )
+            every_file_read = False
             continue
         fmt = format_of(name)
         if fmt in ("trig", "jsonld") or fmt in PROV_FORMATS:
             try:
                 quads = datasets[name] if name in datasets else _read_back(path, fmt)
             except Exception as exc:  # any parser's error: report it, keep checking
-                report.problems.append(f"{name}: does not parse as {fmt}: {exc}")
+                report.problems.append(f"{name}: does not parse as {fmt}: {str(exc)[:200]}")
+                every_file_read = False
                 continue
-            _check_quotes(name, quads, versions, report)
+            _check_quotes(name, quads, versions, report, stated)
             report.constraints_checked += 1
             report.problems.extend(f"{name}: {v}" for v in check_constraints(quads))
+    if signed and every_file_read:
+        # The manifest's versions are an index of what the files state: an entry no file
+        # states is not covered by any signature.
+        for version_id in sorted(set(versions) - set(stated)):
+            report.problems.append(
+                f"{MANIFEST}: version {shown(version_id)} is stated by no export file of the "
+                "directory"
+            )
     listing = sorted(directory.iterdir()) if (directory / MANIFEST).exists() else []
     for path in listing:
         if path.name in (MANIFEST, PROOFS):
             continue
         if path.name not in manifest["files"] and format_of(path.name):
-            report.problems.append(f"{path.name}: an export file the manifest does not list")
+            report.problems.append(f"{_name(path.name)}: an export file the manifest does not list")
     return report

@@ -8,16 +8,9 @@ from pathlib import Path
 import click
 
 from hopgate import api
-from hopgate.bundles.export import FORMATS, export_bundle, output_path, write_export, write_file
-from hopgate.bundles.formats import PICTURE_EXTENSIONS
-from hopgate.bundles.manifest import FileEntry, read_manifest, record_file, sha256_file
-from hopgate.bundles.picture import card_dot, render
-from hopgate.bundles.scope import resolve_scope
-from hopgate.bundles.signing import new_key, read_private_key, sign_directory, write_key
 from hopgate.cli.shared import UsageError, open_store
-from hopgate.errors import ExportError, HopgateError
+from hopgate.errors import HopgateError
 from hopgate.escaping import terminal
-from hopgate.store import Store
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
 by_option = click.option(
@@ -51,14 +44,12 @@ def keys_new(output: Path) -> None:
 
     Example: hopgate keys new -o ~/.hopgate/alice.key
     """
-
-    key = new_key()
     try:
-        private, public = write_key(key, output)
+        key = api.new_key(output)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
-    click.echo(f"{private}: private key (mode 600; keep it secret)", err=True)
-    click.echo(f"{public}: public key", err=True)
+    click.echo(f"{key.private_file}: private key (mode 600; keep it secret)", err=True)
+    click.echo(f"{key.public_file}: public key", err=True)
     click.echo(f"did:key:{key.public_multibase}")
 
 
@@ -75,16 +66,16 @@ def keys_new(output: Path) -> None:
 def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     """Sign every export file of a directory (W3C Data Integrity, eddsa-rdfc-2022).
 
-    Each file's RDF dataset is canonicalized (RDFC-1.0), hashed and signed
-    with Ed25519; the proofs, naming the signer, the key and the time, go to
-    proofs.json beside manifest.json. A second signer adds a proof.
+    Each proof signs, with Ed25519, a file's RDF dataset (canonicalized with
+    RDFC-1.0; none for a picture) together with a statement of the file: the
+    sha256 and length of its exact bytes and its manifest entry (format,
+    reader, scope, texts). The proofs, naming the signer, the key and the
+    time, go to proofs.json beside manifest.json. A second signer adds a proof.
 
     Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
     """
-
     try:
-        key = read_private_key(key_path)
-        result = sign_directory(export_dir, key, by=by or "")
+        result = api.sign(export_dir, key=key_path, by=by or "")
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
@@ -105,7 +96,7 @@ def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice([*FORMATS, *PICTURE_EXTENSIONS]),
+    type=click.Choice([*api.EXPORT_FORMATS, *api.PICTURE_FORMATS]),
     default="trig",
     show_default=True,
     help="Output format.",
@@ -149,24 +140,14 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-
-    key = None
     if sign_key is not None:
-        if output is None or fmt in PICTURE_EXTENSIONS:
-            raise UsageError("--sign signs an export written with -o (not a picture)")
+        if output is None:
+            raise UsageError("--sign signs an export written with -o")
         if not (by or "").strip():
             raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
-        try:
-            key = read_private_key(sign_key)
-        except HopgateError as exc:
-            raise UsageError(str(exc)) from None
     try:
-        store = open_store(ctx)
-        if fmt in PICTURE_EXTENSIONS:
-            _picture(store, card, reader, fmt, output)
-            return
-        result = export_bundle(
-            store,
+        result = api.export(
+            open_store(ctx),
             format=fmt,
             run=run,
             evaluation=evaluation,
@@ -174,45 +155,30 @@ def export_command(
             card=card,
             reader=reader,
             with_text=with_text,
+            output=output,
+            key=sign_key,
+            by=by,
         )
-        if output is None:
-            sys.stdout.buffer.write(result.data)
-            return
-        target = write_export(result, output)
-        if key is not None:
-            signed = sign_directory(target.parent, key, by=by or "", names=[target.name])
-            click.echo(f"{terminal(target)}: signed by {terminal(signed.signer)}", err=True)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
-    click.echo(
-        f"{terminal(target)}: {fmt} of {terminal(result.scope.description)} for reader "
-        f"{terminal(result.scope.reader)} ({len(result.data)} bytes; manifest "
-        f"{terminal(target.parent / 'manifest.json')})",
-        err=True,
-    )
-
-
-def _picture(
-    store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
-) -> None:
-
-    assert isinstance(store, Store)
-    if card is None:
-        raise ExportError("a picture shows one acceptance card: give --card ID")
-    scope = resolve_scope(store, card=card, reader=reader)
-    data = render(card_dot(store, scope), fmt)
-    if output is None:
-        sys.stdout.buffer.write(data)
+    if result.path is None:
+        sys.stdout.buffer.write(result.data)
         return
-    target = output_path(output, fmt)
-    if (target.parent / "manifest.json").exists():
-        read_manifest(target.parent)
-    write_file(target, data)
-    entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
-    record_file(target, entry, {})
+    target, scope = result.path, result.scope
+    if fmt in api.PICTURE_FORMATS:
+        click.echo(
+            f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
+            f"{terminal(scope.reader)}",
+            err=True,
+        )
+    if result.signer is not None:
+        click.echo(f"{terminal(target)}: signed by {terminal(result.signer)}", err=True)
+    if fmt in api.PICTURE_FORMATS:
+        return
     click.echo(
-        f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
-        f"{terminal(scope.reader)}",
+        f"{terminal(target)}: {fmt} of {terminal(scope.description)} for reader "
+        f"{terminal(scope.reader)} ({len(result.data)} bytes; manifest "
+        f"{terminal(target.parent / 'manifest.json')})",
         err=True,
     )
 
@@ -226,12 +192,18 @@ def _picture(
     "Every export file must then carry a valid proof by one of them.",
 )
 def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
-    """Check an export directory: every signature (proofs.json) against its file's dataset,
-    every file's sha256 against manifest.json, every retained span's quote against its
-    version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+    """Check an export directory: every signature (proofs.json) against its file's bytes and
+    dataset, every file's sha256 against manifest.json, every retained span's quote against
+    its version's text (where the text was exported), and the PROV-CONSTRAINTS that apply.
+
+    In a signed directory (one with proofs.json, or with --trust) every export
+    file, pictures included, needs a valid proof: an empty or missing proof
+    list fails, and so does a manifest entry other than the signed one.
+    "signed by" is printed only when every file is covered.
 
     Exit 0 when intact, 1 when a file was altered, a signature fails, a quote
-    is false or a constraint is broken, 2 when there is no manifest.
+    is false or a constraint is broken (each problem on a FAILED line, then one
+    Error line), 2 when there is no manifest.
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
@@ -249,16 +221,35 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
-    if report.signers:
-        trust_note = "" if trust else " (no --trust given: keys not checked against trusted ones)"
-        click.echo(
-            f"{report.signatures_checked} signature(s) checked; signed by "
-            f"{terminal('; '.join(report.signers))}{trust_note}"
-        )
-    elif report.signatures_checked == 0:
-        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
     if not report.ok:
-        sys.exit(1)
+        # Nothing is said to be signed unless every file is: the problems above say what not.
+        raise click.ClickException(
+            f"{terminal(export_dir)}: NOT intact: {len(report.problems)} problem(s), each on a "
+            "FAILED line above"
+        )
+    if report.signed:
+        click.echo(
+            f"{report.signatures_checked} signature(s) checked; every export file carries a "
+            f"valid proof; signed by {terminal(_signers(report, trusted=bool(trust)))}"
+        )
+    else:
+        click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
+
+
+def _signers(report: api.VerifyReport, *, trusted: bool) -> str:
+    """Who signed, each once with how many files, and (with --trust) whether trusted."""
+    counts: dict[str, int] = {}
+    marks: dict[str, bool] = {}
+    for signed in report.signed.values():
+        for signer in signed.signers:
+            counts[signer.shown] = counts.get(signer.shown, 0) + 1
+            marks[signer.shown] = signer.trusted
+    parts = []
+    for shown, count in counts.items():
+        mark = ("; a trusted key" if marks[shown] else "; NOT a trusted key") if trusted else ""
+        parts.append(f"{shown} ({count} file(s){mark})")
+    note = "" if trusted else " (no --trust given: keys not checked against trusted ones)"
+    return "; ".join(parts) + note
 
 
 COMMANDS = [export_command, verify_command, keys_command, sign_command]

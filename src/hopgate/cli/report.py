@@ -12,37 +12,21 @@ from typing import Any
 
 import click
 
-from hopgate.audit.results import FIGURES
-from hopgate.bundles.signing import read_public_key
-from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate import api
+from hopgate.cli.shared import UsageError, handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
-from hopgate.report.build import build_report
-from hopgate.report.diff import diff
-from hopgate.report.explain import explain
-from hopgate.report.pages import render
-from hopgate.store import Store, catalog
 
 
-def _store(ctx: click.Context) -> Store:
+def _store(ctx: click.Context) -> api.Store:
     return open_store(ctx)
 
 
 def _write(text: str, output: Path | None) -> None:
-    if output is None:
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
         return
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
-
-
-def _run_of(ctx: click.Context, run: str | None) -> str:
-
-    if run is not None:
-        return run
-    known = catalog.runs(_store(ctx))
-    if len(known) != 1:
-        raise UsageError(f"choose a run with --run (runs in the store: {', '.join(known)})")
-    return known[0]
 
 
 @click.command("report")
@@ -84,7 +68,10 @@ def _run_of(ctx: click.Context, run: str | None) -> str:
     "Multikey); repeatable.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write ('-': standard output, the default).",
 )
 @click.pass_context
 @handle_errors
@@ -103,12 +90,19 @@ def report_command(
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
 
     Reads the run's latest recorded evaluation (or --evaluation), filtered for
-    the reader exactly as an export is: no quote the reader may not inspect
-    appears. A stale evaluation is reported as recorded and marked stale.
+    the reader exactly as an export is: no text the reader may not inspect,
+    nor any text repeating one, appears (a withheld marker stands in its
+    place). A stale evaluation is reported as recorded and marked stale.
 
     Example: hopgate report --run sys-a --peers -o report.html
 
     Example: hopgate report --run sys-a --reader public --format md -o report.md
+
+    With --signed-export the header's signature line says "signed by" only when
+    the export verifies and its signed file holding this evaluation's bundle
+    (for this reader) equals the store's bundles now (canonical datasets
+    compared); it names that file and its sha256. Otherwise the line says
+    CHECK FAILED and the command exits 1 after writing the report.
 
     Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
@@ -117,19 +111,16 @@ def report_command(
         raise click.UsageError(
             "--trust needs --signed-export DIR (the export whose signatures to check)"
         )
-    trusted = [read_public_key(value) for value in trust] if trust else None
-
-    store = _store(ctx)
     # Only the HTML page shows pictures; the other formats need none drawn.
-    result = build_report(
-        store,
+    result = api.build_report(
+        _store(ctx),
         run=run,
         reader=reader,
         evaluation=evaluation,
         pictures=pictures if fmt == "html" else 0,
         peers=peers,
         signed_export=signed_export,
-        trusted=trusted,
+        trust=trust,
     )
     if result.header.stale:
         click.echo(
@@ -137,13 +128,19 @@ def report_command(
             f"({terminal(result.header.stale_reason)}); the report says so in its header",
             err=True,
         )
-    _write(render(result, fmt), output)
-    if output is not None:
+    _write(api.render_report(result, format=fmt), output)
+    if output is not None and str(output) != "-":
         click.echo(
             f"{terminal(output)}: {fmt} report of run {terminal(run)}, evaluation "
             f"{terminal(result.header.evaluation)}, for reader {terminal(result.header.reader)} "
             f"({len(result.cards)} cards)",
             err=True,
+        )
+    if result.signature.failed:
+        # The report is written (its header says CHECK FAILED and why); the exit says so too,
+        # so no pipeline takes a report whose signature did not hold for a signed one.
+        raise click.ClickException(
+            "the signature check failed; the report's header says CHECK FAILED and why"
         )
 
 
@@ -170,7 +167,7 @@ def explain_command(
     Example: hopgate explain sys-a/qA/o1
     """
 
-    result = explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
+    result = api.explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return
@@ -187,13 +184,18 @@ def explain_command(
 @click.command("diff")
 @click.argument("evaluations", nargs=-1, metavar="[EVAL_A EVAL_B]")
 @click.option("--run", "run", help="The run (default: the only run in the store).")
+@reader_option()
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.pass_context
 @handle_errors
 def diff_command(
-    ctx: click.Context, evaluations: tuple[str, ...], run: str | None, fmt: str
+    ctx: click.Context,
+    evaluations: tuple[str, ...],
+    run: str | None,
+    reader: str | None,
+    fmt: str,
 ) -> None:
     """Show what changed between two recorded evaluations of a run (default: its two latest).
 
@@ -208,11 +210,8 @@ def diff_command(
 
     if len(evaluations) not in (0, 2):
         raise UsageError("give two evaluations (EVAL_A EVAL_B) or none (the run's two latest)")
-    if run is None and evaluations:
-        run = evaluations[0].rpartition("@")[0]
-    run = _run_of(ctx, run)
     before, after = evaluations if evaluations else (None, None)
-    result = diff(_store(ctx), run=run, before=before, after=after)
+    result = api.diff(_store(ctx), run=run, before=before, after=after, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return
@@ -246,7 +245,7 @@ def diff_command(
     click.echo(f"\n{'metric':<28}{before:>34}  {after:>34}")
     before_m, after_m = result.metrics_before, result.metrics_after
     assert before_m is not None and after_m is not None
-    for name in FIGURES:
+    for name in api.FIGURES:
         click.echo(
             f"{name.replace('_', ' '):<28}{_figure(getattr(before_m, name)):>34}  "
             f"{_figure(getattr(after_m, name)):>34}"

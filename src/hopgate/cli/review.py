@@ -13,13 +13,11 @@ from typing import Any
 import click
 
 from hopgate import api
-from hopgate.cli.shared import handle_errors, open_store
+from hopgate.cli.shared import handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
-from hopgate.ingest.judgments import QUESTIONS
-from hopgate.store import Store
 
 
-def _open(ctx: click.Context) -> Store:
+def _open(ctx: click.Context) -> api.Store:
     return open_store(ctx)
 
 
@@ -33,10 +31,11 @@ def review_group() -> None:
 
 @review_group.command("queue")
 @click.option("--run", "run", help="Only the subjects holding back outputs of this run.")
+@reader_option("each run's evaluation's reader")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 @handle_errors
-def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
+def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: str) -> None:
     """List the subjects awaiting adjudication: disagreements first.
 
     Each with the question to decide, the outputs it holds back (and whether
@@ -45,7 +44,7 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
 
     Example: hopgate review queue --run sys-a
     """
-    items = api.review_queue(_open(ctx), run=run)
+    items = api.review_queue(_open(ctx), run=run, reader=reader)
     if fmt == "json":
         click.echo(json_text([i.as_dict() for i in items]))
         return
@@ -71,15 +70,16 @@ def queue_command(ctx: click.Context, run: str | None, fmt: str) -> None:
 @click.option(
     "--run", "run", required=True, help="The run whose two latest evaluations to compare."
 )
+@reader_option()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
 @handle_errors
-def changes_command(ctx: click.Context, run: str, fmt: str) -> None:
+def changes_command(ctx: click.Context, run: str, reader: str | None, fmt: str) -> None:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
     Example: hopgate evaluate && hopgate review changes --run sys-a
     """
-    found = api.review_changes(_open(ctx), run=run)
+    found = api.review_changes(_open(ctx), run=run, reader=reader)
     if fmt == "json":
         click.echo(json_text(found.as_dict()))
         return
@@ -109,7 +109,7 @@ def _figure(value: Any) -> str:
 
 @click.command("judge")
 @click.argument("subject")
-@click.option("--question", required=True, type=click.Choice(list(QUESTIONS)))
+@click.option("--question", required=True, type=click.Choice(list(api.JUDGMENT_QUESTIONS)))
 @click.option(
     "--decision", required=True, help="A term of the question (docs/spec/adjudication.md)."
 )

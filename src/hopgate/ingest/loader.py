@@ -30,15 +30,14 @@ from hopgate.ids import case_iri, case_key
 from hopgate.ingest import judgments
 from hopgate.ingest.anchoring import Anchor, anchor, sha256_digest
 from hopgate.ingest.ledger import (
-    MAX_LITERAL_BYTES,
     Record,
     check_values,
     file_digest,
-    literal_size,
     parse_time,
     read_records,
     read_version_file,
 )
+from hopgate.inputs import MAX_LITERAL_BYTES, literal_size
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, Store, Value, snapshots
 from hopgate.store.publish import publish
@@ -168,7 +167,7 @@ def _load(
 ) -> LoadResult:
     started = datetime.now(UTC)
     clock = time.perf_counter()
-    if not path.is_file():
+    if not path.exists():
         raise LedgerError("no such file", file=str(path))
     digest = file_digest(path)
     graph = graph_for_digest(digest)

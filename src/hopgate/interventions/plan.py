@@ -23,7 +23,8 @@ from typing import Any
 from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving_route
-from hopgate.errors import PlanError
+from hopgate.errors import InputRefused, PlanError
+from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
 from hopgate.library.steps import evaluation_projection, reading_projection
@@ -414,16 +415,19 @@ def read_plan(path: Path) -> list[dict[str, Any]]:
     """
     items = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise PlanError(f"cannot read the plan {path}: {exc}") from exc
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+        # Lines end at LF only: a context text may hold U+2028 or U+0085 (the plan is
+        # written with ensure_ascii=False).
+        numbered = list(text_lines(path))
+    except InputRefused as exc:
+        where = f"{exc.record}: " if exc.record else ""
+        raise PlanError(f"cannot read the plan {path}: {where}{exc.detail}") from None
+    for number, line in numbered:
         try:
-            item = json.loads(line)
+            item = parse_json(line, strict=False)
         except json.JSONDecodeError as exc:
             raise PlanError(f"{path}: line {number}: not JSON ({exc})") from exc
+        except InputRefused as exc:
+            raise PlanError(f"{path}: line {number}: {exc.detail}") from None
         fields = ("run", "question", "set", "variant", "context", "citable")
         missing = [k for k in fields if not isinstance(item, dict) or k not in item]
         if missing:

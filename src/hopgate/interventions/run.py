@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopgate.errors import RunError, SystemAnswerError
+from hopgate.errors import InputRefused, RunError, SystemAnswerError
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
+from hopgate.inputs import parse_json
 
 BUILTIN_BM25 = "builtin:bm25"
 
@@ -36,6 +37,8 @@ class RunResult:
     abstained: int
     failed: list[dict[str, Any]]
     ledger: Path
+    #: The runs whose claim-cases the plan varied (``hopgate evaluate`` scores the answers).
+    runs: tuple[str, ...] = ()
 
 
 def request(item: dict[str, Any]) -> dict[str, Any]:
@@ -49,9 +52,11 @@ def request(item: dict[str, Any]) -> dict[str, Any]:
 
 def _parse(text: str) -> dict[str, Any]:
     try:
-        answer = json.loads(text)
+        answer = parse_json(text, strict=False)  # bounded: digits, nesting
     except json.JSONDecodeError as exc:
         raise SystemAnswerError(f"malformed output: not JSON ({exc})") from exc
+    except InputRefused as exc:
+        raise SystemAnswerError(f"malformed output: {exc.detail}") from None
     if not isinstance(answer, dict):
         raise SystemAnswerError("malformed output: not a JSON object")
     if not isinstance(answer.get("abstained", False), bool):
@@ -200,7 +205,8 @@ def run_plan(
     else:
         failed_path.unlink(missing_ok=True)
     abstained = sum(1 for c in cases if c["abstained"] and not c.get("outputs"))
-    return RunResult(len(cases), abstained, failed, output)
+    runs = tuple(sorted({str(item["run"]) for item in items if item.get("run") is not None}))
+    return RunResult(len(cases), abstained, failed, output, runs)
 
 
 def _identity(item: dict[str, Any]) -> dict[str, Any]:

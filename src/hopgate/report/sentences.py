@@ -52,7 +52,7 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
     names the unresolved contradictions when there are any.
     """
     claim = row.claim or "-"
-    where = section("Per output claim", RULES[rule][1]) if rule in RULES else None
+    where = section("Verdict", RULES[rule][1]) if rule in RULES else None
     text: str
     if rule == "extra-assertion":
         text = "it asserts no reference claim, so it is an unreviewed extra assertion"

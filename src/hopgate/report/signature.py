@@ -1,24 +1,31 @@
-"""The signature line of a report's header: is this evaluation's bundle signed, and by whom.
+"""The signature line of a report's header: is the bundle this report renders the one signed.
 
-The store records no signature: signatures live with an export
-(``hopgate export`` then ``hopgate sign``, proofs in ``proofs.json``). A
-report is told where that export is (``hopgate report --signed-export DIR``)
-and checks it exactly as ``hopgate verify`` does, then says whether a signed
-file there holds the bundle the report is about. Without a directory the
-line says the signature was not checked, never that the bundle is unsigned.
+The store records no signature: signatures live with an export (``hopgate
+export`` then ``hopgate sign``, proofs in ``proofs.json``). A report is told
+where that export is (``hopgate report --signed-export DIR``), checks it
+exactly as ``hopgate verify`` does, picks the signed file that holds the
+evaluation's bundle for the report's reader, and compares that file's
+canonical dataset with the store's export of the same bundles
+(:func:`hopgate.bundles.store_match.compare_with_store`): the report renders the
+store, so only when the two are equal does the line say "signed by". The
+line names the signed file and the sha256 of its bytes. Any other outcome is
+CHECK FAILED with the reason, and the command exits non-zero. Without a
+directory the line says the signature was not checked, never that the
+bundle is unsigned (docs/spec/records.md "Signed exports").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import pyoxigraph as ox
-
-from hopgate.bundles.formats import format_of
-from hopgate.bundles.signing import file_dataset, read_proofs
+from hopgate.bundles.formats import EXTENSIONS
+from hopgate.bundles.proofs import SignedFile
+from hopgate.bundles.store_match import compare_with_store
 from hopgate.bundles.verify import verify
 from hopgate.errors import HopgateError
+from hopgate.store import Store
 
 NOT_CHECKED = (
     "not checked: the store records no signature; signatures live with an export "
@@ -26,42 +33,77 @@ NOT_CHECKED = (
 )
 
 
-def _holds(quads: list[ox.Quad], bundle: ox.NamedNode) -> bool:
-    return any(q.graph_name == bundle or q.subject == bundle for q in quads)
+@dataclass(frozen=True)
+class SignatureCheck:
+    """The header's signature line, and whether a check that was asked for failed."""
+
+    line: str
+    failed: bool = False
 
 
-def signature_status(directory: Path | None, bundle: str, trusted: Sequence[str] | None) -> str:
-    """One line on the signatures of ``bundle`` in the export at ``directory``.
+def _order(signed: SignedFile) -> int:
+    """TriG first: its dataset is the export's quads as written, with no format's mapping."""
+    return list(EXTENSIONS).index(signed.statement.entry.format)
 
-    Every proof in the directory is checked (as ``hopgate verify`` checks
-    them, with ``trusted`` keys when given); the bundle counts as signed only
-    when the check finds no problem and a signed file states the bundle (as a
-    named graph or as a subject). A problem is reported, never hidden: the
-    first one is quoted and the others counted.
+
+def check_signature(
+    store: Store,
+    directory: Path | None,
+    *,
+    bundle: str,
+    reader: str,
+    trusted: Sequence[str] | None,
+) -> SignatureCheck:
+    """The signature line of a report on ``bundle`` for ``reader``, from the export at
+    ``directory`` (checked with ``trusted`` keys when given).
+
+    Signed only when ``hopgate verify`` finds no problem, a signed file holds the
+    bundle for the same reader, and its canonical dataset equals the store's
+    export of the same bundles; else CHECK FAILED, naming the first problem.
     """
     if directory is None:
-        return NOT_CHECKED
+        return SignatureCheck(NOT_CHECKED)
+
+    def failed(reason: str) -> SignatureCheck:
+        return SignatureCheck(f"CHECK FAILED for the export at {directory}: {reason}", True)
+
     try:
         report = verify(directory, trusted=trusted)
         if report.problems:
             more = len(report.problems) - 1
             extra = f" (and {more} more problem{'s' if more != 1 else ''})" if more else ""
-            return f"CHECK FAILED for the export at {directory}: {report.problems[0]}{extra}"
-        proofs = read_proofs(directory)
-        if not proofs:
-            return f"not signed: the export at {directory} carries no proofs"
-        node = ox.NamedNode(bundle)
-        holding = []
-        for name in sorted(proofs):
-            fmt = format_of(name)
-            if fmt is not None and _holds(file_dataset(directory / name, fmt), node):
-                holding.append(name)
+            return failed(f"{report.problems[0]}{extra}")
+        if not report.signed:
+            return failed("the export carries no proofs (it is not signed)")
+        holding = [f for f in report.signed.values() if bundle in f.graphs]
+        candidates = sorted((f for f in holding if f.statement.entry.reader == reader), key=_order)
+        if not candidates:
+            readers = sorted({str(f.statement.entry.reader) for f in holding})
+            found = f" (only for reader {', '.join(readers)})" if readers else ""
+            return failed(
+                f"no signed file holds this evaluation's bundle for reader {reader}{found}"
+            )
+        chosen = candidates[0]
+        comparison = compare_with_store(store, directory, chosen)
     except HopgateError as exc:
-        return f"CHECK FAILED for the export at {directory}: {exc}"
-    if not holding:
-        return f"not signed: no signed file of the export at {directory} holds this bundle"
+        return failed(str(exc))
+    signers = [s for s in chosen.signers if s.trusted or not trusted]
+    who = "; ".join(signer.shown for signer in signers)
+    file = f"{chosen.name} (sha256:{chosen.statement.entry.sha256})"
+    if not comparison.equal:
+        return failed(
+            f"{file}, whose proof by {who} verifies, does not equal the rendered bundle: the "
+            f"store's bundles, exported for reader {reader} as {chosen.name} was, differ from "
+            f"the signed dataset in {comparison.only_store} quad(s) only in the store and "
+            f"{comparison.only_signed} only in the signed file (canonical N-Quads sha256:"
+            f"{comparison.store_sha256}, signed sha256:{comparison.signed_sha256})"
+        )
     trust = "by a trusted key" if trusted else "(keys not checked against trusted ones: --trust)"
-    return (
-        f"signed by {'; '.join(report.signers)}: every signature verifies {trust}; "
-        f"the bundle is in {', '.join(holding)}"
+    return SignatureCheck(
+        f"signed by {who} {trust}: {file} equals the rendered bundle (the store's bundles, "
+        f"exported for reader {reader} as it was, give its canonical dataset, RDFC-1.0 N-Quads "
+        f"sha256:{comparison.signed_sha256})"
     )
+
+
+__all__ = ["NOT_CHECKED", "SignatureCheck", "check_signature"]

@@ -827,7 +827,7 @@ def records(
         LedgerError: bad input, naming file, line and field; nothing is written.
     """
     for path in [*docs, gold, *([answers] if answers else [])]:
-        if not path.is_file():
+        if not path.exists():  # anything else not a regular file is refused when read
             raise LedgerError("no such file", file=str(path))
     default_time = max(file_time(path) for path in docs)
     conversion = convert(

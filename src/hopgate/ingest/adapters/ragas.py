@@ -49,9 +49,10 @@ from typing import Any
 from urllib.parse import quote
 
 from hopgate import progress
-from hopgate.errors import LedgerError, MissingExtraError
-from hopgate.ingest.adapters.common import Record, evaluation, read_items
+from hopgate.errors import InputRefused, LedgerError, MissingExtraError
+from hopgate.ingest.adapters.common import Record, checked, evaluation, read_items, refused
 from hopgate.ingest.adapters.rag import citation_markers, normalize_answer, strip_markers
+from hopgate.inputs import MAX_IMPORT_BYTES, decode_text, parse_json, read_document
 
 OBSERVED = "2024-01-01"
 EVALUATION = "ragas"
@@ -95,20 +96,17 @@ def _parquet(path: Path) -> Iterator[tuple[str, Any]]:
 
 
 def _csv(path: Path) -> Iterator[tuple[str, Any]]:
-    import gzip
     import io
 
-    raw = path.read_bytes()
-    if path.name.lower().endswith(".gz"):
-        raw = gzip.decompress(raw)
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise LedgerError("not UTF-8 text", file=str(path)) from None
+        text = decode_text(read_document(path, limit=MAX_IMPORT_BYTES))
+    except InputRefused as exc:
+        raise refused(path, exc) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     for row in reader:
         where = f"line {reader.line_num}"
-        yield where, {k: _cell(v, path, where, k) for k, v in row.items() if k}
+        cells = {k: _cell(v, path, where, k) for k, v in row.items() if k}
+        yield where, checked(path, cells, where)
 
 
 def _cell(value: str | None, path: Path, where: str, column: str) -> Any:
@@ -118,12 +116,14 @@ def _cell(value: str | None, path: Path, where: str, column: str) -> Any:
     stripped = value.strip()
     if stripped.startswith("[") and stripped.endswith("]"):
         try:
-            return json.loads(stripped)
+            return parse_json(stripped, strict=False)
         except json.JSONDecodeError:
             pass
+        except InputRefused as exc:
+            raise refused(path, exc, where) from None
         try:
             return ast.literal_eval(stripped)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             raise LedgerError(
                 "expected a list (JSON or Python syntax)",
                 file=str(path),
