@@ -170,11 +170,13 @@ def test_parse_param() -> None:
     assert parse_param("t=hello: world") == ("t", "hello: world")
 
 
+@pytest.mark.metadata
 def test_every_command_has_an_example() -> None:
     for name, command in cli.commands.items():
         assert command.help and "Example:" in command.help, name
 
 
+@pytest.mark.metadata
 def test_public_api() -> None:
     errors = set(hopgate.errors.__all__)
     assert sorted(set(hopgate.__all__) - errors) == sorted(
@@ -225,6 +227,7 @@ def test_public_api() -> None:
     assert errors <= set(hopgate.__all__)
 
 
+@pytest.mark.metadata
 def test_every_error_is_a_hopgate_error_in_errors() -> None:
     """One home for the errors: each class hopgate raises on purpose lives in hopgate.errors."""
     for info in pkgutil.walk_packages(hopgate.__path__, "hopgate."):

@@ -14,19 +14,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
+from conftest import CEDAR
 from hypothesis import HealthCheck, given, settings
-
-try:  # tests/ as a package (python -m pytest from the root) or on sys.path (rootdir mode)
-    from tests.ledger_strategies import check_valid, ledgers
-    from tests.spec_model import VERDICTS, metrics, parse_time, verdict_rows
-except ImportError:  # pragma: no cover
-    from ledger_strategies import check_valid, ledgers  # type: ignore[no-redef]
-    from spec_model import VERDICTS, metrics, parse_time, verdict_rows  # type: ignore[no-redef]
+from ledger_strategies import check_valid, ledgers
+from spec_model import VERDICTS, metrics, parse_time, verdict_rows
 
 ROOT = Path(__file__).parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 SCHEMA = ROOT / "src" / "hopgate" / "ingest" / "schema" / "ledger.schema.json"
 
 
@@ -696,7 +692,6 @@ def test_rows_are_sorted_by_run_question_output() -> None:
 
 
 def _schema_validator() -> Any:
-    jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SCHEMA.read_text("utf-8"))
     return jsonschema.Draft202012Validator(schema)
 

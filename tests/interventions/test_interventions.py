@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CEDAR
 
 import hopgate
 from hopgate.audit.results import metrics, verdicts
@@ -29,7 +30,6 @@ from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_pl
 from hopgate.store import Store, catalog
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 
 # A later version of the rights schedule holding a2's quote, observed after the
 # cutoff: the temporal replacement of a2 (not admissible under rule 1).

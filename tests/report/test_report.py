@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import _MINIMAL
+from conftest import _MINIMAL, CEDAR, required
 from wide_card import wide_card_ledger
 
 import hopgate
@@ -29,26 +27,14 @@ from hopgate.report.pages import render
 from hopgate.report.signature import NOT_CHECKED
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 WITHHELD = ROOT / "examples" / "withheld.yaml"
 #: An A4 page's width less 15 mm margins, in points.
 A4_WIDTH_PT = 510
 
 
-@pytest.fixture(scope="module")
-def cedar() -> Iterator[hopgate.OxigraphStore]:
-    """The worked example, loaded and evaluated once, in memory."""
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        yield store  # type: ignore[misc]
-
-
 def _needs_dot() -> None:
     if shutil.which("dot") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("graphviz's dot is required under CI (apt-get install graphviz)")
-        pytest.skip("graphviz's dot is not installed (Debian: apt-get install graphviz)")
+        required("graphviz's dot is not installed (Debian: apt-get install graphviz)")
 
 
 def _invoke(store: Path, *args: str) -> Any:
