@@ -79,6 +79,8 @@ from hopgate.report.explain import explain as explain
 from hopgate.shacl.validation import ValidationResult
 from hopgate.shacl.validation import validate as _validate
 from hopgate.store import Row, Store, Value
+from hopgate.store.remote import RemoteStore
+from hopgate.store.remote.doctor import ServerReport, check_server
 
 __all__ = [
     "BaselineResult",
@@ -96,6 +98,7 @@ __all__ = [
     "RunMetrics",
     "RunResult",
     "ScoreChanges",
+    "ServerReport",
     "SignResult",
     "SigningKey",
     "Stats",
@@ -105,6 +108,7 @@ __all__ = [
     "baseline",
     "build_report",
     "diff",
+    "doctor",
     "dump",
     "evaluate",
     "explain",
@@ -451,6 +455,46 @@ def dump(
     if graph is not None and graph not in store.graphs():
         raise StoreError(f"no named graph {graph} in the store")
     store.dump(out, format=format, graph=graph)
+
+
+def doctor(
+    endpoint: str,
+    *,
+    update_endpoint: str | None = None,
+    graph_store: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    auth: Literal["digest", "basic"] = "digest",
+    timeout: float = 600.0,
+) -> ServerReport:
+    """Check a SPARQL server for what hopgate needs, changing nothing on it.
+
+    ``hopgate --endpoint URL [--update-endpoint URL] [--graph-store URL]
+    [--user U --password-env VAR] doctor [--format text|json]``. Probes the
+    result-row cap, reads the query cost, query time and transaction limits
+    where the server lets a query read them (Virtuoso's ini), and tries the
+    reads and writes hopgate sends (a write that drops a graph no one has,
+    an empty upload). Each finding names, when hopgate would fail or slow
+    down on it, the setting to change and the value to use
+    (docs/servers.md); ``ServerReport.needs_change`` is True when a command
+    would fail until one changes.
+
+    Raises:
+        StoreError: the server cannot be reached.
+    """
+    store = RemoteStore(
+        endpoint,
+        update_endpoint=update_endpoint,
+        graph_store=graph_store,
+        user=user,
+        password=password,
+        auth=auth,
+        timeout=timeout,
+    )
+    try:
+        return check_server(store)
+    finally:
+        store.close()
 
 
 def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
