@@ -227,6 +227,23 @@ class VirtuosoServer:
             "checkpoint;\n"
         )
 
+    def restart(self, settings: dict[tuple[str, str], str]) -> None:
+        """Checkpoint, stop, change ``settings`` in the ini and start again (the data kept)."""
+        self.isql("checkpoint;\n")
+        self.stop()
+        self.settings = {**self.settings, **settings}
+        (self.directory / "virtuoso.ini").write_text(
+            _ini(
+                self.directory,
+                self.sql_port,
+                self.http_port,
+                packaged=self.packaged,
+                settings=self.settings,
+            ),
+            "utf-8",
+        )
+        self.start(first=False)
+
     def kill(self) -> None:
         """Kill the server at once (SIGKILL): no checkpoint, as in a crash."""
         if self.process is not None and self.process.poll() is None:

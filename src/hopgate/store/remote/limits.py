@@ -295,8 +295,9 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(r"SR353|Sorted TOP clause", re.I),
-        "the server refused to sort more rows than [Parameters] MaxSortedTopRows allows; "
-        "raise it in virtuoso.ini (hopgate's tests use 100000000) and restart the server",
+        "the server refused to sort more rows than [Parameters] MaxSortedTopRows allows "
+        "(10000 unless set); raise it in virtuoso.ini above the rows the {what} sorts "
+        "and restart the server",
     ),
     (
         re.compile(r"read[- ]only", re.I),
