@@ -227,9 +227,11 @@ def _key(row: dict[str, Any]) -> str:
 def test_a_refused_query_is_one_sentence_naming_the_setting(packaged_store: RemoteStore) -> None:
     """The packaged cost limit refuses a costly query: the message names the setting, not the text."""
     # Six unrelated patterns over the worked example: an estimate far past 400 s.
-    costly = "SELECT (COUNT(*) AS ?n) WHERE { " + " . ".join(
-        f"?s{i} ?p{i} ?o{i}" for i in range(6)
-    ) + " }"
+    costly = (
+        "SELECT (COUNT(*) AS ?n) WHERE { "
+        + " . ".join(f"?s{i} ?p{i} ?o{i}" for i in range(6))
+        + " }"
+    )
     with pytest.raises(HopgateError) as refused:
         packaged_store.select(costly)
     message = str(refused.value)
