@@ -118,8 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ways = [
         w
         for w in WAYS
-        if not (args.skip_copy and w == "working copy")
-        and (oxigraph or w != "Oxigraph server")
+        if not (args.skip_copy and w == "working copy") and (oxigraph or w != "Oxigraph server")
     ]
     with tempfile.TemporaryDirectory(prefix="hopgate-remote-bench-") as folder:
         server = VirtuosoServer(Path(folder) / "virtuoso")
@@ -128,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         if second is not None:
             second.start()
         try:
-            print("claims  triples  load embedded  load Virtuoso  ratio  load Oxigraph server  ratio")
+            print(
+                "claims  triples  load embedded  load Virtuoso  ratio  load Oxigraph server  ratio"
+            )
             results: list[tuple[int, dict[str, dict[str, float]]]] = []
             for size in (int(s) for s in args.sizes.split(",")):
                 ledger = Path(folder) / f"ledger-{size}.jsonl"

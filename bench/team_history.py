@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         clock = time.perf_counter()
         write_ledger(folder / "all.jsonl", args.claims, runs=args.runs)
         first, others = split(folder / "all.jsonl", folder, args.runs)
-        print(f"{args.claims} claims, {args.runs} runs: ledgers in {time.perf_counter() - clock:.0f} s")
+        print(
+            f"{args.claims} claims, {args.runs} runs: ledgers in {time.perf_counter() - clock:.0f} s"
+        )
         server = VirtuosoServer(folder / "virtuoso")
         server.start()
         assert server.process is not None

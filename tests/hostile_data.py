@@ -14,8 +14,11 @@ The ledger's shape is fixed and small (two questions, three outputs, three
 evidence sets, a late version, a version withheld from one reader, a resolved
 and an unresolved contradiction, judgments), so every section of every
 output has something to show; hypothesis varies the strings and whether the
-gate passes. Characters no ledger may hold (``hopgate.ingest.ledger``'s
-``FORBIDDEN_CHARACTERS``) are dropped from the strings.
+gate passes. Characters no ledger may hold (``hopgate.inputs``'s
+``REFUSED_CHARACTERS``: control characters other than tab and line breaks,
+NUL, lone surrogates) become U+FFFD in the strings: a load refuses them
+(tests/test_hostile_files.py), and tests/test_escaping.py holds each output's
+escaping of them over arbitrary text.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from hopgate.ingest.ledger import FORBIDDEN_CHARACTERS
+from hopgate.inputs import REFUSED_CHARACTERS
 
 #: What an attacker writes. Every script sets window.__hostile.
 PIECES = (
@@ -86,8 +89,8 @@ _MARKED = [piece for piece in PIECES if MARKERS.search(piece)]
 
 
 def clean(text: str) -> str:
-    """``text`` without the characters no ledger may hold."""
-    return FORBIDDEN_CHARACTERS.sub("", text)
+    """``text`` with each character no ledger may hold replaced by U+FFFD (never emptied)."""
+    return REFUSED_CHARACTERS.sub("\ufffd", text)
 
 
 def hostile_text() -> st.SearchStrategy[str]:

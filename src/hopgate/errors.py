@@ -76,7 +76,24 @@ class AnchorError(HopgateError, ValueError):
         self.field = field
 
 
-class FileRefused(HopgateError, ValueError):
+class InputRefused(HopgateError, ValueError):
+    """An input is outside hopgate's bounds (:mod:`hopgate.inputs`): too large, too deep,
+    a refused character, not a regular file; ``record`` and ``field`` say where, when known.
+
+    Readers report it in their own error (a :class:`LedgerError` naming the file,
+    a :class:`ShaclError`, a :class:`SigningError`).
+    """
+
+    def __init__(
+        self, message: str, *, record: str | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.detail = message
+        self.record = record
+        self.field = field
+
+
+class FileRefused(InputRefused):
     """A version's ``file:`` is outside the allowed folders, not a regular file, or too large.
 
     Raised by :func:`hopgate.ingest.ledger.read_version_file`; the loader reports it
@@ -170,6 +187,10 @@ class SystemAnswerError(HopgateError):
     """A system's answer to one variant cannot be used (kept as the variant's failure)."""
 
 
+class CommandError(HopgateError):
+    """A command the user named could not start, ran past its time, or wrote past its cap."""
+
+
 class MissingExtraError(HopgateError):
     """An optional dependency of this input format is not installed; names the pip command."""
 
@@ -178,6 +199,7 @@ __all__ = [
     "AdjudicationError",
     "AnchorError",
     "BaselineError",
+    "CommandError",
     "ConflictError",
     "EvaluationError",
     "ExplainError",
@@ -185,6 +207,7 @@ __all__ = [
     "FileRefused",
     "HopgateError",
     "IllFormedShape",
+    "InputRefused",
     "LedgerError",
     "ManifestError",
     "MetricError",

@@ -211,6 +211,14 @@ def test_answers_over_the_row_cap_come_back_whole(packaged_store: RemoteStore) -
     same(packaged_store.query_any(WIDE_SELECT))
     assert sorted(packaged_store.construct(WIDE_CONSTRUCT).splitlines()) == triples
     assert len(triples) == 20_000
+    # An update's WHERE is not cut: 20,000 solutions write 20,000 triples.
+    graph = "urn:hopgate:test:wide"
+    packaged_store.update(WIDE_CONSTRUCT.replace("CONSTRUCT {", f"INSERT {{ GRAPH <{graph}> {{", 1)
+                          .replace("} WHERE", "} } WHERE", 1))  # fmt: skip
+    try:
+        assert packaged_store.count(graph) == 20_000
+    finally:
+        packaged_store.remove_graph(graph)
     # A query that slices its own answer cannot be paged: an error naming the setting.
     unordered = f"SELECT ?a ?b ?c ?d ?e WHERE {{ {VALUES} }} LIMIT 15000"
     with pytest.raises(StoreError, match=r"ResultSetMaxRows.*\(a query with its own LIMIT"):

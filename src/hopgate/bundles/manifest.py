@@ -17,6 +17,7 @@ from typing import Any
 
 from hopgate._version import __version__
 from hopgate.errors import ManifestError
+from hopgate.inputs import decode_text, open_regular, parse_json, read_regular
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
@@ -37,7 +38,7 @@ class FileEntry:
 def sha256_file(path: Path) -> str:
     """The lowercase hex sha256 of a file's bytes."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:  # a FIFO would hang the read
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -53,7 +54,7 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ManifestError(f"{directory}: no {MANIFEST} (not a hopgate export directory)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(decode_text(read_regular(path)), strict=False)
     except (OSError, ValueError) as exc:
         raise ManifestError(f"{path}: not a readable JSON manifest: {exc}") from None
     if not isinstance(data, dict) or data.get("manifest") != MANIFEST_VERSION:

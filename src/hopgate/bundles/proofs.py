@@ -21,14 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 
-from hopgate import ids
+from hopgate import ids, inputs
 from hopgate.bundles.formats import EXTENSIONS, format_of, parse_rdf
 from hopgate.bundles.manifest import read_manifest
 from hopgate.bundles.provdoc import PROV_FORMATS, parse_document, prov_quads
@@ -43,7 +42,7 @@ from hopgate.bundles.signing import (
     shown,
     sign_dataset,
 )
-from hopgate.errors import SigningError
+from hopgate.errors import InputRefused, SigningError
 
 PROOFS = "proofs.json"
 #: The largest ``proofs.json`` read (a proof is under 2 KB; this allows thousands).
@@ -55,33 +54,18 @@ MAX_PROOFS_PER_FILE = 64
 # ---- proofs.json ---------------------------------------------------------------------------
 
 
-def read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes.
-
-    Opened with ``O_NONBLOCK`` and checked with ``fstat`` before reading: a FIFO,
-    a device or a directory is refused at once instead of blocking the read.
+def read_regular(path: Path, limit: int | None) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes (None: any
+    size), read through :func:`hopgate.inputs.read_regular`, the one way hopgate opens an
+    input: a FIFO, a device or a directory is refused at once instead of blocking the read.
 
     Raises:
         SigningError: not a regular file, too large, or unreadable.
     """
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise SigningError(f"{path.name}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
-            raise SigningError(f"{path.name}: not a regular file ({kind})")
-        with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise SigningError(f"{path.name}: cannot be read: {exc.strerror or exc}") from None
-    finally:
-        os.close(descriptor)
-    if len(data) > limit:
-        raise SigningError(f"{path.name}: larger than {limit:,} bytes; not read")
-    return data
+        return inputs.read_regular(path, limit=limit)
+    except InputRefused as exc:
+        raise SigningError(f"{path.name}: {exc.detail}") from None
 
 
 def plain_name(name: str) -> bool:
@@ -171,7 +155,7 @@ def file_dataset(path: Path, fmt: str) -> list[ox.Quad]:
         SigningError: unreadable, or its bytes do not parse.
     """
     try:
-        data = path.read_bytes()
+        data = read_regular(path, None)
     except OSError as exc:
         raise SigningError(f"{path.name}: cannot be read: {exc.strerror or exc}") from None
     return dataset_of(data, fmt, path.name)
@@ -243,7 +227,7 @@ def sign_directory(
         if fmt is None or not plain_name(name) or not path.is_file():
             raise SigningError(f"{shown(name)}: not an export file the manifest lists")
         statement = _statement(name, manifest["files"].get(name))
-        data = path.read_bytes()
+        data = read_regular(path, None)
         # Signing attests what hopgate wrote: a file that no longer matches the manifest
         # (edited since the export) is refused, not laundered by a signature.
         if hashlib.sha256(data).hexdigest() != statement.entry.sha256 or len(data) != (
@@ -338,7 +322,7 @@ def check_file(
         problems.append(f"{name}: not signed (no proof in {PROOFS})")
         return check
     try:
-        data = path.read_bytes()
+        data = read_regular(path, None)
         dataset = dataset_of(data, fmt, name)
     except (OSError, SigningError) as exc:
         problems.append(f"{name}: signature not checked: {exc}")

@@ -56,6 +56,7 @@ from cryptography.hazmat.primitives.serialization import (
 from hopgate.bundles.formats import EXTENSIONS, PICTURE_EXTENSIONS
 from hopgate.bundles.manifest import FileEntry
 from hopgate.errors import SigningError
+from hopgate.inputs import parse_json
 from hopgate.shacl.lexical import well_formed
 from hopgate.vocab import HG, PROV, RDF, XSD
 
@@ -216,7 +217,7 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
             raise SigningError(f"{path}: not a regular file")
         if path.stat().st_size > 1 << 16:
             raise SigningError(f"{path}: too large for a {what} file")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), strict=False)
     except (OSError, ValueError) as exc:
         raise SigningError(f"{path}: not a readable {what} file: {exc}") from None
     if not isinstance(data, dict):

@@ -35,6 +35,7 @@ from hopgate.bundles.provdoc import PROV_FORMATS, parse_document, prov_quads
 from hopgate.bundles.signing import shown
 from hopgate.errors import SigningError
 from hopgate.ingest.anchoring import sha256_digest
+from hopgate.inputs import open_regular
 from hopgate.store import Store, open_store
 
 #: Spans with an exact quote, and their versions' digests and texts where exported.
@@ -84,7 +85,8 @@ class VerifyReport:
 
 
 def _read_back(path: Path, fmt: str) -> list[ox.Quad]:
-    data = path.read_bytes()
+    with open_regular(path) as handle:  # a FIFO would hang the read
+        data = handle.read()
     if fmt in ("trig", "jsonld"):
         return parse_rdf(data, fmt)
     return prov_quads(parse_document(data, fmt))

@@ -19,6 +19,8 @@ def doctor(ctx: click.Context, /, fmt: str) -> None:
     Prints each check with what was found and, where hopgate would fail or
     slow down, the setting to change and the value to use. Exits 1 when a
     setting must change before hopgate's commands work on the server.
+
+    Example: hopgate --endpoint http://localhost:8890/sparql doctor --format json
     """
     remote = ctx.obj.get("remote")
     if remote is None:

@@ -11,13 +11,9 @@ Every record is validated against the packaged JSON Schema
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
-import math
 import os
-import re
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -29,7 +25,23 @@ from typing import Any, BinaryIO
 import fastjsonschema
 import yaml
 
-from hopgate.errors import FileRefused, LedgerError
+from hopgate.errors import FileRefused, InputRefused, LedgerError
+from hopgate.inputs import (
+    MAX_ALIAS_EXPANSION,
+    MAX_DEPTH,
+    MAX_DOCUMENT_BYTES,
+    MAX_LINE_BYTES,
+    MAX_LITERAL_BYTES,
+    REFUSED_CHARACTERS,
+    UNCARRIED,
+    decode_text,
+    lines,
+    open_regular,
+    open_stream,
+    read_regular,
+    scan,
+)
+from hopgate.inputs import parse_json as _parse_json
 
 #: Plural document keys and the singular record kinds they hold, in load order.
 KINDS: dict[str, str] = {
@@ -48,24 +60,9 @@ KINDS: dict[str, str] = {
 }
 SINGULAR = frozenset(KINDS.values())
 
-#: Bounds on input, so that a small file cannot do large harm.
-#: Nesting depth of a record (lists and mappings); a ledger needs about 6.
-MAX_DEPTH = 64
-#: Characters of one JSON Lines line (a version text of MAX_LITERAL_BYTES fits).
-MAX_LINE_CHARS = 64 * 1024 * 1024
-#: Bytes of a one-document ledger (YAML, JSON); larger ledgers are JSON Lines, read as a stream.
-MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
-#: A YAML document's nodes after aliases are expanded, per node written (plus a margin):
-#: an alias bomb (each alias doubling the size) is refused before it is expanded.
-MAX_ALIAS_EXPANSION = 10
-#: Bytes of a version text written as one N-Quads literal (escapes included): the largest
-#: token Oxigraph's parser takes is 16 MiB.
-MAX_LITERAL_BYTES = 16 * 1024 * 1024 - 4096
-#: Characters no ledger string may hold: NUL, lone surrogates, U+FFFE and U+FFFF (no RDF
-#: syntax or store round-trips them). Other control characters are data, in ids as in
-#: texts (docs/spec/records.md "Identifiers"); PROV-XML, whose XML 1.0 cannot carry them,
-#: writes such strings as xsd:base64Binary (hopgate.bundles.provdoc).
-FORBIDDEN_CHARACTERS = re.compile("[\x00\ud800-\udfff\ufffe\uffff]")
+#: Characters no RDF syntax or store round-trips (what a PROV export refuses to write);
+#: the bounds on input, refused characters among them, live in hopgate.inputs.
+FORBIDDEN_CHARACTERS = UNCARRIED
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,104 +220,39 @@ def _fraction(moment: datetime) -> str:
 
 
 def check_values(data: Any, *, file: str, where: str) -> None:
-    """Reject what JSON cannot hold or hopgate cannot write: keys that are not strings,
-    YAML-only values (``!!binary``, ``!!set``, ``!!timestamp``), NaN and infinities,
-    control characters and lone surrogates, and nesting deeper than MAX_DEPTH.
+    """Reject what JSON cannot hold or hopgate cannot write (:func:`hopgate.inputs.scan`):
+    keys that are not strings, YAML-only values (``!!binary``, ``!!set``, ``!!timestamp``),
+    NaN and infinities, control characters other than tab and line breaks, lone
+    surrogates, texts over the literal limit, and nesting deeper than MAX_DEPTH.
 
     Iterative (no recursion), so a deep document cannot exhaust the stack.
     """
-    record_id = data.get("id") if isinstance(data, dict) else None
-    stack: list[tuple[str, Any, int]] = [("", data, 0)]
-    while stack:
-        path, value, depth = stack.pop()
-        problem = None
-        if isinstance(value, str):
-            found = FORBIDDEN_CHARACTERS.search(value)
-            if len(value) > MAX_LITERAL_BYTES // 2 and literal_size(value) > MAX_LITERAL_BYTES:
-                problem = (
-                    f"a text of {literal_size(value):,} bytes as a literal, over the "
-                    f"{MAX_LITERAL_BYTES:,}-byte limit of one text"
-                )
-            if found is not None:
-                char = found.group()
-                problem = (
-                    "expected Unicode text, got a lone surrogate (an unpaired \\ud800-\\udfff escape)"
-                    if "\ud800" <= char <= "\udfff"
-                    else f"expected text without U+{ord(char):04X} (no RDF format carries it)"
-                )
-        elif isinstance(value, bool) or value is None or isinstance(value, int):
-            pass
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                problem = f"expected a finite number, got {value!r} (JSON has no NaN or Infinity)"
-        elif isinstance(value, dict | list):
-            if depth >= MAX_DEPTH:
-                problem = f"nested more than {MAX_DEPTH} levels deep"
-            elif isinstance(value, dict):
-                for key, item in value.items():
-                    if not isinstance(key, str):
-                        problem = f"expected text keys, got the key {key!r} ({type(key).__name__})"
-                        break
-                    name = f"{path}.{key}" if path else key
-                    stack.append((name, key, depth + 1))
-                    stack.append((name, item, depth + 1))
-            else:
-                stack.extend((f"{path}[{i}]", item, depth + 1) for i, item in enumerate(value))
-        else:
-            kind = type(value).__name__
-            problem = (
-                f"expected a JSON value, got a YAML {kind} (such as !!binary, !!set, !!timestamp)"
-            )
-        if problem is not None:
-            raise LedgerError(
-                problem,
-                file=file,
-                record=where,
-                field=path or None,
-                record_id=record_id if isinstance(record_id, str) else None,
-            )
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object that names each key once (json's object_pairs_hook)."""
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return result
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    try:
+        scan(data)
+    except InputRefused as exc:
+        record_id = data.get("id") if isinstance(data, dict) else None
+        raise LedgerError(
+            exc.detail,
+            file=file,
+            record=where,
+            field=exc.field,
+            record_id=record_id if isinstance(record_id, str) else None,
+        ) from None
 
 
 def parse_json(text: str) -> Any:
-    """``json.loads`` refusing duplicate keys and NaN / Infinity.
+    """``json.loads`` refusing duplicate keys, NaN / Infinity and numbers over the digit limit.
 
     Raises:
-        ValueError: (json.JSONDecodeError, a duplicate key, a constant, a number
-            too long to convert) or RecursionError.
+        ValueError: json.JSONDecodeError, or :class:`~hopgate.errors.InputRefused`.
     """
-    return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+    return _parse_json(text, strict=True)
 
 
-def _json_error(exc: BaseException, spelling: str = "JSON") -> str:
-    if isinstance(exc, _DuplicateKey):
-        return f"the key {exc.key!r} is given twice"
+def _json_error(exc: ValueError) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"not valid JSON ({exc.msg} at column {exc.colno})"
-    if isinstance(exc, RecursionError):
-        return f"not valid {spelling} (nested more than {MAX_DEPTH} levels deep)"
-    return f"not valid {spelling} ({exc})"
+    return f"not valid JSON ({exc})"
 
 
 def read_version_file(base: Path, name: str, *, allowed: tuple[Path, ...] = ()) -> str:
@@ -352,27 +284,21 @@ def read_version_file(base: Path, name: str, *, allowed: tuple[Path, ...] = ()) 
         where = "the ledger's folder" + (" or an --allow-files folder" if allowed else "")
         raise FileRefused(f"{name!r} resolves to {real}, outside {where}")
     try:
-        # O_NOFOLLOW: a symbolic link swapped in after the check above is not followed.
-        descriptor = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        # Not following links: a symbolic link swapped in after the check above is refused.
+        with open_regular(real, follow_links=False) as handle:
+            data = handle.read(MAX_LITERAL_BYTES + 1)
+    except InputRefused as exc:
+        if exc.detail.startswith("not a regular file"):
+            raise FileRefused(f"{real} is {exc.detail}") from None
+        raise FileRefused(f"cannot read the version's file {real}: {exc.detail}") from None
     except OSError as exc:
         raise FileRefused(f"cannot read the version's file {real}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        os.close(descriptor)
-        raise FileRefused(f"{real} is not a regular file")
-    with os.fdopen(descriptor, "rb") as handle:
-        data = handle.read(MAX_LITERAL_BYTES + 1)
     if len(data) > MAX_LITERAL_BYTES:
         raise FileRefused(f"{real} is larger than {MAX_LITERAL_BYTES:,} bytes (the text limit)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileRefused(f"{real} is not UTF-8 text: {exc}") from None
-
-
-def literal_size(text: str) -> int:
-    """Bytes of ``text`` written as an N-Quads literal (hopgate escapes \\, ", LF, CR)."""
-    escaped = text.count("\\") + text.count('"') + text.count("\n") + text.count("\r")
-    return len(text.encode("utf-8")) + escaped
 
 
 def ledger_format(path: Path) -> str:
@@ -403,7 +329,11 @@ class _DigestingReader:
 def file_digest(path: Path) -> str:
     """``sha256:<hex>`` of the file's bytes (as stored, so a .gz is hashed compressed)."""
     sha = hashlib.sha256()
-    with path.open("rb") as handle:
+    try:
+        handle = open_regular(path)
+    except InputRefused as exc:
+        raise LedgerError(f"cannot read the ledger: {exc.detail}", file=str(path)) from None
+    with handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             sha.update(chunk)
     return "sha256:" + sha.hexdigest()
@@ -425,47 +355,32 @@ def read_records(path: Path, *, validate: bool = True) -> Iterator[Record]:
         yield from _read_document(path, validate)
 
 
-def _lines(handle: Any, file: str) -> Iterator[tuple[int, str]]:
-    """Numbered lines of a text stream, each at most MAX_LINE_CHARS (read in bounded steps)."""
-    number = 0
-    while True:
-        line = handle.readline(MAX_LINE_CHARS + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > MAX_LINE_CHARS:
-            raise LedgerError(
-                f"line longer than {MAX_LINE_CHARS:,} characters (a ledger line holds one record)",
-                file=file,
-                record=f"line {number}",
-            )
-        yield number, line
-
-
 def _read_jsonl(path: Path, validate: bool) -> Iterator[Record]:
     file = str(path)
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    try:
-        handle = opener(path, "rt", encoding="utf-8")
-    except OSError as exc:
-        raise LedgerError(f"cannot read the ledger: {exc.strerror or exc}", file=file) from None
     seen_record = False
-    with handle:
-        try:
-            for number, line in _lines(handle, file):
-                if not line.strip():
-                    continue
+    try:
+        with open_stream(path) as stream:
+            for number, raw in lines(stream, limit=MAX_LINE_BYTES):
                 where = f"line {number}"
                 try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise LedgerError(
+                        f"cannot read the ledger: not UTF-8 text (byte {exc.start} of the line)",
+                        file=file,
+                        record=where,
+                    ) from None
+                try:
                     data = parse_json(line)
-                except (ValueError, RecursionError) as exc:
+                except ValueError as exc:
                     raise LedgerError(_json_error(exc), file=file, record=where) from None
                 if not isinstance(data, dict):
                     raise LedgerError("expected a JSON object", file=file, record=where)
-                # Only an escape makes a control character or a lone surrogate, and a line
-                # with fewer brackets than MAX_DEPTH cannot nest deeper: skip the walk then.
+                # A refused character is written raw or as an escape, and a line with
+                # fewer brackets than MAX_DEPTH cannot nest deeper: skip the walk otherwise.
                 if validate and (
                     "\\" in line
+                    or REFUSED_CHARACTERS.search(line) is not None
                     or line.count("[") + line.count("{") >= MAX_DEPTH
                     or len(line) > MAX_LITERAL_BYTES // 2
                 ):
@@ -494,8 +409,12 @@ def _read_jsonl(path: Path, validate: bool) -> Iterator[Record]:
                 if validate:
                     validate_record(kind, data, file=file, where=where)
                 yield Record(kind, data, where)
-        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
-            raise LedgerError(f"cannot read the ledger: {exc}", file=file) from None
+    except InputRefused as exc:
+        raise LedgerError(
+            f"cannot read the ledger: {exc.detail}",
+            file=file,
+            record=exc.record,
+        ) from None
 
 
 def _check_version_number(value: Any, *, file: str, where: str | None = None) -> None:
@@ -615,16 +534,16 @@ def _parse_yaml(text: str) -> Any:
 def _read_document(path: Path, validate: bool) -> Iterator[Record]:
     file = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            raise LedgerError(
-                f"a {size:,}-byte document is over the {MAX_DOCUMENT_BYTES:,}-byte limit of "
-                "YAML and JSON ledgers; write large ledgers as JSON Lines (read as a stream)",
-                file=file,
-            )
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LedgerError(f"cannot read the ledger: {exc}", file=file) from None
+        text = decode_text(read_regular(path, limit=MAX_DOCUMENT_BYTES))
+    except InputRefused as exc:
+        hint = (
+            "; write large ledgers as JSON Lines (read as a stream)"
+            if "larger than" in exc.detail
+            else ""
+        )
+        raise LedgerError(
+            f"cannot read the ledger: {exc.detail}{hint}", file=file, record=exc.record
+        ) from None
     try:
         document = parse_json(text) if path.suffix.lower() == ".json" else _parse_yaml(text)
     except json.JSONDecodeError as exc:
@@ -637,13 +556,16 @@ def _read_document(path: Path, validate: bool) -> Iterator[Record]:
         if isinstance(exc, _YamlRefused) and exc.line is not None:
             record = f"line {exc.line}"
         field = exc.field if isinstance(exc, _YamlRefused) else None
+        # One line: PyYAML's messages span several, with a caret drawing.
         raise LedgerError(
-            f"not valid YAML ({exc})", file=file, record=record, field=field
+            f"not valid YAML ({' '.join(str(exc).split())})", file=file, record=record, field=field
         ) from None
     except (ValueError, RecursionError) as exc:
-        # A duplicate JSON key, NaN, a number too long to convert, or nesting too deep.
+        # A duplicate JSON key, NaN, a number over the digit limit, or nesting too deep.
         spelling = "JSON" if path.suffix.lower() == ".json" else "YAML"
-        raise LedgerError(_json_error(exc, spelling), file=file) from None
+        if isinstance(exc, RecursionError):
+            exc = InputRefused(f"nested more than {MAX_DEPTH} levels deep")
+        raise LedgerError(f"not valid {spelling} ({exc})", file=file) from None
     if not isinstance(document, dict):
         raise LedgerError("expected a mapping with 'ledger: 1' and record lists", file=file)
     if "ledger" not in document:

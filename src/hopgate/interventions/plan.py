@@ -23,7 +23,8 @@ from typing import Any
 from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving_route
-from hopgate.errors import PlanError
+from hopgate.errors import InputRefused, PlanError
+from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
 from hopgate.library.steps import evaluation_projection, reading_projection
@@ -365,6 +366,14 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             lines.append(
                 f"{v} <{HG}survivingRoute> {nt.iri(ids.mint('set', item['surviving_route']))}"
             )
+        # What the variant supplies and allows, recorded so that its answers are
+        # scored against the plan, never against what an answers file says
+        # (interventions.md "The plan", rule recorded plan).
+        for span in dict.fromkeys(c["id"] for c in item["context"]):
+            lines.append(f"{v} <{HG}plannedContext> {nt.iri(ids.mint('span', span))}")
+        for span in dict.fromkeys(item["citable"]):
+            lines.append(f"{v} <{HG}plannedCitable> {nt.iri(ids.mint('span', span))}")
+        lines.append(f"{v} <{HG}plannedCitableCount> {nt.integer(len(set(item['citable'])))}")
     g = f" <{graph}> .\n"
     catalog_lines = [
         f"<{graph}> <{A}> <{PROV}Bundle>",
@@ -414,16 +423,19 @@ def read_plan(path: Path) -> list[dict[str, Any]]:
     """
     items = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise PlanError(f"cannot read the plan {path}: {exc}") from exc
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+        # Lines end at LF only: a context text may hold U+2028 or U+0085 (the plan is
+        # written with ensure_ascii=False).
+        numbered = list(text_lines(path))
+    except InputRefused as exc:
+        where = f"{exc.record}: " if exc.record else ""
+        raise PlanError(f"cannot read the plan {path}: {where}{exc.detail}") from None
+    for number, line in numbered:
         try:
-            item = json.loads(line)
+            item = parse_json(line, strict=False)
         except json.JSONDecodeError as exc:
             raise PlanError(f"{path}: line {number}: not JSON ({exc})") from exc
+        except InputRefused as exc:
+            raise PlanError(f"{path}: line {number}: {exc.detail}") from None
         fields = ("run", "question", "set", "variant", "context", "citable")
         missing = [k for k in fields if not isinstance(item, dict) or k not in item]
         if missing:

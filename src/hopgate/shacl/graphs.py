@@ -15,25 +15,46 @@ results as dataclasses. Two engines:
 Conformance follows SHACL 1.0: ``conforms`` is true exactly when there is no
 validation result, whatever its severity. Files are parsed with rdflib's
 literal normalisation off, so literals are validated as written.
+
+Both files are untrusted input (:func:`read_graph`): read without the
+network or another file, bounded in size and depth; the shapes are bounded
+before either engine runs (:mod:`hopgate.shacl.bounds`), and pySHACL runs in
+a child process with a time limit (:mod:`hopgate.shacl.reference`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import xml.parsers.expat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import rdflib
 from rdflib.namespace import RDF, RDFS, SH
+from rdflib.parser import PythonInputSource
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from hopgate.errors import IllFormedShape, ShaclError, UnsupportedShape
+from hopgate.errors import IllFormedShape, InputRefused, ShaclError, UnsupportedShape
+from hopgate.inputs import (
+    MAX_DEPTH,
+    MAX_DOCUMENT_BYTES,
+    REFERENCE_SECONDS,
+    decode_text,
+    parse_json,
+    read_regular,
+    scan,
+)
+from hopgate.shacl.bounds import check_shapes
 from hopgate.shacl.compiler import compile_shapes
 from hopgate.shacl.lexical import Writer
+from hopgate.shacl.reference import literals_as_written, validate_reference
 from hopgate.shacl.runner import run_checks
+from hopgate.shacl.validation import path_text
 from hopgate.store import open_store
 
 #: The named graph of the scratch store that holds the shapes (``$shapesGraph``).
@@ -88,6 +109,10 @@ class ShaclReport:
     #: Why the store engine handed the shapes to pySHACL (None when it did not).
     fallback: str | None = None
 
+    def path_text(self, result: ShaclResult) -> str | None:
+        """``result``'s path written compactly (``ex:p/ex:q``, ``^ex:p``), None without a path."""
+        return None if result.path is None else path_text(self.graph, result.path)
+
     def serialize(self, format: str = "turtle") -> str:
         """The report graph as ``turtle``, ``nt``, ``json-ld`` or ``xml`` (RDF/XML).
 
@@ -109,35 +134,119 @@ class ShaclReport:
         return text.decode("utf-8")
 
 
-@contextlib.contextmanager
-def _as_written() -> Iterator[None]:
-    # rdflib rewrites "01"^^xsd:integer to "1" on parse unless told not to.
-    saved = rdflib.NORMALIZE_LITERALS
-    rdflib.NORMALIZE_LITERALS = False
-    try:
-        yield
-    finally:
-        rdflib.NORMALIZE_LITERALS = saved
-
-
 def read_graph(source: rdflib.Graph | os.PathLike[str]) -> rdflib.Graph:
     """An rdflib graph as given, or parsed from a file (format from its suffix; literals as written).
 
+    A file is untrusted input, read without touching the network or another
+    file: only a regular file of at most MAX_DOCUMENT_BYTES is read; RDF/XML
+    that declares an XML entity is refused (an entity can expand without
+    bound, or name another file); a JSON-LD ``@context`` or ``@import`` that
+    names a document (HTTP or ``file:``) is refused, not loaded; JSON nests at
+    most MAX_DEPTH levels.
+
     Raises:
-        ShaclError: the file is missing or does not parse.
+        ShaclError: the file is missing, refused, or does not parse.
     """
     if isinstance(source, rdflib.Graph):
         return source
     path = Path(source)
-    if not path.is_file():
-        raise ShaclError(f"no such file: {path}")
-    graph = rdflib.Graph()
     try:
-        with _as_written():
-            graph.parse(path, format=_FORMATS.get(path.suffix.lower(), "turtle"))
+        data = read_regular(path, limit=MAX_DOCUMENT_BYTES)
+    except InputRefused as exc:
+        raise ShaclError(f"{path}: {exc.detail}") from None
+    syntax = _FORMATS.get(path.suffix.lower(), "turtle")
+    graph = rdflib.Graph()
+    base = path.absolute().as_uri()
+    try:
+        with literals_as_written():
+            if syntax == "json-ld":
+                _parse_json_ld(graph, data, base)
+            else:
+                if syntax == "xml":
+                    _refuse_xml_entities(data)
+                graph.parse(data=data, format=syntax, publicID=base)
+    except InputRefused as exc:
+        raise ShaclError(f"{path}: {exc.detail}") from None
+    except RecursionError:
+        raise ShaclError(
+            f"{path}: does not parse: nested too deeply for the parser (keep nesting under "
+            f"{MAX_DEPTH} levels)"
+        ) from None
     except Exception as exc:  # rdflib raises several unrelated parser exceptions
-        raise ShaclError(f"{path}: does not parse: {exc}") from None
+        raise ShaclError(f"{path}: does not parse: {_one_line(str(exc))}") from None
     return graph
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
+def _refuse_xml_entities(data: bytes) -> None:
+    """Refuse RDF/XML that declares an entity or names an external DTD, before rdflib reads it.
+
+    Read once with expat, which calls the declaration handler before any
+    reference can expand: a "billion laughs" file stops at its first line.
+    """
+
+    def entity(name: str, *_: Any) -> None:
+        raise InputRefused(
+            f"declares the XML entity {name!r}: XML entities are refused (they can expand "
+            "without bound, or name another file); write the IRIs in full"
+        )
+
+    def doctype(name: str, system_id: str | None, public_id: str | None, *_: Any) -> None:
+        if system_id or public_id:
+            raise InputRefused(f"names an external DTD ({system_id or public_id}); refused")
+
+    parser = xml.parsers.expat.ParserCreate()
+    parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.EntityDeclHandler = entity
+    parser.UnparsedEntityDeclHandler = entity
+    parser.StartDoctypeDeclHandler = doctype
+    # Not well-formed XML is rdflib's to report, with its own message.
+    with contextlib.suppress(xml.parsers.expat.ExpatError):
+        parser.Parse(data, True)
+
+
+def _parse_json_ld(graph: rdflib.Graph, data: bytes, base: str) -> None:
+    """Parse JSON-LD whose contexts are all inline: one that names a document is refused."""
+    try:
+        document = parse_json(decode_text(data), strict=False)
+    except json.JSONDecodeError as exc:
+        raise InputRefused(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    scan(document, characters=False)
+    for key, value in _keyed(document):
+        if key in ("@context", "@import") and _names_a_document(value):
+            raise InputRefused(
+                f"its {key} names a document ({_shown(value)}): remote and file contexts "
+                "are not loaded; write the context inline"
+            )
+    graph.parse(source=PythonInputSource(document, base), format="json-ld", publicID=base)
+
+
+def _keyed(document: Any) -> Iterator[tuple[str, Any]]:
+    """Every (key, value) of every object in ``document``, without recursion."""
+    pending = [document]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                yield key, value
+                pending.append(value)
+        elif isinstance(item, list):
+            pending.extend(item)
+
+
+def _names_a_document(value: Any) -> bool:
+    # rdflib loads a context given as a string (an IRI, resolved against the file's own).
+    return isinstance(value, str) or (
+        isinstance(value, list) and any(isinstance(item, str) for item in value)
+    )
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:80] + "..."
 
 
 def validate_graph(
@@ -145,6 +254,7 @@ def validate_graph(
     shapes: rdflib.Graph | os.PathLike[str],
     *,
     engine: str = "store",
+    time_limit: float = REFERENCE_SECONDS,
 ) -> ShaclReport:
     """Validate ``data`` against ``shapes`` (SHACL Core and SHACL-SPARQL constraints).
 
@@ -153,10 +263,14 @@ def validate_graph(
         shapes: the shapes graph, or a file holding it.
         engine: ``store`` (compiled SPARQL in a scratch Oxigraph store, with
             pySHACL for what it does not compile) or ``pyshacl``.
+        time_limit: seconds pySHACL may run (in a child process; see
+            :mod:`hopgate.shacl.reference`).
 
     Raises:
-        ShaclError: a file is missing or does not parse, the engine is unknown,
-            or the shapes are ill-formed (a conforming engine refuses them).
+        ShaclError: a file is missing, refused or does not parse; the shapes are
+            over hopgate's bounds (:mod:`hopgate.shacl.bounds`) or ill-formed (a
+            conforming engine refuses them); pySHACL did not finish in time; the
+            engine is unknown.
 
     Example (``hopgate shacl DATA SHAPES``):
         >>> import rdflib
@@ -175,14 +289,19 @@ def validate_graph(
         raise ShaclError(f"unknown SHACL engine {engine!r}; expected one of {SHACL_ENGINES}")
     data_graph = read_graph(data)
     shapes_graph = read_graph(shapes)
+    try:
+        check_shapes(shapes_graph)
+    except InputRefused as exc:
+        where = f"{shapes}: " if not isinstance(shapes, rdflib.Graph) else ""
+        raise ShaclError(f"{where}{exc.detail}") from None
     if engine == "store":
         try:
             return _in_store(data_graph, shapes_graph)
         except UnsupportedShape as exc:
-            return _with_pyshacl(data_graph, shapes_graph, fallback=str(exc))
+            return _with_pyshacl(data_graph, shapes_graph, fallback=str(exc), seconds=time_limit)
         except IllFormedShape as exc:
             raise ShaclError(f"ill-formed shapes: {exc}", engine="store") from None
-    return _with_pyshacl(data_graph, shapes_graph, fallback=None)
+    return _with_pyshacl(data_graph, shapes_graph, fallback=None, seconds=time_limit)
 
 
 def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
@@ -238,22 +357,10 @@ def _quads(data: rdflib.Graph, writer: Writer, graph: ox.NamedNode | None) -> It
         yield ox.Quad(subject, predicate, obj, graph)
 
 
-def _with_pyshacl(data: rdflib.Graph, shapes: rdflib.Graph, *, fallback: str | None) -> ShaclReport:
-    import pyshacl
-
-    try:
-        _, report, _ = pyshacl.validate(
-            data,
-            shacl_graph=shapes,
-            inference="none",
-            allow_warnings=True,
-            allow_infos=True,
-            advanced=False,
-        )
-    except Exception as exc:  # pySHACL refuses ill-formed shapes with several exception types
-        raise ShaclError(f"pySHACL refused the shapes: {exc}", engine="pyshacl") from None
-    if not isinstance(report, rdflib.Graph):
-        raise ShaclError(f"pySHACL refused the shapes: {report}", engine="pyshacl")
+def _with_pyshacl(
+    data: rdflib.Graph, shapes: rdflib.Graph, *, fallback: str | None, seconds: float
+) -> ShaclReport:
+    report = validate_reference(data, shapes, seconds=seconds)
     return _report(report, engine="pyshacl", fallback=fallback)
 
 

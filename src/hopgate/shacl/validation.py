@@ -25,6 +25,7 @@ graphs it used (``run=``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +35,12 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate import ids, progress
-from hopgate.errors import UnsupportedShape, ValidationError
+from hopgate.errors import InputRefused, ShaclError, UnsupportedShape, ValidationError
+from hopgate.inputs import read_regular
 from hopgate.library.artefacts import artefact
+from hopgate.shacl.bounds import check_shapes
 from hopgate.shacl.compiler import Check, compile_shapes
+from hopgate.shacl.reference import validate_reference
 from hopgate.shacl.runner import run_checks
 from hopgate.store import IRI, Store, catalog
 from hopgate.store.catalog import latest
@@ -125,12 +129,25 @@ def shapes_graph(extra_shapes: Iterable[Path] = ()) -> rdflib.Graph:
         if entry.name.endswith(".ttl"):
             graph.parse(data=entry.read_text("utf-8"), format="turtle")
     for path in extra_shapes:
-        if not Path(path).is_file():
+        if not os.path.lexists(path):
             raise ValidationError(f"no such shapes file: {path}")
         try:
-            graph.parse(path, format="turtle")
+            data = read_regular(path)
+        except InputRefused as exc:
+            raise ValidationError(f"{path}: cannot read the shapes file: {exc.detail}") from None
+        try:
+            graph.parse(data=data, format="turtle", publicID=Path(path).absolute().as_uri())
+        except RecursionError:
+            raise ValidationError(f"{path}: not valid Turtle: nested too deeply") from None
         except Exception as exc:  # rdflib raises several unrelated parser exceptions
-            raise ValidationError(f"{path}: not valid Turtle: {exc}") from None
+            raise ValidationError(
+                f"{path}: not valid Turtle: {' '.join(str(exc).split())}"
+            ) from None
+    if extra_shapes:
+        try:
+            check_shapes(graph)
+        except InputRefused as exc:
+            raise ValidationError(f"{', '.join(map(str, extra_shapes))}: {exc.detail}") from None
     return graph
 
 
@@ -342,21 +359,16 @@ def validate_graphs(
 
 
 def _pyshacl_report(data: rdflib.Graph, shapes: rdflib.Graph) -> rdflib.Graph:
-    """pySHACL's ``sh:ValidationReport`` of ``data`` against ``shapes``."""
-    # Imported here: pySHACL takes a third of a second to import, and
-    # ``import hopgate`` (every command) imports this module.
-    import pyshacl
+    """pySHACL's ``sh:ValidationReport`` of ``data`` against ``shapes`` (in a child process,
+    with a time limit: :mod:`hopgate.shacl.reference`).
 
-    _, report, _ = pyshacl.validate(
-        data,
-        shacl_graph=shapes,
-        inference="none",
-        allow_warnings=True,
-        allow_infos=True,
-        advanced=False,
-    )
-    assert isinstance(report, rdflib.Graph)
-    return report
+    Raises:
+        ValidationError: pySHACL refused the shapes or did not finish in time.
+    """
+    try:
+        return validate_reference(data, shapes)
+    except ShaclError as exc:
+        raise ValidationError(str(exc)) from None
 
 
 def _result(

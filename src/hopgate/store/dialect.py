@@ -177,6 +177,20 @@ def _inside_comment_or_string(text: str, position: int) -> bool:
     return False
 
 
+_SERVICE = re.compile(r"(?<![\w:?$.-])SERVICE(?![\w:-])", re.IGNORECASE)
+
+
+def uses_service(query: str) -> bool:
+    """Whether ``query`` holds the keyword SERVICE (outside strings, IRIs and comments).
+
+    Not a rewrite: the stores refuse such a query (:func:`hopgate.store.terms.refuse_service`).
+    A prefixed name (``ex:service``) or a variable (``?service``) is not the keyword.
+    """
+    return any(
+        not _inside_comment_or_string(query, match.start()) for match in _SERVICE.finditer(query)
+    )
+
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -13,7 +13,7 @@ import pyoxigraph as ox
 from hopgate.errors import QueryError, StoreError, StoreLockedError
 from hopgate.library.projection import RDF_TYPE, Projection
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
-from hopgate.store.terms import bind_values, from_term
+from hopgate.store.terms import bind_values, from_term, refuse_service
 from hopgate.vocab import CATALOG_GRAPH, PROV, sparql_prologue
 
 
@@ -135,6 +135,7 @@ class OxigraphStore(Store):
         return self._store.query(query, named_graphs=list(dataset))
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
+        refuse_service(query)
         dataset = self._visible_graphs()
         try:
             if dataset is None:

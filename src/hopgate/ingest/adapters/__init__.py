@@ -7,11 +7,12 @@ is lost); ``docs/adapters.md`` gathers them. ``import_files`` is what
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hopgate.errors import HopgateError
+from hopgate.errors import HopgateError, LedgerError
 from hopgate.ingest.adapters.common import ImportResult, Record, write_ledger
 
 FORMATS = ("rag", "fever", "hotpotqa", "multihop-rag", "wice", "ragas")
@@ -34,6 +35,7 @@ def _records(
             run=options.get("run") or rag.RUN,
             evaluation=options.get("evaluation") or rag.EVALUATION,
             notes=result.notes,
+            judge=options.get("judge"),
         )
     elif format == "fever":
         from hopgate.ingest.adapters import fever
@@ -68,8 +70,8 @@ def _records(
 def import_files(format: str, inputs: list[Path], *, output: Path, **options: Any) -> ImportResult:
     """Convert benchmark files of ``format`` into one JSON Lines ledger at ``output``.
 
-    Options: ``docs``, ``gold``, ``answers``, ``run``, ``evaluation`` (rag; no
-    ``inputs``), ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
+    Options: ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``, ``judge``
+    (a :class:`hopgate.ingest.correctness.Judge`) (rag; no ``inputs``), ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
     ``drop_empty`` (wice). What the import wants said (defaults it took,
     fields it ignored) is in ``notes``.
 
@@ -77,9 +79,28 @@ def import_files(format: str, inputs: list[Path], *, output: Path, **options: An
         LedgerError: an input is malformed; the message names file, record and field.
             No ledger is written.
     """
+    _refuse_overwriting_an_input(output, inputs, options)
     result = ImportResult(format=format, ledger=str(output))
     result.records = write_ledger(_records(format, inputs, options, result), output)
     return result
+
+
+def _refuse_overwriting_an_input(output: Path, inputs: list[Path], options: dict[str, Any]) -> None:
+    """An import never writes its ledger over one of its own inputs (by name or by link)."""
+    named = [*inputs, *(options.get("docs") or ())]
+    named += [options[key] for key in ("gold", "answers", "predictions") if options.get(key)]
+    target = Path(os.path.realpath(output))
+    for given in named:
+        path = Path(given)
+        same = Path(os.path.realpath(path)) == target
+        if not same and target.exists() and path.exists():
+            same = os.path.samefile(target, path)
+        if same:
+            raise LedgerError(
+                f"the ledger to write is the input {path}; writing it would replace the input "
+                "(give another -o)",
+                file=str(output),
+            )
 
 
 __all__ = ["FORMATS", "ImportResult", "import_files"]

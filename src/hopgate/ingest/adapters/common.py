@@ -8,7 +8,9 @@ reader and loader check and load them like any other ledger.
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,7 +18,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from hopgate.errors import LedgerError
+from hopgate.errors import InputRefused, LedgerError
+from hopgate.inputs import (
+    MAX_DEPTH,
+    MAX_IMPORT_BYTES,
+    bounded_int,
+    decode_text,
+    lines,
+    parse_json,
+    read_document,
+    replace_refused,
+    scan,
+    text_lines,
+)
+
+_CONTENT = re.compile(rb"[^ \t\r\n]")
+_BLANKS = re.compile(r"[ \t\r\n]*")
 
 Record = dict[str, Any]
 
@@ -78,35 +95,65 @@ def sentence_spans(
     return "".join(parts), offsets
 
 
-def read_json(path: Path) -> Any:
-    """Parse one JSON document, naming the file in the error."""
+def refused(path: Path, exc: InputRefused, record: str | None = None) -> LedgerError:
+    """The :class:`LedgerError` of an input refused by :mod:`hopgate.inputs`."""
+    return LedgerError(exc.detail, file=str(path), record=exc.record or record, field=exc.field)
+
+
+def checked(path: Path, value: Any, record: str | None, *, benchmark: bool = False) -> Any:
+    """``value`` (one parsed item), checked against the input bounds (:func:`hopgate.inputs.scan`:
+    depth, refused characters, text size); the error names file, record and field.
+
+    A public benchmark's file (``benchmark``) has its refused characters replaced by U+FFFD
+    instead (:func:`hopgate.inputs.replace_refused`): scraped pages hold mojibake.
+    """
+    if benchmark:
+        value, _ = replace_refused(value)
     try:
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        raise LedgerError("no such file", file=str(path)) from None
+        scan(value)
+    except InputRefused as exc:
+        raise refused(path, exc, record) from None
+    return value
+
+
+def read_json(path: Path) -> Any:
+    """Parse one JSON document of a public benchmark (gzip'd when named ``.gz``), naming the
+    file in the error.
+
+    The file is read whole, at most :data:`~hopgate.inputs.MAX_IMPORT_BYTES`;
+    refused characters in its texts become U+FFFD (:func:`checked`).
+    """
+    try:
+        text = decode_text(read_document(path, limit=MAX_IMPORT_BYTES))
+        data = parse_json(text, strict=False)
+    except InputRefused as exc:
+        raise refused(path, exc) from None
     except json.JSONDecodeError as exc:
         raise LedgerError(
             f"not JSON: {exc.msg}", file=str(path), record=f"line {exc.lineno}"
         ) from None
+    return checked(path, data, None, benchmark=True)
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) for every non-blank line of a JSON Lines file."""
+    """(line number, parsed object) for every non-blank line of a public benchmark's
+    JSON Lines file.
+
+    Lines end at LF only (U+2028 and U+0085 are text inside a line); refused
+    characters in its texts become U+FFFD (:func:`checked`).
+    """
     try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise LedgerError("no such file", file=str(path)) from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+        for number, line in text_lines(path):
+            where = f"line {number}"
             try:
-                yield number, json.loads(line)
+                item = parse_json(line, strict=False)
             except json.JSONDecodeError as exc:
-                raise LedgerError(
-                    f"not JSON: {exc.msg}", file=str(path), record=f"line {number}"
-                ) from None
+                raise LedgerError(f"not JSON: {exc.msg}", file=str(path), record=where) from None
+            except InputRefused as exc:
+                raise refused(path, exc, where) from None
+            yield number, checked(path, item, where, benchmark=True)
+    except InputRefused as exc:
+        raise refused(path, exc) from None
 
 
 def read_items(path: Path) -> Iterator[tuple[str, Any]]:
@@ -114,57 +161,65 @@ def read_items(path: Path) -> Iterator[tuple[str, Any]]:
 
     The spelling is told by the first non-space character (``[`` for a list);
     UTF-8 with or without a byte-order mark, gzip'd when the name ends in
-    ``.gz``. ``where`` is ``line N`` (for a list item, the line it starts on
-    and its index: ``line N ([i])``).
+    ``.gz``; lines end at LF only (U+2028 and U+0085 are text inside a line).
+    ``where`` is ``line N`` (for a list item, the line it starts on and its
+    index: ``line N ([i])``). Each item is checked against the input bounds.
     """
-    text = _read_text(path)
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        yield from _list_items(path, text)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    try:
+        data = read_document(path, limit=MAX_IMPORT_BYTES)
+    except InputRefused as exc:
+        raise refused(path, exc) from None
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    start = _CONTENT.search(body)
+    if start is not None and body[start.start()] == ord("["):
         try:
-            yield f"line {number}", json.loads(line)
-        except json.JSONDecodeError as exc:
-            hint = (
-                " (one JSON object per line, or one JSON list)" if stripped.startswith("{") else ""
-            )
-            raise LedgerError(
-                f"not JSON: {exc.msg}{hint}", file=str(path), record=f"line {number}"
-            ) from None
-
-
-def _read_text(path: Path) -> str:
-    """The text of ``path``: gzip'd when named ``.gz``, UTF-8 with or without a BOM."""
-    import gzip
-
+            text = decode_text(data)
+        except InputRefused as exc:
+            raise refused(path, exc) from None
+        for where, item in _list_items(path, text):
+            yield where, checked(path, item, where)
+        return
+    first = True
     try:
-        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    except FileNotFoundError:
-        raise LedgerError("no such file", file=str(path)) from None
-    except (OSError, EOFError) as exc:
-        raise LedgerError(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise LedgerError(
-            f"not UTF-8 text (byte {exc.start})", file=str(path), record=f"line {line}"
-        ) from None
+        for number, raw in lines(io.BytesIO(data)):
+            where = f"line {number}"
+            try:
+                line = raw.decode("utf-8-sig" if first else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise LedgerError(
+                    f"not UTF-8 text (byte {exc.start} of the line)", file=str(path), record=where
+                ) from None
+            first = False
+            try:
+                item = parse_json(line, strict=False)
+            except json.JSONDecodeError as exc:
+                hint = (
+                    " (one JSON object per line, or one JSON list)"
+                    if line.lstrip().startswith("{")
+                    else ""
+                )
+                raise LedgerError(
+                    f"not JSON: {exc.msg}{hint}", file=str(path), record=where
+                ) from None
+            except InputRefused as exc:
+                raise refused(path, exc, where) from None
+            yield where, checked(path, item, where)
+    except InputRefused as exc:
+        raise refused(path, exc) from None
 
 
 def _list_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=bounded_int)
+    counted = [0, 1]  # position and line number reached: lines are counted once, forward
 
     def line_of(position: int) -> int:
-        return text.count("\n", 0, position) + 1
+        counted[1] += text.count("\n", counted[0], position)
+        counted[0] = position
+        return counted[1]
 
     def skip(position: int) -> int:
-        while position < len(text) and text[position] in " \t\r\n":
-            position += 1
-        return position
+        found = _BLANKS.match(text, position)
+        return found.end() if found is not None else position
 
     position = skip(0) + 1  # past "["
     index = 0
@@ -179,6 +234,14 @@ def _list_items(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             raise LedgerError(
                 f"not JSON: {exc.msg}", file=str(path), record=f"line {exc.lineno}"
             ) from None
+        except RecursionError:
+            raise LedgerError(
+                f"not JSON: nested more than {MAX_DEPTH} levels deep",
+                file=str(path),
+                record=f"line {line_of(position)} ([{index}])",
+            ) from None
+        except InputRefused as exc:
+            raise refused(path, exc, f"line {line_of(position)} ([{index}])") from None
         yield f"line {line_of(position)} ([{index}])", item
         index += 1
         position = skip(end)

@@ -53,7 +53,7 @@ from hopgate.store.remote.values import (
     rows,
     stream_rows,
 )
-from hopgate.store.terms import bind_values, term_ntriples
+from hopgate.store.terms import bind_values, refuse_service, term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
 
 
@@ -336,6 +336,7 @@ class RemoteStore(Uploads, Reads, Store):
         self, query: str, *, params: Mapping[str, Value] | None = None
     ) -> list[Row] | bool | bytes:
         """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        refuse_service(query)
         empty = self._empty()
         if empty is not None:
             return empty.query_any(query, params=params)
