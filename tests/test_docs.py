@@ -36,7 +36,9 @@ def test_the_readme_links_every_guide() -> None:
 
 
 def test_no_branch_history_in_user_docs() -> None:
-    history = re.compile(r"\b[Ii]ssue \d+\b|\bbefore issue\b|\bthis branch\b|\blast (round|session)\b")
+    history = re.compile(
+        r"\b[Ii]ssue \d+\b|\bbefore issue\b|\bthis branch\b|\blast (round|session)\b"
+    )
     found = [
         f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
         for page in USER_DOCS
