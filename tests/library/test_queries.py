@@ -46,6 +46,7 @@ REVIEWED = {
     "card-judgments",
     "evaluation-annotations",
     "evaluation-interventions",
+    "review-agreement",
     "review-queue",
     "unretrieved-citations",
 }

@@ -925,7 +925,7 @@ class _Loader:
         s = nt.iri(ids.mint("judgment", d["id"]))
         question: str | None = d.get("question")
         if question is None:
-            for name in ("final", "settles"):
+            for name in ("final", "settles", "machine"):
                 if name in d:
                     self._fail(f"field {name!r} needs the judgment's question", record, name)
         else:
@@ -962,15 +962,25 @@ class _Loader:
         if question is not None:
             # docs/spec/ledger.md "Judgments": the structured spelling.
             final = bool(d.get("final", False))
+            if d.get("machine") and final:
+                # docs/spec/adjudication.md "Machine triage": a machine judgment is initial only.
+                self._fail(
+                    "a machine judgment is initial only: it cannot be final "
+                    '(docs/spec/adjudication.md "Machine triage")',
+                    record,
+                    "final",
+                )
             yield f"{s} <{HG}question> {nt.string(question)}"
             yield f"{s} <{HG}final> {nt.boolean(final)}"
+            if d.get("machine"):
+                yield f"{s} <{HG}machine> {nt.boolean(True)}"
             settles = d.get("settles") or []
             if settles and not final:
                 self._fail("only a final judgment settles others", record, "settles")
             for number, other in enumerate(settles):
                 settled = self._settled(index, record, other, subject, question, number)
                 yield f"{s} <{HG}settles> {nt.iri(settled)}"
-        yield from self._agent(d["by"])
+        yield from self._agent(d["by"], software=bool(d.get("machine")))
 
     def _judged(
         self, index: _Index, record: Record, subject: str, question: str | None = None
