@@ -44,9 +44,9 @@ from hopgate._version import __version__
 from hopgate.audit import adjudication
 from hopgate.audit import queue as _review
 from hopgate.audit import triage as _triage
+from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
 from hopgate.audit.agreement import Agreement, Comparison
 from hopgate.audit.agreement import agreement as _agreement
-from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
 from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics

@@ -280,7 +280,7 @@ def test_cli_triage_end_to_end_with_the_example_judge(tmp_path: Path) -> None:
     assert run("evaluate").exit_code == 0
     before = run("metrics", "--run", "sys-a", "--format", "json").output
     # A judge that answers badly, or too late, records nothing and names the subject.
-    bad = run("triage", "--run", "sys-a", "--judge", "echo '{\"decision\": \"maybe\"}'")
+    bad = run("triage", "--run", "sys-a", "--judge", 'echo \'{"decision": "maybe"}\'')
     assert bad.exit_code == 1, bad.output
     assert "'gC2': failed, nothing recorded: malformed answer" in bad.output
     assert "'k2': failed, nothing recorded" in bad.output

@@ -167,9 +167,7 @@ def triage(
             )
             if done.returncode != 0:
                 tail = done.last_error_line()
-                raise CommandError(
-                    f"exit status {done.returncode}" + (f": {tail}" if tail else "")
-                )
+                raise CommandError(f"exit status {done.returncode}" + (f": {tail}" if tail else ""))
             decision, reason = parse_answer(done.stdout, item.question)
             recorded = adjudication.judge(
                 store,

@@ -281,7 +281,7 @@ def judge_command(
     "--judge",
     "judge",
     required=True,
-    help="Shell command judging one subject (JSON on stdin, {\"decision\", \"reason\"} out).",
+    help='Shell command judging one subject (JSON on stdin, {"decision", "reason"} out).',
 )
 @click.option(
     "--by",
