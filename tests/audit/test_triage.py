@@ -11,6 +11,7 @@ the command line end to end with the shipped example judge
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -18,11 +19,14 @@ from typing import Any
 
 import pytest
 from test_adjudication import disputed, judgment, only_judgments, write
+from test_judgment_order import _keys
 
 import hopgate
 from hopgate.audit import agreement, triage
 from hopgate.audit import queue as review_queue
 from hopgate.audit.withholding import MARKER, for_reader
+from hopgate.bundles import judgment_proofs
+from hopgate.bundles.signing import read_private_key, read_public_key
 from hopgate.errors import CommandError, LedgerError
 
 ROOT = Path(__file__).parents[2]
@@ -350,3 +354,30 @@ def test_the_report_filters_and_escapes_a_judges_reason(tmp_path: Path) -> None:
         assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>x</script>" not in html
         md = hopgate.render_report(analyst, format="md")
         assert "<script>x</script>" not in md and "\\| \\*a\\*" in md
+
+
+def test_a_signature_covers_the_machine_flag(tmp_path: Path) -> None:
+    """A signed machine judgment verifies; the same record read without the flag (a
+    reviewer's, which would count in the queue's disagreements) does not."""
+    private, public, _ = _keys(tmp_path)
+    key = read_private_key(private)
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, with_k2(), "base"))
+        triage.adjudication.judge(
+            store, "k2", question="contradiction", decision="material", by="nli/1",
+            reason="r", judgment_id="m-signed", folder=tmp_path / "kept", machine=True,
+            signer=lambda fields: judgment_proofs.sign(fields, key),
+        )  # fmt: skip
+        [record] = [j for j in review_queue.judgments(store) if j.id == "m-signed"]
+        trusted = [str(public)]
+        found = {j.id: s.describe() for j, s in hopgate.review_judgments(
+            store, final_only=False, trust=trusted)}  # fmt: skip
+        assert found["m-signed"] == "signed by nli/1 with a trusted key"
+        keys = [read_public_key(str(public))]
+        assert judgment_proofs.check(record, keys).state == judgment_proofs.TRUSTED
+        unflagged = dataclasses.replace(record, machine=False)
+        assert (
+            judgment_proofs.check(unflagged, keys)
+            .describe()
+            .startswith("signature does not verify")
+        )
