@@ -122,8 +122,10 @@ def parse_answer(stdout: bytes, question: str) -> tuple[str, str]:
     decision, reason = said.get("decision"), said.get("reason")
     terms = QUESTIONS[question].decisions
     if not isinstance(decision, str) or decision not in terms:
+        # Shortened: the answer is the command's, as long as its output cap allows.
+        said_decision = repr(decision)[:80]
         raise CommandError(
-            f"malformed answer: decision {decision!r} is not a term of question "
+            f"malformed answer: decision {said_decision} is not a term of question "
             f"{question!r} (expected one of {', '.join(terms)})"
         )
     if not isinstance(reason, str) or not reason.strip():
