@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.metadata
+
 ROOT = Path(__file__).parents[1]
 SPEC_DIR = ROOT / "docs" / "spec"
 QUERY_DIR = ROOT / "queries"
@@ -202,3 +204,41 @@ def test_no_stale_spec_paths() -> None:
         for m in STALE.finditer(text)
     ]
     assert not stale, "cite docs/spec/<page>.md instead:\n" + "\n".join(stale)
+
+
+def _cited_in_text(text: str) -> list[tuple[Path, str | None]]:
+    found: list[tuple[Path, str | None]] = []
+    for match in CITATION.finditer(text):
+        page = SPEC_DIR / match.group(1)
+        sections = _sections(match)
+        found += [(page, s) for s in sections] if sections else [(page, None)]
+    return found
+
+
+def test_outputs_cite_existing_sections(tmp_path: Path) -> None:
+    """What `explain`, `gate` and the report print cites headings that exist (the
+    citations are built at run time, so the scan of the sources cannot see them)."""
+    import hopgate
+    from hopgate.report.pages import render
+
+    store = hopgate.open_store(None)
+    hopgate.load(store, ROOT / "examples" / "cedar.yaml")
+    hopgate.evaluate(store, run="sys-a")
+    texts = []
+    for row in hopgate.verdicts(store, run="sys-a"):
+        explanation = hopgate.explain(store, row.output)
+        texts.append(str(explanation.as_dict()))
+    texts.append(str(hopgate.gate(store, run="sys-a")))
+    report = hopgate.build_report(store, run="sys-a")
+    texts += [render(report, fmt) for fmt in ("json", "md", "html")]
+    cited = [c for text in texts for c in _cited_in_text(text)]
+    assert len(cited) > 10, "the outputs no longer cite the spec"
+    bad = sorted(
+        {f"{_label(page)} {section!r}" for page, section in cited if not page.is_file()}
+        | {
+            f'{_label(page)} has no section "{section}"'
+            for page, section in cited
+            if page.is_file() and section is not None and section not in headings(page)
+        }
+    )
+    assert not bad, "\n".join(bad)

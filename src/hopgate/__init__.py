@@ -22,14 +22,19 @@ from hopgate.api import (
     load,
     metrics,
     new_key,
+    open_endpoint,
+    open_store,
     plan_interventions,
     query,
+    render_report,
     review_changes,
+    review_judgments,
     review_queue,
     run_interventions,
     sign,
     stats,
     validate,
+    validate_graph,
     verdicts,
     verify,
 )
@@ -37,6 +42,7 @@ from hopgate.errors import (
     AdjudicationError,
     AnchorError,
     BaselineError,
+    CommandError,
     ConflictError,
     EvaluationError,
     ExplainError,
@@ -67,13 +73,13 @@ from hopgate.errors import (
 )
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.pipeline import LedgerBuilder, record
-from hopgate.shacl.graphs import validate_graph
-from hopgate.store import IRI, OxigraphStore, Store, open_store
+from hopgate.store import IRI, OxigraphStore, Store
 
 __all__ = [
     "AdjudicationError",
     "AnchorError",
     "BaselineError",
+    "CommandError",
     "IRI",
     "ConflictError",
     "EvaluationError",
@@ -129,9 +135,12 @@ __all__ = [
     "load",
     "metrics",
     "new_key",
+    "open_endpoint",
     "plan_interventions",
     "query",
+    "render_report",
     "review_changes",
+    "review_judgments",
     "review_queue",
     "run_interventions",
     "sign",

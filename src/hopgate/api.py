@@ -1,9 +1,11 @@
 """The Python twin of the ``hopgate`` command line: one function per command.
 
-Each function calls the code its command calls, with the same defaults and
-the same errors (every one a :class:`hopgate.HopgateError`); what the command
-adds is parsing arguments, opening the store, printing and the exit code.
-Options are keyword-only, results are dataclasses. ``docs/api.md`` lists each function beside its
+Each command calls its function here, once, and nothing else of hopgate
+(``tests/cli/test_imports.py``), so both give the same answers, with the same
+defaults and the same errors (every one a :class:`hopgate.HopgateError`); what
+the command adds is parsing arguments, opening the store (:func:`open_store`,
+:func:`open_endpoint`), printing and the exit code. Options are keyword-only,
+results are dataclasses. ``docs/api.md`` lists each function beside its
 command; every example below runs as a doctest (``tests/test_api.py``).
 
 The examples use the bundled worked example (``examples/cedar.yaml``, as
@@ -25,27 +27,41 @@ name of one (the modules live in packages named for the stage of the data:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields, replace
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 # The modules named like the functions below (evaluate, validate, export,
 # baseline) are imported here, under other names, before hopgate/__init__.py
 # binds ``hopgate.<name>`` to the function: importing such a module for the
 # first time later would rebind ``hopgate.<name>`` to the module.
+from hopgate import ids
+from hopgate import progress as _progress
+from hopgate._version import __version__
 from hopgate.audit import adjudication
 from hopgate.audit import queue as _review
-from hopgate.audit.adjudication import Recorded, ScoreChanges
+from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
 from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
-from hopgate.audit.queue import QueueItem
-from hopgate.audit.results import GateResult, RunMetrics, VerdictRow
+from hopgate.audit.peers import PeerMetric, peer_metrics
+from hopgate.audit.queue import JudgmentRecord, QueueItem
+from hopgate.audit.results import FIGURES, VERDICT_COLUMNS, GateResult, RunMetrics, VerdictRow
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
-from hopgate.bundles.export import Export, export_bundle
+from hopgate.audit.withholding import Readers, Withholding, check_reader, for_reader
+from hopgate.bundles import judgment_proofs
+from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
+from hopgate.bundles.export import Export, export_bundle, write_export
+from hopgate.bundles.formats import PICTURE_EXTENSIONS
+from hopgate.bundles.judgment_proofs import Signature
+from hopgate.bundles.picture import card_dot
+from hopgate.bundles.picture import render as draw
 from hopgate.bundles.proofs import SignResult, sign_directory
+from hopgate.bundles.scope import resolve_scope
 from hopgate.bundles.signing import (
     SigningKey,
     read_private_key,
@@ -58,30 +74,61 @@ from hopgate.bundles.verify import verify as _verify
 from hopgate.decide.evaluation import EvaluationRecord
 from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
-from hopgate.errors import InputRefused, QueryError, StoreError
+from hopgate.errors import (
+    ExportError,
+    InputRefused,
+    QueryError,
+    ReportError,
+    ReviewError,
+    StoreError,
+)
+from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
-from hopgate.ingest.baseline import BaselineResult
+from hopgate.ingest.baseline import BaselineResult, baseline_labels
 from hopgate.ingest.baseline import baseline as _baseline
+from hopgate.ingest.correctness import Judge
+from hopgate.ingest.judgments import QUESTIONS
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load
 from hopgate.inputs import decode_text, read_regular
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
-from hopgate.interventions.run import RunResult, run_plan
-from hopgate.library.artefacts import library_queries
+from hopgate.interventions.run import BUILTIN_BM25, RunResult, run_plan
+from hopgate.library.artefacts import LibraryQuery, artefact
+from hopgate.library.artefacts import library_queries as _library_queries
+from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits
 from hopgate.progress import Reporter
 from hopgate.report.build import Report
-from hopgate.report.build import build_report as build_report
+from hopgate.report.build import build_report as _build_report
 from hopgate.report.diff import Diff
-from hopgate.report.diff import diff as diff
+from hopgate.report.diff import diff as _diff
 from hopgate.report.explain import Explanation, reasons
 from hopgate.report.explain import explain as explain
+from hopgate.report.pages import render as _render_report
+from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport
+from hopgate.shacl.graphs import validate_graph as validate_graph
 from hopgate.shacl.validation import ValidationResult
 from hopgate.shacl.validation import validate as _validate
-from hopgate.store import Row, Store, Value
+from hopgate.store import OxigraphStore, Row, Store, Value, catalog
+from hopgate.store import open_store as _open_store
+from hopgate.store.remote import RemoteStore
+from hopgate.store.terms import parse_value as parse_value
 
 __all__ = [
+    # What the commands' options choose from, and the columns and figures they print.
+    "BUILTIN_BM25",
+    "DEFAULT_OUTPUT_CAP",
+    "EXPORT_FORMATS",
+    "FIGURES",
+    "IMPORT_FORMATS",
+    "JUDGMENT_QUESTIONS",
+    "PICTURE_FORMATS",
+    "SHACL_ENGINES",
+    "VARIANTS",
+    "VERDICT_COLUMNS",
+    "__version__",
+    # Results.
     "BaselineResult",
     "Diff",
     "EvaluationRecord",
@@ -89,20 +136,39 @@ __all__ = [
     "Export",
     "GateResult",
     "ImportResult",
+    "JudgmentRecord",
+    "LibraryQuery",
     "LoadResult",
+    "PeerMetric",
     "PlanResult",
     "QueueItem",
     "Recorded",
     "Report",
+    "RunFigures",
     "RunMetrics",
     "RunResult",
     "ScoreChanges",
+    "ShaclReport",
+    "Signature",
     "SignResult",
     "SigningKey",
     "Stats",
     "ValidationResult",
     "VerdictRow",
     "VerifyReport",
+    "WrittenKey",
+    # The store a command works on, and what every command shares.
+    "Store",
+    "example",
+    "library_queries",
+    "open_endpoint",
+    "open_store",
+    "parse_value",
+    "read_query",
+    "runs",
+    "short_name",
+    "show_progress",
+    # One function per command (docs/api.md; docs/cli.md is the commands' reference).
     "baseline",
     "build_report",
     "diff",
@@ -118,15 +184,184 @@ __all__ = [
     "new_key",
     "plan_interventions",
     "query",
+    "render_report",
     "review_changes",
+    "review_judgments",
     "review_queue",
     "run_interventions",
     "sign",
     "stats",
     "validate",
+    "validate_graph",
     "verdicts",
     "verify",
 ]
+
+#: The picture formats of ``hopgate export --card ID --format dot|svg|png``.
+PICTURE_FORMATS = tuple(PICTURE_EXTENSIONS)
+#: The questions a judgment answers (docs/spec/adjudication.md), each with its terms.
+JUDGMENT_QUESTIONS = QUESTIONS
+
+
+def open_store(path: Path | None) -> OxigraphStore:
+    """Open the embedded store in the folder ``path`` (made when absent), or in memory for None.
+
+    ``hopgate --store PATH COMMAND`` (default ``.hopgate/store``). The store is
+    a context manager: ``with open_store(path) as store:`` closes it. Reading
+    commands refuse a folder that holds no store instead of making one.
+
+    Raises:
+        StoreLockedError: another process has the store open.
+        StoreError: the folder cannot be opened as a store.
+
+    Example:
+        >>> from hopgate.api import load, open_store
+        >>> with open_store(None) as store:
+        ...     result = load(store, example("cedar.yaml"))
+        ...     result.graph in store.graphs()
+        True
+    """
+    return _open_store(path)
+
+
+def open_endpoint(
+    endpoint: str,
+    *,
+    update_endpoint: str | None = None,
+    graph_store: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    auth: Literal["digest", "basic"] = "digest",
+    evaluate_on_server: bool = True,
+    timeout: float = 600.0,
+) -> Store:
+    """A store on a SPARQL 1.1 server: its query ``endpoint`` (docs/remote-virtuoso.md).
+
+    ``hopgate --endpoint URL [--update-endpoint URL] [--graph-store URL]
+    [--user U --password-env VAR] [--auth digest|basic]
+    [--evaluate-on-server/--evaluate-on-client] COMMAND``. ``update_endpoint``
+    takes SPARQL Update (default: ``endpoint``); ``graph_store`` is a SPARQL
+    1.1 Graph Store endpoint for bulk writes (default: INSERT DATA batches).
+    ``evaluate_on_server`` runs an evaluation as SPARQL Update into a scratch
+    graph on the server; False evaluates a copy of the run's load graphs in
+    client memory. ``timeout`` is in seconds per request. Nothing is sent
+    until the store is used.
+
+    Raises:
+        StoreError: an unknown ``auth``; later, a server that cannot be reached
+            or refuses a request.
+
+    Example:
+        >>> from hopgate.api import open_endpoint
+        >>> store = open_endpoint("http://localhost:8890/sparql", user="dba", password="dba")
+        >>> store.update_endpoint
+        'http://localhost:8890/sparql'
+    """
+    return RemoteStore(
+        endpoint,
+        update_endpoint=update_endpoint,
+        graph_store=graph_store,
+        user=user,
+        password=password,
+        auth=auth,
+        evaluate_on_server=evaluate_on_server,
+        timeout=timeout,
+    )
+
+
+@contextmanager
+def show_progress(*, quiet: bool = False) -> Iterator[None]:
+    """Show the progress of long work (load, import, evaluate) on stderr inside the block.
+
+    As every command does: a bar with counts and time left on a terminal, one
+    line per phase otherwise, nothing when ``quiet`` (``hopgate --quiet``).
+    Without it, library calls print nothing.
+
+    Example:
+        >>> from hopgate.api import evaluate, load, open_store, show_progress
+        >>> with show_progress(quiet=True), open_store(None) as store:
+        ...     _ = load(store, example("cedar.yaml"))
+        ...     [record.cards for record in evaluate(store)]
+        [4]
+    """
+    with _progress.reporting(_progress.for_stream(quiet=quiet)):
+        yield
+
+
+def example(name: str) -> Traversable:
+    """A bundled example file (``examples/`` of the source tree), to read or load.
+
+    ``cedar.yaml`` is the worked example (``hopgate demo`` loads it),
+    ``withheld.yaml`` a ledger whose readers may not see every text, and
+    ``rag-docs.jsonl``, ``rag-gold.jsonl``, ``rag-answers.jsonl`` a pipeline's
+    files for ``hopgate import rag`` (docs/rag-format.md).
+
+    Example:
+        >>> from hopgate.api import example
+        >>> example("cedar.yaml").read_text("utf-8").startswith("# The worked example")
+        True
+    """
+    return artefact("examples").joinpath(name)
+
+
+def runs(store: Store) -> list[str]:
+    """The ledger ids of the runs the store holds, sorted.
+
+    Example:
+        >>> from hopgate.api import load, open_store, runs
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> runs(store)
+        ['sys-a']
+    """
+    return catalog.runs(store)
+
+
+def library_queries() -> dict[str, LibraryQuery]:
+    """The documented queries of ``queries/``, by id: each with its description and SPARQL text.
+
+    ``hopgate query ID`` runs one (as :func:`query` with ``name=ID``).
+
+    Example:
+        >>> from hopgate.api import library_queries
+        >>> print(library_queries()["claim-status"].text)  # doctest: +ELLIPSIS
+        # id: claim-status
+        ...
+    """
+    return _library_queries()
+
+
+def read_query(path: Path) -> str:
+    """The SPARQL text of a query file, read as every input is: a regular file, bounded, UTF-8.
+
+    ``hopgate query FILE.rq`` reads its argument so (:func:`query` with ``path=``).
+
+    Raises:
+        InputRefused: not a regular file, too large, or not UTF-8 text (``detail`` says which).
+
+    Example:
+        >>> from pathlib import Path
+        >>> from hopgate.api import read_query
+        >>> read_query(Path("no-such.rq"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        hopgate.errors.InputRefused: ...
+    """
+    return decode_text(read_regular(path))
+
+
+def short_name(iri: str) -> str:
+    """The name users read for an IRI: the ledger id of one hopgate minted, else a prefixed name.
+
+    As the commands print query results (``hopgate query`` without ``--iris``);
+    an IRI of neither kind is returned as it is.
+
+    Example:
+        >>> from hopgate.api import short_name
+        >>> short_name("https://w3id.org/hopgate/id/claim/cA"), short_name(
+        ...     "http://www.w3.org/ns/prov#Entity"), short_name("https://example.org/x")
+        ('cA', 'prov:Entity', 'https://example.org/x')
+    """
+    return ids.short_name(iri)
 
 
 def evaluate(
@@ -162,15 +397,21 @@ def evaluate(
     return _evaluate(store, run=run, force=force, by=by, progress=progress)
 
 
-def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
+def verdicts(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> list[VerdictRow]:
     """The acceptance card of every output claim of each run's latest evaluation.
 
-    ``hopgate verdicts [--run RUN]``; ``VerdictRow.as_dict()`` is one object
-    of ``--format json``. Reads only: a run never evaluated is not shown; a
-    stale evaluation is read as recorded, with ``stale`` and ``stale_reason``.
+    ``hopgate verdicts [--run RUN] [--reader R]``; ``VerdictRow.as_dict()`` is
+    one object of ``--format json``. Reads only: a run never evaluated is not
+    shown; a stale evaluation is read as recorded, with ``stale`` and
+    ``stale_reason``. Each run's rows are for ``reader`` (default: that run's
+    evaluation's reader): a text repeating one withheld from it (a judgment's
+    reason) is the withheld marker (docs/spec/records.md "What a reader is shown").
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReportError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, open_store, verdicts
@@ -185,19 +426,48 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
         sys-a/qC/o1 accept []
         sys-a/qD/o1 reject ['d2']
     """
-    return _verdicts(store, run=run)
+    readers = Readers(store, reader, ReportError)
+    return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run)]
 
 
-def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
+@dataclass
+class RunFigures(RunMetrics):
+    """One run's metrics as ``hopgate metrics`` shows them: with a baseline's settings, and peers."""
+
+    #: A baseline run's settings (retriever, k, citer) and a one-line ``summary``; else None.
+    baseline: dict[str, Any] | None = None
+    #: The peer figures of the same claim-cases (``peers=True``); else None.
+    peers: list[PeerMetric] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate metrics`` (one run's entry)."""
+        found = asdict(self)
+        # Present only when they apply, after the figures (the JSON the command always wrote).
+        for name in ("baseline", "peers"):
+            value = found.pop(name)
+            if value is not None:
+                found[name] = value
+        return found
+
+
+def metrics(
+    store: Store, *, run: str | None = None, peers: bool = False, reader: str | None = None
+) -> dict[str, RunFigures]:
     """Complete-set recall, citation-set completeness and answer correctness, per run.
 
-    ``hopgate metrics [--run RUN]``; ``RunMetrics.as_dict()`` is one run's
-    entry of ``--format json`` (``--peers`` adds
-    :func:`hopgate.audit.peers.peer_metrics`). Every figure carries its numerator
-    and denominator; an empty denominator gives ``value`` None. Reads only.
+    ``hopgate metrics [--run RUN] [--peers] [--reader R]``; ``RunFigures.as_dict()``
+    is one run's entry of ``--format json``. Every figure carries its numerator
+    and denominator; an empty denominator gives ``value`` None. A baseline run
+    carries its settings (``baseline``); ``peers`` adds the figures other
+    benchmarks report on the same claim-cases (Hits@k, MAP, MRR, context
+    recall, supporting-fact EM/F1, FEVER scores), each with its own name and
+    denominator. Reads only. Texts (a stale reason, a baseline's settings)
+    pass the reader filter as in :func:`verdicts`; figures are the same for
+    every reader.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReportError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, metrics, open_store
@@ -213,7 +483,22 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
         citation_set_completeness: 1/3 = 0.333
         answer_correctness: 3/4 = 0.750
     """
-    return _metrics(store, run=run)
+    readers = Readers(store, reader, ReportError)
+    labels = baseline_labels(store)
+    peer_figures = peer_metrics(store, run=run) if peers else {}
+    found = {}
+    for run_id, figures in _metrics(store, run=run).items():
+        shown = readers.of_run(run_id)
+        # Redacted as RunMetrics (the filter keeps that class's names); a baseline's
+        # settings are texts of its run as well.
+        figures = shown.redact(figures)
+        label = labels.get(run_id)
+        found[run_id] = RunFigures(
+            **{f.name: getattr(figures, f.name) for f in fields(RunMetrics)},
+            baseline=None if label is None else shown.redact(label),
+            peers=peer_figures.get(run_id, []) if peers else None,
+        )
+    return found
 
 
 def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
@@ -224,6 +509,8 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     evaluated when its latest evaluation is missing or stale. A missing or
     stale evaluation fails the gate with ``stale`` and its ``reason``;
     ``reasons`` says, for each output in ``failing``, why it is not accepted.
+    The result is for the run's evaluation's reader: a text of a failing row
+    repeating one withheld from it is the withheld marker.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown.
@@ -245,9 +532,10 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
     if evaluate:
         _evaluate(store, run=run)
     result = _gate(store, run=run)
-    if result.passed or result.stale:
-        return result
-    return replace(result, reasons=reasons(store, run, result.failing))
+    if not (result.passed or result.stale):
+        result = replace(result, reasons=reasons(store, run, result.failing))
+    # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
+    return Readers(store, None, ReportError).of_run(run).redact(result)
 
 
 def validate(
@@ -304,18 +592,29 @@ def export(
     card: str | None = None,
     reader: str | None = None,
     with_text: bool = False,
+    output: Path | None = None,
+    key: Path | None = None,
+    by: str | None = None,
 ) -> Export:
     """Export PROV bundles as ``reader`` may see them: TriG, JSON-LD, PROV-N, PROV-JSON, PROV-XML.
 
     ``hopgate export [--run RUN | --evaluation RUN@TIME | --graph IRI | --card
-    ID] [--reader R] [--with-text] [--format F]``; ``data`` holds the bytes
-    the command writes to stdout. ``write_export(result, folder)`` (from
-    :mod:`hopgate.bundles.export`) writes them with ``manifest.json`` as ``-o`` does; a card's
-    picture (``--format svg``) and ``--sign`` are the command's. Choose at
-    most one scope; none exports every bundle.
+    ID] [--reader R] [--with-text] [--format F] [-o OUTPUT [--sign KEY --by
+    NAME]]``; ``data`` holds the bytes the command writes to stdout. Choose
+    at most one scope; none exports every bundle. A ``format`` of
+    :data:`PICTURE_FORMATS` (``dot``, ``svg``, ``png``) draws the picture of
+    one ``card`` instead. With ``output`` (a folder, or a file named for the
+    format) the export is written there and recorded in the folder's
+    ``manifest.json``; ``path`` says where. With ``key`` (a private key file)
+    the written file, a picture too, is signed by ``by`` (:func:`sign`), and
+    ``signer`` says so.
 
     Raises:
-        ExportError: an unknown format, scope or reader, or an ambiguous reader.
+        ExportError: an unknown format, scope or reader, an ambiguous reader, a
+            picture without ``card``, a ``key`` without ``output``, or an output
+            that cannot be written.
+        ManifestError: the output folder holds a manifest that is not hopgate's.
+        SigningError: an unreadable key, or no signer's name.
 
     Example:
         >>> from hopgate import evaluate, export, load, open_store
@@ -328,17 +627,41 @@ def export(
         ('run sys-a', 'analyst')
         >>> result.data.splitlines()[0]
         b'document'
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     written = export(store, run="sys-a", output=Path(folder))
+        ...     sorted(p.name for p in Path(folder).iterdir()), written.path.name
+        (['export.trig', 'manifest.json'], 'export.trig')
     """
-    return export_bundle(
-        store,
-        format=format,
-        run=run,
-        evaluation=evaluation,
-        graph=graph,
-        card=card,
-        reader=reader,
-        with_text=with_text,
-    )
+    signing_key = None
+    if key is not None:
+        if output is None:
+            raise ExportError("a signature signs an export written to output")
+        signing_key = read_private_key(key)
+    if format in PICTURE_FORMATS:
+        if card is None:
+            raise ExportError("a picture shows one acceptance card: give --card ID")
+        scope = resolve_scope(store, card=card, reader=reader)
+        result = Export(draw(card_dot(store, scope), format), format, scope, with_text=False)
+    else:
+        result = export_bundle(
+            store,
+            format=format,
+            run=run,
+            evaluation=evaluation,
+            graph=graph,
+            card=card,
+            reader=reader,
+            with_text=with_text,
+        )
+    if output is None:
+        return result
+    target = write_export(result, output)
+    if signing_key is None:
+        return replace(result, path=target)
+    signed = sign_directory(target.parent, signing_key, by=by or "", names=[target.name])
+    return replace(result, path=target, signer=signed.signer)
 
 
 def verify(directory: Path, *, trust: Sequence[str] = ()) -> VerifyReport:
@@ -379,21 +702,25 @@ def query(
     path: Path | None = None,
     name: str | None = None,
     params: Mapping[str, Value] | None = None,
+    reader: str | None = None,
 ) -> list[Row] | bool | bytes:
     """Run a SPARQL query: its text, a ``.rq`` file, or a library query by id.
 
-    ``hopgate query QUERY [--param NAME=VALUE]...``. Give exactly one of
+    ``hopgate query QUERY [--param NAME=VALUE]... [--reader R]``. Give exactly one of
     ``sparql`` (the text), ``path`` (a file) or ``name`` (an id of
     ``queries/``, e.g. ``claim-status``). ``params`` are bound to variables
     as values, never spliced into the text (a ledger id's IRI is
     ``IRI(hopgate.ids.mint(kind, id))``). The default graph is the union of
     the loaded graphs. Returns rows for SELECT (ledger values as IRIs,
     strings, numbers), a bool for ASK, N-Triples bytes for CONSTRUCT and
-    DESCRIBE.
+    DESCRIBE. With ``reader``, every literal text of the result that repeats
+    a text withheld from that reader is the withheld marker
+    (docs/spec/records.md "What a reader is shown"); without it the result is
+    the store's, unfiltered. The query itself runs over the whole store.
 
     Raises:
         QueryError: not exactly one of ``sparql``, ``path``, ``name``; an
-            unknown library id; or a query the store rejects.
+            unknown library id; an unknown reader; or a query the store rejects.
         StoreError: ``path`` is not a readable file.
 
     Example:
@@ -410,7 +737,7 @@ def query(
         raise QueryError("give exactly one of sparql, path or name")
     if path is not None:
         try:
-            sparql = decode_text(read_regular(path))
+            sparql = read_query(path)
         except InputRefused as exc:
             raise StoreError(f"{path}: cannot read the query: {exc.detail}") from None
     elif name is not None:
@@ -421,22 +748,32 @@ def query(
             )
         sparql = queries[name].text
     assert sparql is not None
-    return store.query_any(sparql, params=params)
+    if reader is not None:
+        check_reader(store, reader, QueryError)
+    found = store.query_any(sparql, params=params)
+    if reader is None or isinstance(found, bool):
+        return found
+    withholding = for_reader(store, reader)
+    return withholding.ntriples(found) if isinstance(found, bytes) else withholding.rows(found)
 
 
 def dump(
     store: Store,
-    out: BinaryIO,
+    out: BinaryIO | None = None,
     *,
+    path: Path | None = None,
     format: Literal["trig", "nquads"] = "trig",
     graph: str | None = None,
 ) -> None:
-    """Write the store (or one named graph) to ``out`` as TriG or sorted N-Quads.
+    """Write the store (or one named graph) as TriG or sorted N-Quads, to ``out`` or to ``path``.
 
-    ``hopgate dump [--graph IRI] [--format trig|nquads] [-o FILE]``.
+    ``hopgate dump [--graph IRI] [--format trig|nquads] [-o FILE]``: ``out``
+    is a binary stream (the command's stdout), ``path`` a file (``-o``),
+    opened only once the graph is known to exist.
 
     Raises:
-        StoreError: ``graph`` is not a named graph of the store.
+        StoreError: not exactly one of ``out`` and ``path``, ``graph`` is not
+            a named graph of the store, or ``path`` cannot be written.
 
     Example:
         >>> import io
@@ -449,16 +786,35 @@ def dump(
         >>> len(out.getvalue().splitlines()) == result.triples
         True
     """
+    if (out is None) == (path is None):
+        raise StoreError("give exactly one of out or path")
     if graph is not None and graph not in store.graphs():
         raise StoreError(f"no named graph {graph} in the store")
-    store.dump(out, format=format, graph=graph)
+    if out is not None:
+        store.dump(out, format=format, graph=graph)
+        return
+    assert path is not None
+    try:
+        handle = path.open("wb")
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    with handle:
+        store.dump(handle, format=format, graph=graph)
 
 
-def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
+def review_queue(
+    store: Store, *, run: str | None = None, reader: str | None = None
+) -> list[QueueItem]:
     """The subjects awaiting adjudication, disagreements first.
 
-    ``hopgate review queue [--run RUN]``; ``QueueItem.as_dict()`` is one
-    object of ``--format json``. Reads only.
+    ``hopgate review queue [--run RUN] [--reader R]``; ``QueueItem.as_dict()``
+    is one object of ``--format json``. Reads only. Each item is for
+    ``reader`` (default: its run's evaluation's reader): a judgment's decision
+    or reason repeating a text withheld from it is the withheld marker
+    (docs/spec/records.md "What a reader is shown").
+
+    Raises:
+        ReviewError: an unknown run or reader.
 
     Example:
         >>> from hopgate import load, open_store, review_queue
@@ -468,17 +824,20 @@ def review_queue(store: Store, *, run: str | None = None) -> list[QueueItem]:
         >>> review_queue(store, run="sys-a")
         []
     """
-    return _review.queue(store, run)
+    readers = Readers(store, reader, ReviewError)
+    return [readers.of_run(item.run).redact(item) for item in _review.queue(store, run)]
 
 
-def review_changes(store: Store, *, run: str) -> ScoreChanges:
+def review_changes(store: Store, *, run: str, reader: str | None = None) -> ScoreChanges:
     """Compare a run's two latest evaluations: changed verdicts, metrics before and after.
 
-    ``hopgate review changes --run RUN``; ``ScoreChanges.as_dict()`` is its
-    ``--format json``. Reads only.
+    ``hopgate review changes --run RUN [--reader R]``; ``ScoreChanges.as_dict()``
+    is its ``--format json``. Reads only; for ``reader`` (default: the run's
+    evaluation's reader) as :func:`review_queue` is.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
+        ReviewError: an unknown reader.
 
     Example:
         >>> from hopgate import evaluate, load, open_store, review_changes
@@ -490,7 +849,8 @@ def review_changes(store: Store, *, run: str) -> ScoreChanges:
         >>> found.before, found.verdicts, found.metrics["complete_set_recall"]["changed"]
         (None, [], False)
     """
-    return adjudication.changes(store, run)
+    found = adjudication.changes(store, run)
+    return Readers(store, reader, ReviewError).of_run(run).redact(found)
 
 
 def judge(
@@ -505,20 +865,26 @@ def judge(
     settles: Sequence[str] = (),
     judgment_id: str | None = None,
     keep_in: Path | None = None,
+    sign: Path | None = None,
 ) -> Recorded:
     """Record one judgment of ``subject``, appended as a one-judgment ledger loaded all or nothing.
 
     ``hopgate judge SUBJECT --question Q --decision D --by NAME --reason TEXT
-    [--final] [--settles J1,J2] [--id ID] [--keep-in DIR]``. Nothing earlier
-    is edited; a final judgment takes effect at the next :func:`evaluate`.
-    ``keep_in`` is where the ledger file is kept (default: beside an on-disk
-    store; an in-memory store needs one).
+    [--final] [--settles J1,J2] [--id ID] [--keep-in DIR] [--sign KEY]``.
+    Nothing earlier is edited; a final judgment takes effect at the next
+    :func:`evaluate`, where the judgment recorded last is in force
+    (docs/spec/adjudication.md "Recording"). ``keep_in`` is where the ledger
+    file is kept (default: beside an on-disk store; an in-memory store needs
+    one). ``sign`` is a private key file (``hopgate keys new``): the judgment
+    carries its signature, which :func:`review_judgments` and the report
+    check against trusted keys.
 
     Raises:
         AdjudicationError: a missing reviewer or reason, settles on an initial
             judgment, or no folder to keep the file in.
         LedgerError: an unknown subject or question, a decision that is not a
             term of the question; nothing is kept.
+        SigningError: ``sign`` is not a readable private key.
 
     Example:
         >>> import tempfile
@@ -545,7 +911,77 @@ def judge(
         settles=settles,
         judgment_id=judgment_id,
         folder=keep_in,
+        signer=_signer(sign),
     )
+
+
+def _signer(key_file: Path | None) -> Signer | None:
+    if key_file is None:
+        return None
+    key = read_private_key(key_file)
+    return lambda fields: judgment_proofs.sign(fields, key)
+
+
+def review_judgments(
+    store: Store,
+    *,
+    subject: str | None = None,
+    final_only: bool = True,
+    trust: Sequence[str] = (),
+    reader: str | None = None,
+) -> list[tuple[JudgmentRecord, Signature]]:
+    """The judgments of the store (of ``subject``, a ledger id, when given), each with its signature.
+
+    ``hopgate review judgments [--subject ID] [--all] [--trust KEY]...``: by
+    subject, in the order the store recorded them (the last recorded final
+    judgment of a question is the one in force, docs/spec/adjudication.md
+    "Recording"), with who recorded each, when, and whether it is signed by
+    a key in ``trust`` (.pub files, did:keys or Multikeys; none given: the
+    signature is checked, the key is not). ``final_only`` (the default)
+    leaves initial judgments out. Reads only. Every text is shown for
+    ``reader`` (docs/spec/records.md "What a reader is shown"); with none
+    given, a text withheld from any reader of the store is withheld (the
+    judgments belong to no one run, so no run's reader is the default). Each
+    signature is checked against what the store holds, before that filter.
+
+    Raises:
+        SigningError: a ``trust`` value is not a public key.
+        ReviewError: an unknown reader.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import judge, load, open_store, review_judgments
+        >>> from hopgate.library.artefacts import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     _ = judge(store, "gC2", question="entailment", decision="sufficient", by="ana",
+        ...               reason="both hops stated", final=True, judgment_id="j-ana",
+        ...               keep_in=Path(folder))
+        >>> [(j.id, j.recorded_by, s.describe()) for j, s in review_judgments(store)]
+        [('j-ana', 'ana', 'unsigned')]
+    """
+    trusted = [read_public_key(value) for value in trust] if trust else None
+    if reader is not None:
+        check_reader(store, reader, ReviewError)
+        shown = for_reader(store, reader)
+    else:
+        shown = _withheld_from_any_reader(store)
+    found = [
+        j
+        for j in _review.judgments(store)
+        if (subject is None or j.subject == subject) and (j.final or not final_only)
+    ]
+    return [(shown.redact(j), shown.redact(judgment_proofs.check(j, trusted))) for j in found]
+
+
+def _withheld_from_any_reader(store: Store) -> Withholding:
+    """The filter withholding every text that any reader class of the store may not see."""
+    texts: set[str] = set()
+    for row in store.select("SELECT DISTINCT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }"):
+        texts.update(for_reader(store, str(row["id"])).texts)
+    return Withholding("every reader", texts)
 
 
 def baseline(
@@ -613,13 +1049,23 @@ def sign(directory: Path, *, key: Path, by: str) -> SignResult:
     return sign_directory(directory, read_private_key(key), by=by)
 
 
-def new_key(output: Path) -> SigningKey:
+@dataclass(frozen=True)
+class WrittenKey(SigningKey):
+    """A new key pair (:class:`SigningKey`) and the two files :func:`new_key` wrote it to."""
+
+    #: The private key's file (mode 0600).
+    private_file: Path
+    #: The public key's file, ``<private_file>.pub``.
+    public_file: Path
+
+
+def new_key(output: Path) -> WrittenKey:
     """Make an Ed25519 key pair: the private key at ``output`` (mode 0600), the public beside it.
 
-    ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``;
-    the returned key's ``public_multibase`` is the Multikey (``did:key:`` and
-    it is what the command prints) to give to auditors for :func:`verify`.
-    Existing files are never overwritten.
+    ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``
+    (``public_file``); the returned key's ``public_multibase`` is the Multikey
+    (``did:key:`` and it is what the command prints) to give to auditors for
+    :func:`verify`. Existing files are never overwritten.
 
     Raises:
         SigningError: a key file exists already, or its folder does not.
@@ -635,8 +1081,8 @@ def new_key(output: Path) -> SigningKey:
         (['ann.key', 'ann.key.pub'], True)
     """
     key = _new_key()
-    write_key(key, output)
-    return key
+    private_file, public_file = write_key(key, output)
+    return WrittenKey(key.private, private_file, public_file)
 
 
 def import_files(
@@ -652,6 +1098,9 @@ def import_files(
     predictions: Path | None = None,
     max_evidence: int = 5,
     drop_empty: bool = False,
+    correctness_judge: str | None = None,
+    judge_timeout: float = 60.0,
+    pass_env: Sequence[str] = (),
 ) -> ImportResult:
     """Convert a pipeline's or a benchmark's files to a JSON Lines ledger at ``output``.
 
@@ -661,6 +1110,10 @@ def import_files(
     ``max_evidence`` for fever), ``multihop-rag``, ``wice`` (``drop_empty``),
     ``ragas`` (docs/adapters.md). ``--load`` is :func:`load` of ``output``
     after it. ``notes`` says what the import took by default or ignored.
+    ``correctness_judge`` (rag) is a command deciding the answers with no
+    ``correct`` label and no ``short_answer`` matching the reference, run with
+    ``judge_timeout`` seconds and the minimal environment plus ``pass_env``
+    (:mod:`hopgate.processes`); without one they are of unknown correctness.
 
     Raises:
         LedgerError: an input is malformed; the message names file, record
@@ -692,6 +1145,9 @@ def import_files(
         answers=answers,
         run=run,
         evaluation=evaluation,
+        judge=None
+        if correctness_judge is None
+        else Judge(correctness_judge, Limits(timeout=judge_timeout, pass_env=tuple(pass_env))),
     )
 
 
@@ -735,16 +1191,29 @@ def plan_interventions(
 
 
 def run_interventions(
-    plan: Path, *, system: str, output: Path, jobs: int = 1, timeout: float = 60.0
+    plan: Path,
+    *,
+    system: str,
+    output: Path,
+    jobs: int = 1,
+    timeout: float = 60.0,
+    max_output: int = DEFAULT_OUTPUT_CAP,
+    pass_env: Sequence[str] = (),
+    correctness_judge: str | None = None,
 ) -> RunResult:
     """Run a system on every variant of a plan and write its answers as ledger cases.
 
     ``hopgate interventions run --plan PLAN --system SYSTEM -o OUTPUT [--jobs N]
-    [--timeout S]``: ``system`` is a shell command answering one variant
-    (JSON on stdin and stdout) or ``builtin:bm25``. A timeout, a non-zero exit
-    or malformed output is a failed variant (listed with its reason in
-    ``OUTPUT.failed.jsonl``), never an abstention. ``--load`` is
-    :func:`load` of ``output`` after it (when a variant was answered).
+    [--timeout S] [--max-output BYTES] [--pass-env NAME]...
+    [--correctness-judge CMD]``: ``system`` is a shell command answering one
+    variant (JSON on stdin and stdout) or ``builtin:bm25``; it runs with the
+    minimal environment plus ``pass_env``, in its own process group, its
+    output read up to ``max_output`` bytes (:mod:`hopgate.processes`). A
+    timeout, a non-zero exit, output over the cap or malformed output is a
+    failed variant (listed with its reason in ``OUTPUT.failed.jsonl``), never
+    an abstention. Correctness is never guessed (:mod:`hopgate.ingest.correctness`).
+    ``--load`` is :func:`load` of ``output`` after it (when a variant was
+    answered).
 
     Raises:
         RunError: the plan holds no variant.
@@ -765,4 +1234,130 @@ def run_interventions(
         >>> result.answered, len(result.failed)
         (37, 0)
     """
-    return run_plan(read_plan(plan), system, output, jobs=jobs, timeout=timeout)
+    return run_plan(
+        read_plan(plan),
+        system,
+        output,
+        jobs=jobs,
+        timeout=timeout,
+        pass_env=tuple(pass_env),
+        output_cap=max_output,
+        correctness_judge=correctness_judge,
+    )
+
+
+def build_report(
+    store: Store,
+    *,
+    run: str,
+    reader: str | None = None,
+    evaluation: str | None = None,
+    pictures: int = 50,
+    peers: bool = False,
+    signed_export: Path | None = None,
+    trust: Sequence[str] = (),
+) -> Report:
+    """The audit report of ``run``: header to sign, metrics, charts, every card and why.
+
+    ``hopgate report --run RUN [--reader R] [--evaluation RUN@TIME]
+    [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]``;
+    :func:`render_report` writes it as HTML, Markdown or JSON. Reads the run's
+    latest recorded evaluation (or ``evaluation``), filtered for ``reader``
+    exactly as an export is. ``pictures`` caps the card pictures drawn
+    (graphviz's ``dot``; cards needing attention first). ``signed_export`` is
+    a signed export of the evaluation whose signatures are checked, against
+    the ``trust`` keys (as :func:`verify` reads them) when given, for the
+    header's signature line.
+
+    Raises:
+        NotEvaluatedError: the run is unknown or was never evaluated.
+        ReportError: an unknown evaluation or reader.
+        SigningError: a ``trust`` value is not a public key.
+
+    Example:
+        >>> from hopgate import build_report, evaluate, load, open_store
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> _ = evaluate(store)
+        >>> found = build_report(store, run="sys-a", pictures=0)
+        >>> found.gate.passed, found.gate.failing, len(found.cards)
+        (False, ['sys-a/qA/o1'], 4)
+    """
+    trusted = [read_public_key(value) for value in trust] if trust else None
+    return _build_report(
+        store,
+        run=run,
+        reader=reader,
+        evaluation=evaluation,
+        pictures=pictures,
+        peers=peers,
+        signed_export=signed_export,
+        trusted=trusted,
+    )
+
+
+def render_report(report: Report, *, format: str = "html") -> str:
+    """A report from :func:`build_report` as ``html`` (one self-contained page), ``md`` or ``json``.
+
+    ``hopgate report --format html|md|json``: every text from the store is
+    escaped for the format.
+
+    Raises:
+        ReportError: an unknown format.
+
+    Example:
+        >>> import json
+        >>> from hopgate import build_report, evaluate, load, open_store, render_report
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> _ = evaluate(store)
+        >>> report = build_report(store, run="sys-a", pictures=0)
+        >>> json.loads(render_report(report, format="json"))["header"]["run"]
+        'sys-a'
+        >>> render_report(report, format="md").startswith("#")
+        True
+    """
+    return _render_report(report, format)
+
+
+def diff(
+    store: Store,
+    *,
+    run: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    reader: str | None = None,
+) -> Diff:
+    """What changed between two recorded evaluations of ``run`` (default: its two latest).
+
+    ``hopgate diff [EVAL_A EVAL_B] [--run RUN] [--reader R]``: every output
+    whose verdict, route or missing hops changed, the loads and records added
+    between them, the metrics side by side. Without ``run``: the run of
+    ``before`` (an evaluation id, ``RUN@TIME``), else the store's only run.
+    Texts withheld from ``reader`` (default: the run's evaluation's), and
+    texts repeating them, are the withheld marker.
+
+    Raises:
+        NotEvaluatedError: the run is unknown or has fewer than two evaluations.
+        ReportError: a named evaluation is not one of the run's, only one of
+            ``before`` and ``after`` is named, or no run is given and the store
+            holds several.
+
+    Example:
+        >>> from hopgate import diff, evaluate, load, open_store
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> _ = evaluate(store)
+        >>> _ = evaluate(store, force=True)
+        >>> found = diff(store)
+        >>> found.run, found.outputs, found.metrics_after.complete_set_recall.numerator
+        ('sys-a', [], 2)
+    """
+    if run is None and before is not None:
+        run = before.rpartition("@")[0]
+    if run is None:
+        known = catalog.runs(store)
+        if len(known) != 1:
+            raise ReportError(f"choose a run with --run (runs in the store: {', '.join(known)})")
+        run = known[0]
+    return _diff(store, run=run, before=before, after=after, reader=reader)

@@ -31,7 +31,7 @@ def sparql_prologue() -> str:
     return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items())
 
 
-#: The verdict classes and their names in results (docs/spec/acceptance.md "Per output claim").
+#: The verdict classes and their names in results (docs/spec/acceptance.md "Verdict").
 VERDICTS = {
     HG + "Accept": "accept",
     HG + "ReviseCitations": "revise-citations",

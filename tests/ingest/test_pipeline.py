@@ -1,4 +1,4 @@
-"""The Python API for pipelines: the README's example runs, record() and assert_gate()."""
+"""The Python API for pipelines: the pipeline guide's example runs, record() and assert_gate()."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from hopgate.errors import LedgerError, PipelineError
 from hopgate.testing import assert_gate
 
 ROOT = Path(__file__).resolve().parents[2]
-MARK = "<!-- README example: run by tests/ingest/test_pipeline.py -->"
+MARK = "<!-- guide example: run by tests/ingest/test_pipeline.py -->"
+GUIDE = ROOT / "docs" / "guide" / "pipeline.md"
 
 
-def _readme_blocks() -> tuple[str, str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _guide_blocks() -> tuple[str, str]:
+    text = GUIDE.read_text(encoding="utf-8")
     after = text.split(MARK, 1)[1]
     code = re.search(r"```python\n(.*?)```", after, re.S)
     printed = re.search(r"prints\n\n```text\n(.*?)```", after, re.S)
@@ -28,23 +29,23 @@ def _readme_blocks() -> tuple[str, str]:
     return code.group(1), printed.group(1)
 
 
-def test_readme_example_runs_and_prints_what_it_says() -> None:
-    code, printed = _readme_blocks()
+def test_the_guide_example_runs_and_prints_what_it_says() -> None:
+    code, printed = _guide_blocks()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, str(GUIDE), "exec"), {})
     assert out.getvalue() == printed
 
 
-def test_readme_assertion_message_is_what_assert_gate_says() -> None:
-    code, _ = _readme_blocks()
+def test_the_guide_assertion_message_is_what_assert_gate_says() -> None:
+    code, _ = _guide_blocks()
     namespace: dict[str, object] = {}
     with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(code, str(GUIDE), "exec"), namespace)
     store = namespace["store"]
     with pytest.raises(AssertionError) as caught:
         assert_gate(store, run="my-rag")  # type: ignore[arg-type]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = GUIDE.read_text(encoding="utf-8")
     assert f"AssertionError: {caught.value}\n" in readme
 
 
@@ -77,7 +78,9 @@ def test_builder_errors_at_the_call() -> None:
 
 def test_assert_gate_gives_a_reason_per_output(tmp_path: Path) -> None:
     builder = _builder()
-    builder.record(question="q1", answer="Entity Q", contexts=["a", "b"], citations=[1, 2])
+    builder.record(
+        question="q1", answer="Entity Q", correct=False, contexts=["a", "b"], citations=[1, 2]
+    )
     builder.record(question="q2", abstained=True)
     ledger = tmp_path / "p.jsonl"
     builder.write(ledger)
@@ -100,6 +103,7 @@ def test_record_one_response_at_a_time() -> None:
         run="live",
         question="q1",
         answer="Entity R owns it [1][2].",
+        short_answer="Entity R",
         contexts=["Alpha is mapped to R17.", {"doc": "b", "text": "R17 belongs to Entity R."}],
     )
     hopgate.record(store, run="live", question="q2", answer="Entity R.", correct=True)

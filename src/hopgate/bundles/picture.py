@@ -6,7 +6,9 @@ they quote and when those were observed) is read with SPARQL; this module
 writes it as DOT in PROV's colours (entities yellow ellipses, activities
 blue boxes) and the missing hop in red: a dashed red span and a dashed red
 "missing hop" edge from the output to it. Quotes the reader may not inspect
-are not drawn; the span says "withheld for <reader>". The layout runs top
+are not drawn, nor any text repeating a withheld text (hopgate.audit.withholding,
+docs/spec/records.md "What a reader is shown"): the marker stands in their
+place. The layout runs top
 down, each evidence set below the previous one with its members wrapped two
 to a row, so a card with 5 sets of 5 members fits an A4 page's width.
 """
@@ -19,7 +21,7 @@ import textwrap
 from collections import defaultdict
 
 from hopgate import ids
-from hopgate.bundles.quads import WITHHELD, narrowed_texts, repeats
+from hopgate.audit.withholding import MARKER, WITHHELD, for_reader
 from hopgate.bundles.scope import Scope
 from hopgate.errors import ExportError
 from hopgate.escaping import visible
@@ -57,7 +59,7 @@ SELECT ?role ?set ?status ?span ?version ?fetch ?observed ?exact WHERE {
 """
 
 #: The card's spans whose quotes the reader may not inspect (the rule of
-#: hopgate.bundles.quads.WITHHELD, asked of the card's spans only).
+#: hopgate.audit.withholding.WITHHELD, asked of the card's spans only).
 WITHHELD_QUERY = f"""
 SELECT DISTINCT ?node WHERE {{
   {{ SELECT DISTINCT ?node WHERE {{
@@ -68,6 +70,9 @@ SELECT DISTINCT ?node WHERE {{
   {WITHHELD}
 }}
 """
+
+#: The card's texts drawn in the picture (ids and times are names, drawn as they are).
+_TEXTS = ("outputText", "claimText", "questionText")
 
 _ENTITY = 'shape=ellipse, style=filled, fillcolor="#FFFC87", color="#808080"'
 _ACTIVITY = 'shape=box, style=filled, fillcolor="#9FB1FC", color="#0000FF"'
@@ -113,15 +118,19 @@ def card_dot(store: Store, scope: Scope) -> str:
             WITHHELD_QUERY, params={"card": card, "reader": IRI(scope.reader_iri)}
         )
     }
-    # A text repeating a narrowed span's words is withheld too, as in the exports.
-    secrets = narrowed_texts(store, scope.reader_iri)
-    if secrets:
+    # A text repeating a withheld text is withheld too, as in every output.
+    withholding = for_reader(store, scope.reader)
+    if withholding:
         info = {
-            key: (f"(withheld for {scope.reader})" if repeats(str(value), secrets) else value)
-            if key in ("outputText", "claimText", "questionText") and value is not None
-            else value
+            key: withholding.shown(value) if key in _TEXTS and isinstance(value, str) else value
             for key, value in info.items()
         }
+        spans = [
+            {**row, "exact": withholding.shown(row["exact"])}
+            if isinstance(row["exact"], str)
+            else row
+            for row in spans
+        ]
     return _draw(info, spans, withheld, scope.reader)
 
 
@@ -137,7 +146,12 @@ _PAGE = "7.08,1000"
 
 
 def _wrapped(text: str, limit: int = _WRAP, lines: int = 3) -> str:
-    """``text`` on at most ``lines`` lines of ``limit`` characters (an ellipsis if cut)."""
+    """``text`` on at most ``lines`` lines of ``limit`` characters (an ellipsis if cut).
+
+    The withheld marker is drawn whole, with its section.
+    """
+    if text == MARKER:
+        lines = max(lines, len(textwrap.wrap(MARKER, limit, break_long_words=True)))
     # Data never breaks a label's lines nor reaches graphviz as a control character.
     words = visible(" ".join(text.split()))
     found = textwrap.wrap(words, limit, break_long_words=True) or [""]
@@ -247,7 +261,7 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
                 f'    {head} [shape=plaintext, group=spine, label="cited outside every set"];'
             )
         for index, span in enumerate(group):
-            node = _span_node(span, span_info[span], roles[span], withheld, reader, edges)
+            node = _span_node(span, span_info[span], roles[span], withheld, edges)
             spine = ", group=spine" if index % _PER_ROW == 0 else ""
             lines.append(f"    {node[:-2]}{spine}];")
         lines.append("  }")
@@ -282,15 +296,13 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _span_node(
-    span: str, row: Row, roles: set[str], withheld: set[str], reader: str, edges: bool
-) -> str:
+def _span_node(span: str, row: Row, roles: set[str], withheld: set[str], edges: bool) -> str:
     """One span: its id, its quote as the reader may see it, the version it is quoted from.
 
     Without ``edges`` a cited span says so in its label (and is drawn bold).
     """
     if span in withheld:
-        text = f"withheld for {visible(reader)}"
+        text = _wrapped(MARKER)
     elif row["exact"] is not None:
         text = _wrapped(str(row["exact"]))
     else:

@@ -5,7 +5,10 @@ keeps every triple except the texts the reader may not inspect (a version's
 text, a span's exact quote, prefix and suffix, and ``x-`` extensions of
 either), and adds ``hg:withheldFor <reader>`` to every span and version whose
 text was withheld, so an auditor still sees that the dependency exists.
-Version texts leave only with ``with_text`` and only when readable.
+Version texts leave only with ``with_text`` and only when readable. Any
+other text literal repeating a withheld text is left out as well, its
+subject marked the same way: the rule of hopgate.audit.withholding
+(docs/spec/records.md "What a reader is shown"), which every output applies.
 
 The output is sorted (graph, subject, predicate, object), and hopgate's
 graphs have no blank nodes, so the same store gives the same quads.
@@ -17,21 +20,10 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
+from hopgate.audit.withholding import WITHHELD, Withholding, for_reader, ntriples_literal
 from hopgate.bundles.scope import Scope
-from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH, HG
-
-#: Spans and versions whose text the reader may not inspect: queries/withheld.rq
-#: (the rule's one home), as a group to join into the export's queries.
-WITHHELD = "{ " + library_query("withheld").text + "\n}"
-
-
-def withheld_nodes(store: Store, reader: str) -> set[str]:
-    """The spans and versions whose text ``reader`` may not inspect (the rule of :data:`WITHHELD`)."""
-    rows = store.select(library_query("withheld").text, params={"reader": IRI(reader)})
-    return {str(row["node"]) for row in rows}
-
 
 #: The (subject, predicate) pairs that carry text the reader may not inspect.
 _HIDDEN = f"""
@@ -74,39 +66,19 @@ CONSTRUCT { ?s ?p ?o } WHERE {
 """
 
 
-#: The exact texts of spans narrowed away from the reader (their own readers exclude it).
-NARROWED_QUERY = """
-SELECT DISTINCT ?exact WHERE {
-  ?span a hg:Span ; hg:readableBy ?anyReader ; oa:hasSelector ?quote .
-  ?quote oa:exact ?exact .
-  FILTER NOT EXISTS { ?span hg:readableBy ?reader }
-}
-"""
-
-
-def narrowed_texts(store: Store, reader_iri: str) -> list[str]:
-    """The texts of spans narrowed away from a reader: no other literal may repeat them."""
-    rows = store.select(NARROWED_QUERY, params={"reader": IRI(reader_iri)})
-    return sorted({str(row["exact"]) for row in rows if row["exact"]})
-
-
-def repeats(text: str, secrets: list[str]) -> bool:
-    """True when ``text`` holds any of ``secrets`` (a narrowed span's words)."""
-    return any(secret in text for secret in secrets)
-
-
-def _drop_repeats(lines: set[bytes], secrets: list[str], marker: bytes) -> set[bytes]:
-    """``lines`` less those whose literal repeats a narrowed span's text (an output or a
-    claim quoting the narrowed words ...), each replaced by ``subject + marker``; ids
-    (``hg:ledgerId``) stay, as for any withheld record. IRIs cannot hold ``"``, so a
-    line's literal starts at its first ``"``."""
-    needles = [str(ox.Literal(secret))[1:-1].encode("utf-8") for secret in secrets]
+def _drop_repeats(lines: set[bytes], withholding: Withholding, marker: bytes) -> set[bytes]:
+    """``lines`` less those whose text literal repeats a withheld text (an output or a claim
+    quoting a span the reader may not inspect, ...), each replaced by ``subject + marker``
+    (docs/spec/records.md "What a reader is shown"); ids (``hg:ledgerId``) are names and stay."""
     ledger_id = f"<{HG}ledgerId>".encode()
     kept: set[bytes] = set()
     for line in lines:
-        quote = line.find(b'"')
-        literal = line[quote:] if quote != -1 and ledger_id not in line[:quote] else b""
-        if literal and any(needle in literal for needle in needles):
+        found = ntriples_literal(line)
+        if (
+            found is not None
+            and ledger_id not in line[: found[0]]
+            and withholding.withholds_literal(found[2], found[3])
+        ):
             kept.add(line.split(b" ", 1)[0] + marker)
         else:
             kept.add(line)
@@ -141,7 +113,7 @@ def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> Expo
     """
     top: set[bytes] = set()
     graphs: dict[str, set[bytes]] = {}
-    secrets = narrowed_texts(store, scope.reader_iri)
+    withholding = for_reader(store, scope.reader)
     withheld = f" <{HG}withheldFor> <{scope.reader_iri}>".encode()
     for graph in scope.graphs:
         params = {"g": IRI(graph), "reader": IRI(scope.reader_iri)}
@@ -154,11 +126,11 @@ def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> Expo
             PROVENANCE_QUERY, params={"g": IRI(graph), "catalog": IRI(CATALOG_GRAPH)}
         )
         top.update(line + b"\n" for line in data.splitlines() if line)
-    if secrets:
-        top = _drop_repeats(top, secrets, withheld + b" .\n")
+    if withholding:
+        top = _drop_repeats(top, withholding, withheld + b" .\n")
         for graph in graphs:
             graphs[graph] = _drop_repeats(
-                graphs[graph], secrets, withheld + f" <{graph}> .\n".encode()
+                graphs[graph], withholding, withheld + f" <{graph}> .\n".encode()
             )
     ordered = sorted(top)
     for graph in sorted(graphs):

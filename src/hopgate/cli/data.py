@@ -15,15 +15,17 @@ import click
 
 from hopgate import api
 from hopgate.cli.demo import run_demo
-from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.cli.shared import (
+    UsageError,
+    correctness_judge_option,
+    handle_errors,
+    open_store,
+    pass_env_option,
+)
 from hopgate.escaping import terminal
-from hopgate.ingest.adapters import FORMATS
-from hopgate.ingest.baseline import baseline
-from hopgate.ingest.loader import load as load_ledger
-from hopgate.store import Store
 
 
-def _open(ctx: click.Context) -> Store:
+def _open(ctx: click.Context) -> api.Store:
     # Both of this module's commands that open the store write to it (import --load, baseline).
     return open_store(ctx, writes=True)
 
@@ -57,7 +59,7 @@ def load(
     """
     store = open_store(ctx, writes=True)
     for path in ledgers:
-        result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
+        result = api.load(store, path, agent=by or None, allow_files=allow_files)
         if result.already_loaded:
             click.echo(
                 f"{terminal(path)}: already loaded as {terminal(result.graph)}; nothing to do"
@@ -76,7 +78,7 @@ def load(
 
 
 @click.command("import")
-@click.argument("format", type=click.Choice(FORMATS))
+@click.argument("format", type=click.Choice(api.IMPORT_FORMATS))
 @click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--docs",
@@ -116,6 +118,15 @@ def load(
     help="fever: predicted sentences retrieved per claim (the scorer's max_evidence).",
 )
 @click.option("--drop-empty", is_flag=True, help="wice: drop empty supporting sets (counted).")
+@correctness_judge_option
+@click.option(
+    "--judge-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="rag: seconds per call of --correctness-judge.",
+)
+@pass_env_option
 @click.pass_context
 @handle_errors
 def import_command(
@@ -132,6 +143,9 @@ def import_command(
     predictions: Path | None,
     max_evidence: int,
     drop_empty: bool,
+    correctness_judge: str | None,
+    judge_timeout: float,
+    pass_env: tuple[str, ...],
 ) -> None:
     """Convert a pipeline's or a benchmark's files to a ledger.
 
@@ -160,6 +174,8 @@ def import_command(
         raise _usage(f"--predictions applies to fever and hotpotqa, not {format}")
     if drop_empty and format != "wice":
         raise _usage(f"--drop-empty applies to wice, not {format}")
+    if correctness_judge is not None and format != "rag":
+        raise _usage(f"--correctness-judge applies to rag, not {format}")
     if output is None:
         if inputs:
             output = inputs[0].with_name(inputs[0].name + ".ledger.jsonl")
@@ -179,6 +195,9 @@ def import_command(
         answers=answers,
         run=run,
         evaluation=evaluation,
+        correctness_judge=correctness_judge,
+        judge_timeout=judge_timeout,
+        pass_env=pass_env,
     )
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.records.items()))
     click.echo(f"{terminal(output)}: wrote {kinds}")
@@ -187,7 +206,8 @@ def import_command(
     for reason, n in sorted(result.dropped.items()):
         click.echo(f"dropped {n} {terminal(reason)}(s)")
     if load_it:
-        loaded = load_ledger(_open(ctx), output)
+        # --load is `hopgate load OUTPUT` after the import (docs/api.md "import_files").
+        loaded = api.load(_open(ctx), output)
         state = "already loaded" if loaded.already_loaded else f"{loaded.triples} triples"
         click.echo(f"{terminal(output)}: {state} in {terminal(loaded.graph)}")
 
@@ -243,7 +263,7 @@ def baseline_command(
     Example: hopgate baseline --retriever bm25 --k 10 --citer top1
     """
 
-    result = baseline(
+    result = api.baseline(
         _open(ctx), retriever=retriever, k=k, citer=citer, evaluation=evaluation, output=output
     )
     state = "already loaded" if result.load.already_loaded else f"{result.load.triples} triples"

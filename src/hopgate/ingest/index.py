@@ -5,7 +5,8 @@ records may come in any order). This first pass validates every record
 against the schema, refuses duplicate ids and cases, and keeps what the
 second pass needs to check references and anchor spans: every id by kind,
 each version's text and readers, the cases, and the judgments' subjects.
-It reads no store.
+It also refuses a second final judgment of a subject's question in one
+ledger (docs/spec/adjudication.md "Recording"). It reads no store.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def index_ledger(path: Path, *, allow_files: tuple[Path, ...] = ()) -> LedgerInd
     """
     file = str(path)
     index = LedgerIndex()
+    finals: dict[tuple[str, str], Record] = {}
     name = f"load {path.name}: check"
     for record in _progress.counted(read_records(path), name, unit="records"):
         if record.kind == "case":
@@ -115,7 +117,31 @@ def index_ledger(path: Path, *, allow_files: tuple[Path, ...] = ()) -> LedgerInd
         elif record.kind == "judgment":
             d = record.data
             index.judgments[record.id] = (d["subject"], d.get("question"), bool(d.get("final")))
+            _one_final(file, finals, record)
     return index
+
+
+def _one_final(file: str, finals: dict[tuple[str, str], Record], record: Record) -> None:
+    """At most one final judgment of a subject's question per load (adjudication.md
+    "Recording"): which one is in force never depends on the order of a file."""
+    d = record.data
+    question = d.get("question")
+    if not d.get("final") or question is None:
+        return
+    # Entailment and alternatives both re-annotate a set: one decision.
+    decides = "re-annotation" if question in ("entailment", "alternatives") else question
+    key = (str(d["subject"]), decides)
+    first = finals.setdefault(key, record)
+    if first is not record:
+        fail(
+            file,
+            f"a second final judgment of {d['subject']!r} ({decides}) in this ledger, after "
+            f"{first.id!r} at {first.where}: one load records at most one final judgment of a "
+            "subject's question, so which is in force never depends on the order of a file; "
+            "record it with a later load (hopgate judge, or another ledger)",
+            record,
+            "final",
+        )
 
 
 def _register(file: str, index: LedgerIndex, kind: str, ledger_id: str, where: str) -> None:

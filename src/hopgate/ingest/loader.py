@@ -10,7 +10,8 @@ A load passes over the ledger in four steps, each in its own module:
 3. **emit**: read the file again and turn each record into N-Quads of this
    load's graph, through the record emitters (:mod:`hopgate.ingest.emitters`,
    one per kind), which check every reference, anchor every span and refuse
-   what the schema cannot see;
+   what the schema cannot see; each judgment written gets its recording
+   number (docs/spec/adjudication.md "Recording");
 4. **catalog**: the load's own provenance, the entry that publishes the
    graph (:func:`catalog_lines`).
 
@@ -36,6 +37,8 @@ from hopgate._version import __version__
 from hopgate.errors import LedgerError
 from hopgate.ids import case_iri, case_key
 from hopgate.ingest.emitters import Context, record_lines
+from hopgate.ingest.emitters.adjudication import recording_numbers
+from hopgate.ingest.emitters.context import stamp
 from hopgate.ingest.index import ID_KINDS, index_ledger
 from hopgate.ingest.ledger import Record, file_digest, read_records
 from hopgate.ingest.stored import StoredRecords
@@ -97,7 +100,7 @@ def load(
         >>> store = open_store(None)
         >>> result = load(store, artefact("examples") / "cedar.yaml")
         >>> result.records["claim"], result.records["case"], result.triples
-        (4, 4, 541)
+        (4, 4, 542)
         >>> load(store, artefact("examples") / "cedar.yaml").already_loaded
         True
     """
@@ -128,7 +131,13 @@ def _load(
         raise LedgerError("the ledger holds no records (nothing to load)", file=str(path))
     stored = StoredRecords(store)
     existing = stored.existing(index)  # the check against the store
-    ctx = Context(str(path), index, stored)
+    ctx = Context(
+        str(path),
+        index,
+        stored,
+        recorded_at=started,  # a judgment may not claim a later time
+        numbers=recording_numbers(index, existing, stored),
+    )
     with tempfile.TemporaryDirectory(prefix="hopgate-load-") as scratch:
         records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
         with records.open("w", encoding="utf-8") as out:
@@ -241,11 +250,11 @@ def catalog_lines(
         f"{bundle} <{PROV}wasDerivedFrom> {ledger}",
         f"{bundle} <{HG}ledgerDigest> {nt.string(digest)}",
         f"{bundle} <{HG}ledgerFile> {nt.string(path.name)}",
-        f"{bundle} <{PROV}generatedAtTime> {nt.datetime(_stamp(ended))}",
+        f"{bundle} <{PROV}generatedAtTime> {nt.datetime(stamp(ended))}",
         f"{activity} <{A}> <{PROV}Activity>",
         f"{activity} <{A}> <{HG}Load>",
-        f"{activity} <{PROV}startedAtTime> {nt.datetime(_stamp(started))}",
-        f"{activity} <{PROV}endedAtTime> {nt.datetime(_stamp(ended))}",
+        f"{activity} <{PROV}startedAtTime> {nt.datetime(stamp(started))}",
+        f"{activity} <{PROV}endedAtTime> {nt.datetime(stamp(ended))}",
         f"{activity} <{PROV}used> {ledger}",
         f"{activity} <{PROV}wasAssociatedWith> {software}",
         f"{ledger} <{A}> <{PROV}Entity>",
@@ -267,10 +276,6 @@ def catalog_lines(
             f"{software} <{PROV}actedOnBehalfOf> {person}",
         ]
     return lines
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 __all__ = ["LoadResult", "catalog_lines", "graph_for_digest", "load", "ID_BASE"]

@@ -28,6 +28,7 @@ from hopgate import ids
 from hopgate.errors import LedgerError, PipelineError
 from hopgate.ingest.adapters import rag
 from hopgate.ingest.adapters.common import ImportResult, Record, write_ledger
+from hopgate.ingest.correctness import Tally
 from hopgate.ingest.loader import LoadResult, load
 from hopgate.store import IRI, Store
 
@@ -130,13 +131,17 @@ class LedgerBuilder:
         citations: Sequence[int] | None = None,
         abstained: bool = False,
         correct: bool | None = None,
+        short_answer: str | None = None,
     ) -> None:
         """Record the pipeline's response to ``question`` (a gold question's id).
 
         ``contexts`` in rank order: document ids, ``{"doc", "text"}``,
         ``{"doc", "quote"}``, ``{"doc", "start", "end"}`` or bare texts found in
         one document; ``citations`` are 1-based positions in ``contexts``
-        (default: the answer's ``[n]`` markers).
+        (default: the answer's ``[n]`` markers). Correctness is ``correct``,
+        else True when ``short_answer`` is the reference answer after SQuAD
+        normalization, else unknown (:mod:`hopgate.ingest.correctness`): never
+        guessed from ``answer``'s text.
 
         Raises:
             LedgerError: an unknown question, a second response to it, a context
@@ -149,6 +154,7 @@ class LedgerBuilder:
             citations=None if citations is None else list(citations),
             abstained=abstained or None,
             correct=correct,
+            short_answer=short_answer,
         )
         where = f"record {len(self._answers) + 1}"
         if str(question) in {str(a[2]["id"]) for a in self._answers}:
@@ -168,7 +174,7 @@ class LedgerBuilder:
                 self._questions[str(question)],
                 item,
                 run=self.run,
-                judging=rag.Judging(),
+                judging=Tally(),
             )
         except rag.ItemError as exc:
             raise rag.item_error(SOURCE, where, exc) from None
@@ -210,6 +216,7 @@ def record(
     abstained: bool = False,
     correct: bool | None = None,
     evaluation: str | None = None,
+    short_answer: str | None = None,
 ) -> LoadResult:
     """Record one response of ``run`` to ``question`` in ``store`` (one small load).
 
@@ -241,9 +248,10 @@ def record(
         citations=None if citations is None else list(citations),
         abstained=abstained or None,
         correct=correct,
+        short_answer=short_answer,
     )
     try:
-        records.append(rag.case_record(corpus, gold, item, run=run, judging=rag.Judging()))
+        records.append(rag.case_record(corpus, gold, item, run=run, judging=Tally()))
     except rag.ItemError as exc:
         raise rag.item_error(SOURCE, f"record (question {question!r})", exc) from None
     with tempfile.TemporaryDirectory(prefix="hopgate-record-") as scratch:

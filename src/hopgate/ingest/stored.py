@@ -19,7 +19,11 @@ from hopgate.ingest.anchoring import Anchor
 from hopgate.ingest.index import ID_KINDS, LedgerIndex, VersionFacts
 from hopgate.ingest.ledger import Record
 from hopgate.store import IRI, Store, Value
-from hopgate.vocab import CATALOG_GRAPH
+from hopgate.vocab import CATALOG_GRAPH, HG
+
+#: The loader's stamp on a judgment it records: its place in the store's order
+#: of recordings (docs/spec/adjudication.md "Recording"). Never a ledger's to state.
+RECORD_NUMBER = HG + "recordNumber"
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,16 @@ class StoredRecords:
         question = None if row["question"] is None else str(row["question"])
         return str(row["subject"]), question, bool(row["final"])
 
+    def latest_record_number(self) -> int:
+        """The greatest judgment recording number in the store (0: none yet).
+
+        docs/spec/adjudication.md "Recording": each load numbers the judgments
+        it writes after this one.
+        """
+        rows = self.store.select(f"SELECT (MAX(?n) AS ?latest) WHERE {{ ?j <{RECORD_NUMBER}> ?n }}")
+        latest = rows[0]["latest"] if rows else None
+        return latest if isinstance(latest, int) and not isinstance(latest, bool) else 0
+
     # ---- restated records -------------------------------------------------
 
     def existing(self, index: LedgerIndex) -> set[str]:
@@ -180,8 +194,13 @@ class StoredRecords:
                 rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt")
             )
             values = " ".join(subjects)
+            # The records as loaded (load graphs only: not the catalog's facts
+            # about agents, nor what an evaluation recorded about a record),
+            # without the store's own stamp (a judgment's recording number).
             theirs_nt = self.store.construct(
-                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }}"
+                f" GRAPH <{CATALOG_GRAPH}> {{ ?g prov:wasGeneratedBy ?load . ?load a hg:Load }}"
+                f" FILTER (?p NOT IN (<{RECORD_NUMBER}>)) }}"
             )
             theirs = _normalised(rdflib.Graph().parse(data=theirs_nt.decode("utf-8"), format="nt"))
             if mine == theirs:
@@ -207,4 +226,4 @@ def _normalised(graph: Any) -> set[tuple[Any, Any, Any]]:
     return result
 
 
-__all__ = ["StoredRecords", "StoredSpan"]
+__all__ = ["RECORD_NUMBER", "StoredRecords", "StoredSpan"]

@@ -7,7 +7,9 @@ evaluation (:mod:`hopgate.report.diff`). :func:`hopgate.report.pages.render` wri
 self-contained HTML page (styles, charts and pictures inline; no script
 needed, no request leaves the page), as Markdown, or as JSON, each escaping
 every data string for its format (:mod:`hopgate.escaping`). Nothing is
-evaluated here, and nothing a reader may not inspect is read.
+evaluated here, and nothing a reader may not inspect is shown: the report is
+passed whole through the reader filter (hopgate.audit.withholding,
+docs/spec/records.md "What a reader is shown") before any format is written.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
+from hopgate.audit import queue as _review
 from hopgate.audit.peers import peer_metrics_for_bundle
 from hopgate.audit.results import RunMetrics, evaluation_metrics
+from hopgate.audit.withholding import for_reader
+from hopgate.bundles import judgment_proofs
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
 from hopgate.library.artefacts import library_query
@@ -50,7 +55,8 @@ DEFINITIONS = {
     "answerable) whose citations contain an eligible evidence set, out of all independently "
     "supported output claims.",
     "answer_correctness": "Answerable claim-cases with an output claim asserting the claim that "
-    "is judged correct, out of all answerable claim-cases.",
+    "is judged correct, out of the answerable claim-cases whose answer correctness is known "
+    "(those nobody judged are counted apart, never as correct or incorrect).",
     "whole_answer": "Questions all of whose required claims pass (answerable, retrieved complete "
     "and answered correctly), out of questions whose required claims are all answerable; "
     "reported beside the claim-case figures, never folded into them.",
@@ -58,6 +64,11 @@ DEFINITIONS = {
 COUNTS = {
     "unsupported": "Output claims that are not independently supported (judged incorrect, or "
     "their claim is not answerable, or they assert no reference claim).",
+    "correctness_unknown": "Output claims of answerable claims whose correctness nobody judged: "
+    "neither supported nor unsupported, left out of citation-set completeness.",
+    "answer_correctness_unknown": "Answerable claim-cases whose answer correctness is unknown (no "
+    "output asserting the claim is judged correct and some is not judged): left out of answer "
+    "correctness.",
     "omitted": "Answerable claim-cases with no output claim asserting the required claim.",
     "blocked": "Claim-cases whose claim has no eligible set for this reader, though an "
     "adjudicated set would be eligible but for who may read it.",
@@ -66,10 +77,13 @@ COUNTS = {
     "appropriate_abstentions": "Cases where the system abstained and no required claim is "
     "answerable: abstaining was right.",
     "escalated": "Output claims awaiting adjudication (verdict escalate: an unresolved "
-    "contradiction, a cited proposed set, or an unreviewed extra assertion).",
+    "contradiction, a cited proposed set, an unreviewed extra assertion, or an answer to an "
+    "answerable claim whose correctness nobody judged).",
 }
 COUNT_LABELS = {
     "unsupported": "unsupported outputs",
+    "correctness_unknown": "outputs of unknown correctness",
+    "answer_correctness_unknown": "claim-cases of unknown answer correctness",
     "omitted": "omitted required claims",
     "blocked": "blocked claim-cases",
     "not_found": "not-found claim-cases",
@@ -114,6 +128,9 @@ class Report:
     changes: Diff | None
     pictures: int
     charts: dict[str, str] = field(default_factory=dict)
+    #: The final judgments in force on the cards, in the order the store recorded
+    #: them: who recorded each, when, and its signature (adjudication.md "Recording").
+    judgments: list[dict[str, Any]] = field(default_factory=list)
     #: The header's signature line and whether the check asked for (--signed-export) failed.
     signature: SignatureCheck = field(default_factory=lambda: SignatureCheck(NOT_CHECKED))
 
@@ -131,6 +148,7 @@ class Report:
             "attention": [card.row.output for card in self.attention],
             "cards": [card.as_dict() for card in self.cards],
             "changes": self.changes.as_dict() if self.changes is not None else None,
+            "judgments": self.judgments,
         }
 
 
@@ -222,6 +240,7 @@ def build_report(
             peer_rows = [p.as_dict() for p in peer_metrics_for_bundle(copy, evaluation_.bundle)]
     drawn = _draw_pictures(store, chosen, cards, pictures)
     changes = _changes(store, chosen)
+    in_force = _judgments_in_force(store, cards, trusted)
     report = Report(
         header=head,
         gate=gate,
@@ -233,9 +252,11 @@ def build_report(
         cards=cards,
         changes=changes,
         pictures=drawn,
+        judgments=in_force,
         signature=signature,
     )
-    return report
+    # Every text of every format (cards, header, changes, pictures) passes the one filter.
+    return for_reader(store, chosen.reader).redact(report)
 
 
 def _verdict(iri: str) -> str:
@@ -273,3 +294,37 @@ def _draw_pictures(
 
 
 __all__ = ["FORMATS", "Report", "build_report"]
+
+
+def _judgments_in_force(
+    store: Store, cards: list[CardDetail], trusted: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The final judgments the cards name as in force, with who recorded each and its signature.
+
+    Read from the store as it stands (the judgments never change once
+    recorded); the signature is checked against ``trusted`` keys
+    (docs/spec/adjudication.md "Signed judgments").
+    """
+    named = {str(j["id"]) for card in cards for j in card.row.judgments}
+    if not named:
+        return []
+    found = []
+    for record in _review.judgments(store):
+        if record.id not in named or not record.final:
+            continue
+        signature = judgment_proofs.check(record, trusted)
+        found.append(
+            {
+                "id": record.id,
+                "subject": record.subject,
+                "question": record.question,
+                "decision": record.decision,
+                "by": record.by,
+                "at": record.at,
+                "record_number": record.record_number,
+                "recorded_at": record.recorded_at,
+                "recorded_by": record.recorded_by,
+                "signature": signature.as_dict(),
+            }
+        )
+    return sorted(found, key=lambda j: (j["record_number"] or 0, j["id"]))

@@ -2,10 +2,11 @@
 
 Everything here reads (docs/spec/records.md "Writes and reads"): the evaluation chosen
 is a recorded one (the run's latest, or one named ``RUN@TIME``), and its
-cards, metrics and strata are read from its bundle. Texts pass the export's
-reader rule (``queries/withheld.rq``, its one home): a quote the reader may
-not inspect is dropped as the rows are read, before any card, page or JSON
-is built, so no output of the report carries it.
+cards, metrics and strata are read from its bundle. A quote the reader may
+not inspect (``queries/withheld.rq``) is dropped as the rows are read; every
+other text repeating a withheld text is replaced when the report is built
+(hopgate.audit.withholding, docs/spec/records.md "What a reader is shown"), so no
+output of the report carries one.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from hopgate import ids
 from hopgate._version import __version__
 from hopgate.audit.results import VerdictRow, evaluation_cards
-from hopgate.bundles.quads import withheld_nodes
+from hopgate.audit.withholding import MARKER, check_reader, evaluation_reader, withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import evaluation_projection, reading_projection
@@ -69,15 +70,6 @@ def output_run(store: Store, output: str) -> str:
     return ids.ledger_id(str(rows[0]["run"]))
 
 
-def _check_reader(store: Store, reader: str) -> None:
-    if not store.ask(
-        "ASK WHERE { ?r a hg:ReaderClass }", params={"r": IRI(ids.mint("reader", reader))}
-    ):
-        rows = store.select("SELECT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }")
-        known = ", ".join(sorted({str(row["id"]) for row in rows})) or "none"
-        raise ReportError(f"unknown reader {reader!r} (readers in the store: {known})")
-
-
 def resolve_evaluation(
     store: Store, *, run: str, evaluation: str | None = None, reader: str | None = None
 ) -> ChosenEvaluation:
@@ -111,12 +103,8 @@ def resolve_evaluation(
             f"a later evaluation of run {run} exists ({ids.ledger_id(recorded[-1].activity)})"
         )
     if reader is None:
-        rows = store.select(
-            "SELECT ?id WHERE { ?run hg:evaluation ?e . ?e hg:reader ?r . ?r hg:ledgerId ?id }",
-            params={"run": IRI(ids.mint("run", run))},
-        )
-        reader = str(rows[0]["id"]) if rows else "public"
-    _check_reader(store, reader)
+        reader = evaluation_reader(store, run)
+    check_reader(store, reader, ReportError)
     return ChosenEvaluation(
         found, ids.ledger_id(found.activity), reader, latest, stale, stale_reason
     )
@@ -143,7 +131,7 @@ class SpanInfo:
     def describe(self) -> str:
         """The span in words: its text (or why there is none) and where it is from."""
         if self.withheld:
-            text = "text withheld from this reader"
+            text = MARKER
         elif self.text is not None:
             text = f'"{self.text}"'
         elif self.locator is not None:
@@ -323,8 +311,8 @@ def _collect(
         params["card"] = IRI(str(found[0]["card"]))
     texts = {ids.ledger_id(str(r["card"])): r for r in _select(store, "report-cards", params)}
     spans: dict[str, list[Row]] = defaultdict(list)
-    # The export's reader rule decides what is withheld, overlap with a
-    # narrowed span included (queries/withheld.rq); a withheld quote is dropped here.
+    # The one reader rule decides what is withheld, overlap with a narrowed
+    # span included (queries/withheld.rq); a withheld quote is dropped here.
     hidden = withheld_nodes(store, chosen.reader_iri)
     for r in _select(store, "report-spans", params):
         withheld = str(r["span"]) in hidden

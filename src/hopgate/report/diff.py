@@ -4,7 +4,8 @@ Both evaluations are read as recorded (docs/spec/records.md "Writes and reads"):
 cards and metrics from their bundles, and what changed in the store between
 them from the loads each used (``prov:used`` in the catalog) and what the
 loads only the later one used add for the run's claims
-(``queries/store-changes.rq``).
+(``queries/store-changes.rq``). It is for one reader: no text repeating one
+withheld from it appears (docs/spec/records.md "What a reader is shown").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hopgate import ids
 from hopgate.audit.adjudication import verdict_causes
 from hopgate.audit.results import RunMetrics, VerdictRow, evaluation_cards
 from hopgate.audit.results import evaluation_metrics as read_metrics
+from hopgate.audit.withholding import check_reader, evaluation_reader, for_reader
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, Store, catalog
@@ -85,12 +87,22 @@ def _card_key(row: VerdictRow) -> dict[str, Any]:
     return {name: getattr(row, name) for name in COMPARED}
 
 
-def diff(store: Store, *, run: str, before: str | None = None, after: str | None = None) -> Diff:
-    """Compare two recorded evaluations of ``run`` (default: its two latest).
+def diff(
+    store: Store,
+    *,
+    run: str,
+    before: str | None = None,
+    after: str | None = None,
+    reader: str | None = None,
+) -> Diff:
+    """Compare two recorded evaluations of ``run`` (default: its two latest), for ``reader``.
+
+    ``reader`` defaults to the run's evaluation's: texts withheld from it, and
+    texts repeating them, are shown as the withheld marker.
 
     Raises:
         NotEvaluatedError: the run is unknown or has fewer than two evaluations.
-        ReportError: a named evaluation is not one of the run's.
+        ReportError: a named evaluation is not one of the run's, or an unknown reader.
 
     Example (``hopgate diff --run RUN``):
         >>> from hopgate import diff, evaluate, load, open_store
@@ -117,7 +129,10 @@ def diff(store: Store, *, run: str, before: str | None = None, after: str | None
         first, second = recorded[-2], recorded[-1]
     else:
         first, second = _pick(recorded, before, run), _pick(recorded, after, run)
-    return compare(store, run, first, second)
+    if reader is None:
+        reader = evaluation_reader(store, run)
+    check_reader(store, reader, ReportError)
+    return for_reader(store, reader).redact(compare(store, run, first, second))
 
 
 def compare(store: Store, run: str, first: catalog.Evaluation, second: catalog.Evaluation) -> Diff:

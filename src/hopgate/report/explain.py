@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
+from hopgate.audit.withholding import for_reader
 from hopgate.errors import ExplainError
 from hopgate.library.artefacts import library_query
 from hopgate.report.data import collect_cards, output_run, resolve_evaluation
@@ -56,7 +57,7 @@ def _quoted(text: str | None) -> str:
     return f' "{text}"' if text else ""
 
 
-ELIGIBILITY = section("Eligibility (relative to an evaluation and its reader)")
+ELIGIBILITY = section("Eligibility")
 PER_OUTPUT = section("Per output claim")
 COVERAGE = section("Coverage")
 INTERVENTIONS = 'docs/spec/interventions.md "Cards and figures"'
@@ -142,11 +143,11 @@ def steps(card: CardDetail) -> list[Step]:
             PER_OUTPUT,
         )
     for contradiction in card.contradictions:
-        add("contradiction", contradiction.describe() + ".", section("Per output claim", 1))
+        add("contradiction", contradiction.describe() + ".", section("Verdict", 1))
     if row.interventions is not None:
         add("interventions", _interventions_sentence(row.interventions), INTERVENTIONS)
     rule = RULES.get(card.rule or "")
-    add("verdict", card.reason, section("Per output claim", rule[1] if rule else None))
+    add("verdict", card.reason, section("Verdict", rule[1] if rule else None))
     return found
 
 
@@ -179,8 +180,9 @@ def explain(
     """Why the output claim ``output`` received its verdict, in words, step by step.
 
     Reads the run's latest evaluation (or ``evaluation``, ``RUN@TIME``); the
-    run defaults to the output's. Quotes appear only where ``reader``
-    (default: the evaluation's reader) may inspect them.
+    run defaults to the output's. It is for ``reader`` (default: the
+    evaluation's reader): no text repeating one withheld from it appears
+    (docs/spec/records.md "What a reader is shown").
 
     Raises:
         ExplainError: the output is unknown or its run has no card for it.
@@ -207,8 +209,10 @@ def explain(
         raise ExplainError(
             f"output {output!r} has no acceptance card in evaluation {chosen.id} of run {run!r}"
         )
-    card = cards[0]
-    return Explanation(
+    # Texts are withheld before the sentences quote them, and the sentences after.
+    withholding = for_reader(store, chosen.reader)
+    card = withholding.redact(cards[0])
+    found = Explanation(
         run=run,
         evaluation=chosen.id,
         reader=chosen.reader,
@@ -219,6 +223,7 @@ def explain(
         stale=chosen.stale,
         stale_reason=chosen.stale_reason,
     )
+    return withholding.redact(found)
 
 
 def reasons(store: Store, run: str, rows: list[VerdictRow]) -> dict[str, str]:

@@ -24,6 +24,7 @@ RULES: dict[str, tuple[str, int]] = {
     "extra-assertion": ("escalate", 1),
     "unresolved-contradiction": ("escalate", 1),
     "proposed-set-cited": ("escalate", 1),
+    "correctness-unknown": ("escalate", 1),
     "blocked": ("abstain", 2),
     "not-found": ("abstain", 2),
     "judged-incorrect": ("reject", 3),
@@ -52,7 +53,7 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
     names the unresolved contradictions when there are any.
     """
     claim = row.claim or "-"
-    where = section("Per output claim", RULES[rule][1]) if rule in RULES else None
+    where = section("Verdict", RULES[rule][1]) if rule in RULES else None
     text: str
     if rule == "extra-assertion":
         text = "it asserts no reference claim, so it is an unreviewed extra assertion"
@@ -61,6 +62,11 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
         text = f"claim {claim} has an unresolved contradiction{named}"
     elif rule == "proposed-set-cited":
         text = "its citations contain a proposed evidence set but no eligible one"
+    elif rule == "correctness-unknown":
+        text = (
+            f"claim {claim} is answerable but nobody judged whether the output is correct "
+            "(correctness unknown), so it waits for a judgment"
+        )
     elif rule == "blocked":
         text = (
             f"no evidence set of claim {claim} is eligible for the evaluation's reader, though an "

@@ -19,16 +19,17 @@ UTF-8 with or without a byte-order mark, optionally gzip'd (``.gz``):
   ``{"doc", "start", "end"}``; each becomes a ``span`` ``<doc>@<start>-<end>``.
   Each inner list is one adjudicated ``evidence_set`` ``<claim>/g<k>``.
 - **answers**: ``{"id", "answer", "contexts": [...], "citations"?,
-  "abstained"?, "correct"?}``: a ``case`` of the run. ``contexts`` (in rank
-  order) are refs or ``{"doc", "text"}``, or a plain text found in exactly one
-  document; each is anchored in its document and delivered as an inline span.
-  ``citations`` are 1-based positions in ``contexts``; without it, ``[n]``
-  markers in the answer are the citations. One output per required claim,
-  carrying the whole answer. Without ``correct``, an output is judged against
-  the reference answer by SQuAD-style normalized match (lower case, no
-  punctuation or articles, whitespace collapsed; correct when the normalized
-  reference is the normalized answer or a run of whole tokens in it), marked
-  ``x-correct-by`` on the output and counted apart.
+  "abstained"?, "correct"?, "short_answer"?}``: a ``case`` of the run.
+  ``contexts`` (in rank order) are refs or ``{"doc", "text"}``, or a plain
+  text found in exactly one document; each is anchored in its document and
+  delivered as an inline span. ``citations`` are 1-based positions in
+  ``contexts``; without it, ``[n]`` markers in the answer are the citations.
+  One output per required claim, carrying the whole answer. Its correctness
+  is never guessed from the answer's text (:mod:`hopgate.ingest.correctness`): the
+  ``correct`` label, else a ``short_answer`` that is the reference answer
+  after SQuAD normalization, else the judge command the import names, else
+  unknown (``correct: null``); ``x-correct-by`` on the output says which, and
+  the import's notes count each.
 
 A context text that differs from its document only in whitespace is found
 (offsets map back to the document's own text); one that occurs several times
@@ -39,7 +40,6 @@ Bad input stops the import with a ``LedgerError`` naming file, line and field.
 from __future__ import annotations
 
 import re
-import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -52,6 +52,7 @@ from hopgate import progress
 from hopgate.errors import AnchorError, LedgerError
 from hopgate.ingest.adapters.common import PUBLIC, Record, read_items
 from hopgate.ingest.anchoring import anchor
+from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
 from hopgate.ingest.ledger import parse_time
 
 EVALUATION = "rag"
@@ -59,10 +60,8 @@ RUN = "rag-run"
 DOC_FIELDS = {"id", "text", "url", "title", "observed_at"}
 GOLD_FIELDS = {"id", "question", "answer", "consequential", "evidence_sets", "claims"}
 CLAIM_FIELDS = {"id", "text", "answer", "consequential", "evidence_sets"}
-ANSWER_FIELDS = {"id", "answer", "contexts", "citations", "abstained", "correct"}
+ANSWER_FIELDS = {"id", "answer", "contexts", "citations", "abstained", "correct", "short_answer"}
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = set(string.punctuation)
 
 #: One item of an input: (file name, where in the file, the parsed item).
 Item = tuple[str, str, Any]
@@ -81,28 +80,9 @@ def item_error(file: str, where: str, exc: ItemError, record_id: str | None = No
     return LedgerError(str(exc), file=file, record=where, field=exc.field, record_id=record_id)
 
 
-def normalize_answer(text: str) -> str:
-    """SQuAD's answer normalization: lower case, no punctuation, no articles, single spaces."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
 def strip_markers(text: str) -> str:
     """``text`` without its ``[n]`` citation markers."""
     return _MARKER.sub(" ", text)
-
-
-def answer_matches(answer: str, reference: str) -> bool:
-    """Whether ``answer`` states ``reference`` after normalization (whole tokens).
-
-    Citation markers (``[1]``) are removed first. Correct when the normalized
-    reference equals the normalized answer or is a run of its whole tokens.
-    """
-    said = normalize_answer(strip_markers(answer))
-    wanted = normalize_answer(reference)
-    if not wanted:
-        return False
-    return said == wanted or f" {wanted} " in f" {said} "
 
 
 def citation_markers(answer: str) -> list[int]:
@@ -324,6 +304,7 @@ class GoldQuestion:
     answer: str | None
     claims: list[GoldClaim]
     answerable: bool = True  # some claim has an evidence set
+    text: str = ""  # the question, as a judge command is asked it
 
 
 @dataclass
@@ -555,7 +536,7 @@ def gold_questions(
         if answer is not None:
             question["answer"] = answer
         conversion.records.append(question)
-        questions[qid] = GoldQuestion(qid, answer, gold_claims)
+        questions[qid] = GoldQuestion(qid, answer, gold_claims, text=text or "")
     if not questions:
         raise LedgerError("no gold question", file=file or "gold")
     _note_unknown(conversion.notes, file, unknown)
@@ -582,25 +563,22 @@ def _sets(value: Any, name: str) -> list[list[Any]]:
     return value
 
 
-@dataclass
-class Judging:
-    """How the answers' correctness was decided, counted for the notes."""
-
-    given: int = 0
-    matched: int = 0
-    matched_correct: int = 0
-    unjudgeable: int = 0
-
-
 def case_record(
     corpus: Corpus,
     question: GoldQuestion,
     item: dict[str, Any],
     *,
     run: str,
-    judging: Judging,
+    judging: Tally,
+    judge: Judge | None = None,
 ) -> Record:
-    """The ``case`` record of one answer (raises ``ItemError`` naming the field)."""
+    """The ``case`` record of one answer (raises ``ItemError`` naming the field).
+
+    Each output's correctness: the ``correct`` label, else an exact match of
+    ``short_answer`` with the claim's reference answer, else ``judge``'s
+    decision, else unknown (:func:`hopgate.ingest.correctness.decide`); ``judging``
+    counts how each was decided.
+    """
     abstained = _bool(item, "abstained") or False
     answer = _string(item, "answer", required=not abstained)
     contexts = item.get("contexts")
@@ -626,6 +604,7 @@ def case_record(
     positions = _citations(item, answer, len(contexts))
     cites = list(dict.fromkeys(located[p - 1] for p in positions))
     correct = _bool(item, "correct")
+    short = _string(item, "short_answer", required=False)
     outputs = []
     several = len(question.claims) > 1
     for claim in question.claims:
@@ -635,24 +614,18 @@ def case_record(
             "claim": claim.id,
             "cites": [span.inline() for span in cites],
         }
-        if correct is not None:
-            output["correct"] = correct
-            judging.given += 1
-        elif claim.answer is not None:
-            output["correct"] = answer_matches(answer, claim.answer)
-            output["x-correct-by"] = "normalized match against the reference answer"
-            judging.matched += 1
-            judging.matched_correct += output["correct"]
-        elif not question.answerable:
-            output["correct"] = False
-            output["x-correct-by"] = "no reference answer: recorded as not correct"
-            judging.unjudgeable += 1
-        else:
-            raise ItemError(
-                f"no reference answer for claim {claim.id!r} to judge the answer against: "
-                'give "correct": true/false here, or an "answer" in the gold file',
-                "correct",
-            )
+        decision = decide(
+            label=correct,
+            short_answer=short,
+            reference=claim.answer,
+            question=question.text,
+            answer=answer,
+            judge=judge,
+        )
+        output["correct"] = decision.correct
+        if decision.by != BY_LABEL:
+            output["x-correct-by"] = decision.by
+        judging.add(decision)
         outputs.append(output)
     case["outputs"] = outputs
     return case
@@ -697,10 +670,11 @@ def answers(
     run: str,
     evaluation: str,
     system: str,
+    judge: Judge | None = None,
 ) -> None:
     """The run record and one case per answer."""
     seen: dict[str, str] = {}
-    judging = Judging()
+    judging = Tally()
     unknown: Counter[str] = Counter()
     cases: list[Record] = []
     file = ""
@@ -712,7 +686,9 @@ def answers(
                 raise ItemError(f"unknown question {qid!r} (not in the gold file)", "id")
             if qid in seen:
                 raise ItemError(f"a second answer to question {qid!r} (first at {seen[qid]})", "id")
-            cases.append(case_record(corpus, questions[qid], item, run=run, judging=judging))
+            cases.append(
+                case_record(corpus, questions[qid], item, run=run, judging=judging, judge=judge)
+            )
         except ItemError as exc:
             raise item_error(file, where, exc) from None
         seen[qid] = where
@@ -724,17 +700,7 @@ def answers(
     conversion.counts["answer"] = len(cases)
     conversion.counts["abstention"] = sum(1 for c in cases if c["abstained"])
     conversion.counts["output claim"] = sum(len(c["outputs"]) for c in cases)
-    if judging.matched:
-        conversion.notes.append(
-            f'{file}: {judging.matched} output claim(s) without "correct" judged by normalized '
-            f"match against the reference answer: {judging.matched_correct} correct "
-            f"({judging.given} judged in the file)"
-        )
-    if judging.unjudgeable:
-        conversion.notes.append(
-            f"{file}: {judging.unjudgeable} output claim(s) of questions with no evidence set and "
-            "no reference answer recorded as not correct"
-        )
+    conversion.notes.extend(judging.notes(f"{file}: output claims"))
     missing = [q for q in questions if q not in seen]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
@@ -770,6 +736,7 @@ def convert(
     evaluation: str = EVALUATION,
     system: str | None = None,
     default_time: str,
+    judge: Judge | None = None,
 ) -> Conversion:
     """Ledger records for documents, gold questions and (optionally) a run's answers.
 
@@ -801,6 +768,7 @@ def convert(
             run=run,
             evaluation=evaluation,
             system=system or run,
+            judge=judge,
         )
     conversion.records[:0] = head
     return conversion
@@ -820,8 +788,12 @@ def records(
     run: str = RUN,
     evaluation: str = EVALUATION,
     notes: list[str] | None = None,
+    judge: Judge | None = None,
 ) -> Iterator[Record]:
     """Ledger records for ``hopgate import rag`` (see the module docstring).
+
+    ``judge`` (``--correctness-judge CMD``) decides the answers that carry
+    neither a ``correct`` label nor a ``short_answer`` matching the reference.
 
     Raises:
         LedgerError: bad input, naming file, line and field; nothing is written.
@@ -837,6 +809,7 @@ def records(
         run=run,
         evaluation=evaluation,
         default_time=default_time,
+        judge=judge,
     )
     if notes is not None:
         counts = conversion.counts

@@ -2,20 +2,26 @@
 
 docs/model.md "Records" gives the triples; docs/spec/ledger.md "Judgments"
 the fields and the checks; docs/spec/adjudication.md "Judgments" the
-questions, their subjects and their terms (:mod:`hopgate.ingest.judgments`).
+questions, their subjects and their terms (:mod:`hopgate.ingest.judgments`),
+and "Recording" the store's stamp on each judgment a load writes (its
+recording number, :func:`recording_numbers`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import datetime
 
 from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate.ingest import judgments
-from hopgate.ingest.emitters.context import Context
-from hopgate.ingest.index import ID_KINDS
+from hopgate.ingest.emitters.context import Context, TooLarge, stamp
+from hopgate.ingest.index import ID_KINDS, LedgerIndex
 from hopgate.ingest.ledger import Record
-from hopgate.vocab import HG, PROV
+from hopgate.ingest.stored import RECORD_NUMBER, StoredRecords
+from hopgate.inputs import MAX_LITERAL_BYTES, literal_size
+from hopgate.vocab import HG, PROV, RDF
 
 
 def emit_judgment(ctx: Context, record: Record) -> Iterator[str]:
@@ -36,7 +42,25 @@ def emit_judgment(ctx: Context, record: Record) -> Iterator[str]:
     yield f"{s} <{HG}judges> {nt.iri(subject)}"
     yield f"{s} <{PROV}wasAttributedTo> {nt.iri(ids.mint('agent', d['by']))}"
     if d.get("at"):
-        yield f"{s} <{PROV}generatedAtTime> {nt.datetime(ctx.time(record, d, 'at'))}"
+        at = ctx.time(record, d, "at")
+        # A judgment's place is when the store recorded it, and it cannot
+        # claim a time after that (docs/spec/adjudication.md "Recording").
+        if datetime.fromisoformat(at.replace("Z", "+00:00")) > ctx.recorded_at:
+            ctx.fail(
+                f"the judgment's time {at} is after its recording "
+                f"({stamp(ctx.recorded_at)}): a judgment cannot be dated after the load "
+                "that records it",
+                record,
+                "at",
+            )
+        yield f"{s} <{PROV}generatedAtTime> {nt.datetime(at)}"
+    if d.get("proof") is not None:
+        # A signature over the judgment (docs/spec/adjudication.md "Signed
+        # judgments"), kept as written; checked when read, against trusted keys.
+        payload = json.dumps(d["proof"], sort_keys=True, ensure_ascii=False)
+        if literal_size(payload) > MAX_LITERAL_BYTES:
+            raise TooLarge(f"the proof is over the {MAX_LITERAL_BYTES:,}-byte limit", "proof")
+        yield f"{s} <{HG}proof> {nt.literal(payload, RDF + 'JSON')}"
     yield f"{s} <{HG}decision> {nt.string(d['decision'])}"
     if d.get("reason"):
         yield f"{s} <{HG}reason> {nt.string(d['reason'])}"
@@ -52,6 +76,29 @@ def emit_judgment(ctx: Context, record: Record) -> Iterator[str]:
             settled = _settled(ctx, record, other, subject, question, number)
             yield f"{s} <{HG}settles> {nt.iri(settled)}"
     yield from ctx.agent(d["by"])
+    node = ids.mint("judgment", d["id"])
+    if node in ctx.numbers:  # a judgment the store holds already keeps its number
+        yield f"{s} <{RECORD_NUMBER}> {nt.integer(ctx.numbers[node])}"
+
+
+def recording_numbers(
+    index: LedgerIndex, existing: set[str], stored: StoredRecords
+) -> dict[str, int]:
+    """The recording number of each judgment a load writes, by IRI (adjudication.md "Recording").
+
+    The store's stamp on a judgment: one more than the greatest in the store,
+    then in the order of the ids of the judgments this load writes (never
+    the order of the file, so the same ledger loads the same triples), so
+    that recordings are strictly ordered; each load holds the store's writer
+    lock (see the spec on remote stores). When and for whom the load ran is
+    its catalog entry's. A ledger cannot write this: it is the loader's,
+    never a record's field. Judgments in ``existing`` (restated) are not written.
+    """
+    written = sorted(
+        node for node in (ids.mint("judgment", j) for j in index.judgments) if node not in existing
+    )
+    base = stored.latest_record_number() if written else 0
+    return {node: base + rank for rank, node in enumerate(written, start=1)}
 
 
 def judged(ctx: Context, record: Record, subject: str, question: str | None = None) -> str:
@@ -128,4 +175,4 @@ def _settled(
     return node
 
 
-__all__ = ["emit_judgment", "judged"]
+__all__ = ["emit_judgment", "judged", "recording_numbers"]

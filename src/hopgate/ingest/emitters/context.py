@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from hopgate import ids
@@ -37,6 +38,15 @@ class Context:
     counts: Counter[str] = field(default_factory=Counter)
     #: Agents and inline spans this load already wrote (each is written once).
     emitted: set[str] = field(default_factory=set)
+    #: When this load records what it writes: a judgment may not claim a later
+    #: time (docs/spec/adjudication.md "Recording").
+    recorded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: The recording number of each judgment this load writes, by its IRI
+    #: (:func:`hopgate.ingest.emitters.adjudication.recording_numbers`).
+    numbers: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.recorded_at = self.recorded_at.astimezone(UTC)
 
     def fail(self, message: str, record: Record, name: str) -> NoReturn:
         """Refuse the ledger: the error names the file, the record, its id and the field."""
@@ -93,6 +103,11 @@ class Context:
         yield from extension(s, record.data)
 
 
+def stamp(moment: datetime) -> str:
+    """A moment as the UTC ``xsd:dateTime`` lexical form a load writes (microseconds kept)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 class TooLarge(ValueError):
     """A literal over the limit; ``field`` names the first field it holds."""
 
@@ -146,4 +161,12 @@ def position_lines(
     return lines
 
 
-__all__ = ["A", "Context", "TooLarge", "extension", "locator_lines", "position_lines"]
+__all__ = [
+    "A",
+    "Context",
+    "TooLarge",
+    "extension",
+    "locator_lines",
+    "position_lines",
+    "stamp",
+]

@@ -71,7 +71,8 @@ def emit_case(ctx: Context, record: Record) -> Iterator[str]:
         if output.get("claim") is not None:
             claim = ctx.ref("claim", output["claim"], record, f"{name}.claim")
             yield f"{o} <{HG}asserts> {nt.iri(claim)}"
-        yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
+        if output["correct"] is not None:  # null: not judged (acceptance.md "Verdict")
+            yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
         for cited_number, item in enumerate(output.get("cites") or []):
             span, lines = delivered(ctx, record, item, f"{name}.cites[{cited_number}]")
             yield from lines

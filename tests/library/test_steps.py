@@ -1,4 +1,5 @@
-"""Each rule of the evaluation has one home: one file of ``queries/`` decides it.
+"""The evaluation's steps (hopgate.library.steps): each rule has one home, one file of
+``queries/`` that decides it, and the steps run in the order queries/README.md lists.
 
 The auditor-facing queries read what the pipeline recorded (the latest
 evaluation bundle of a run) instead of deriving the rules a second time
@@ -54,7 +55,7 @@ RULES = {
     "verdict order": (r"hg:ReviseCitations\)+ AS \?verdict", "evaluation-verdicts.rq"),
     # docs/spec/acceptance.md "Release gate".
     "release gate": (r"\?verdict = hg:Accept AS \?passes", "gate.rq"),
-    # The reader rule of what leaves the store (exports, reports).
+    # The reader rule of what leaves the store (every output: hopgate.audit.withholding).
     "withheld text": (r"hg:readableBy \?anyVersionReader", "withheld.rq"),
 }
 
@@ -70,23 +71,26 @@ def _homes(pattern: str) -> list[str]:
     return [path.name for path in files if re.search(pattern, _sparql(path))]
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_rule_is_written_in_one_file(rule: str) -> None:
     pattern, home = RULES[rule]
     assert _homes(pattern) == [home]
 
 
-def test_a_comment_is_not_a_rule() -> None:
+@pytest.mark.metadata
+def test_a_comment_is_not_a_rule(tmp_path: Path) -> None:
     text = "# FILTER (?observed > ?cutoff)\nSELECT ?s WHERE { ?s ?p ?o } # ?a <= ?b && ?c <= ?d\n"
-    path = QUERIES.parent / "tests" / "one-home-probe.rq"
-    try:
-        path.write_text(text, encoding="utf-8")
-        assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
-        assert not re.search(RULES["coverage: containment"][0], _sparql(path))
-    finally:
-        path.unlink()
+    path = tmp_path / "one-home-probe.rq"
+    path.write_text(text, encoding="utf-8")
+    assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
+    assert not re.search(RULES["coverage: containment"][0], _sparql(path))
+    # ... while the same comparison outside a comment is one.
+    path.write_text("SELECT ?s WHERE { ?s ?p ?o FILTER (?observed > ?cutoff) }", encoding="utf-8")
+    assert re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
 
 
+@pytest.mark.metadata
 def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
     evaluate = (ROOT / "src" / "hopgate" / "decide" / "evaluation.py").read_text("utf-8")
     assert 'mint("rule"' not in evaluate, "joint support is decided in evaluation-verdicts.rq"
@@ -94,10 +98,29 @@ def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
     assert '!= "accept"' not in results, "the gate is decided in queries/gate.rq"
 
 
+@pytest.mark.metadata
 def test_the_export_reads_the_withheld_query() -> None:
     from hopgate.bundles import quads
 
     assert library_queries()["withheld"].text in quads.WITHHELD
+
+
+def test_every_output_applies_the_one_reader_filter() -> None:
+    """docs/spec/records.md "What a reader is shown": one module reads the rule's query and
+    words the marker; every module that writes an output for a reader imports it."""
+    src = ROOT / "src" / "hopgate"
+    texts = {path: path.read_text("utf-8") for path in src.rglob("*.py")}
+    home = src / "audit" / "withholding.py"
+    for path, text in texts.items():
+        if path != home:
+            assert 'library_query("withheld")' not in text, path
+            assert "withheld from this reader" not in text, path
+    outputs = ["bundles/quads.py", "bundles/picture.py", "report/build.py", "report/data.py"]
+    # The command line prints what hopgate.api returns, filtered there (the metrics command's
+    # baseline settings too: api.metrics); tests/cli/test_imports.py keeps the CLI above it.
+    outputs += ["report/explain.py", "report/diff.py", "api.py"]
+    for name in outputs:
+        assert "from hopgate.audit.withholding import" in texts[src / name], name
 
 
 #: The auditor queries that read the record of a run's latest evaluation.
@@ -131,6 +154,7 @@ def test_record_reader_returns_nothing_before_an_evaluation(loaded: object, quer
     assert loaded.select(query.text) == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("query_id", RECORD_READERS)
 def test_record_reader_decides_nothing(query_id: str) -> None:
     """No rule pattern occurs in a query that reads the record."""
@@ -143,6 +167,7 @@ def _anchor(heading: str) -> str:
     return re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
 
 
+@pytest.mark.metadata
 def test_readme_lists_the_pipeline_in_order_with_existing_sections() -> None:
     from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
 

@@ -1,0 +1,373 @@
+"""What a reader is shown: the one reader filter that every output applies.
+
+docs/spec/records.md "What a reader is shown" is the rule; this module is its
+one home in Python. ``queries/withheld.rq`` decides which spans and versions a
+reader may not inspect (docs/spec/ledger.md "Reader lists"); their texts (a
+span's exact quote, a version's whole text) are the reader's **withheld
+texts**, and any string that repeats one of them (compared as
+:func:`normalize` makes them) is withheld too, whatever record or sentence
+carries it. An export leaves such a literal out and marks its subject
+``hg:withheldFor`` (hopgate.export.quads); every other output shows
+:data:`MARKER` in its place. Numbers and booleans are never touched, so no
+figure changes; hopgate's own words and the names of records (ids, agent
+names) are names, not texts (:data:`NAMES`), and stay as written.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import fields, is_dataclass, replace
+from typing import Any, TypeVar
+
+from hopgate import ids
+from hopgate.errors import HopgateError
+from hopgate.library.artefacts import library_query
+from hopgate.store import IRI, BNode, Row, Store
+from hopgate.vocab import XSD
+
+#: The section of the specification every marker cites.
+SECTION = 'docs/spec/records.md "What a reader is shown"'
+#: What an output shows in place of a withheld text.
+MARKER = f"[withheld from this reader: {SECTION}]"
+
+#: The spans and versions whose text a reader may not inspect: queries/withheld.rq
+#: (the rule's one home), as a group to join into other queries with ?reader bound.
+WITHHELD = "{ " + library_query("withheld").text + "\n}"
+
+#: The withheld texts: the exact quote of each span whose readers (or its version's)
+#: exclude the reader or whose quote overlaps a narrowed span (an inline chunk
+#: carrying part of its words), and the whole text of each version withheld from it.
+#: A span withheld only because its prefix or suffix reaches into a narrowed one is
+#: not: its own quote holds none of the narrowed words.
+TEXTS_QUERY = f"""
+SELECT DISTINCT ?text WHERE {{
+  {WITHHELD}
+  FILTER (?class = hg:Version || ?why IN ("readers", "overlap"))
+  {{ ?node a hg:Version ; prov:value ?text }}
+  UNION {{ ?node a hg:Span ; oa:hasSelector ?quote . ?quote oa:exact ?text }}
+}}
+"""
+
+#: Literal datatypes that are never text: numbers, booleans, times (figures stay as they are).
+NOT_TEXT = frozenset(
+    XSD + name
+    for name in [
+        "integer",
+        "decimal",
+        "double",
+        "float",
+        "boolean",
+        "dateTime",
+        "dateTimeStamp",
+        "date",
+        "time",
+        "gYear",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "unsignedLong",
+        "unsignedInt",
+    ]
+)
+
+#: Per output class, the fields (and the keys of dicts inside them) that hold names
+#: or hopgate's own words, never a record's text: ids, agent names, verdicts,
+#: statuses, rule ids, spec citations, times. Everything else that is a string is
+#: text and passes the filter (a field left out of this table is filtered: the safe side).
+NAMES: dict[str, frozenset[str]] = {
+    name: frozenset(value.split())
+    for name, value in {
+        "VerdictRow": "run question output claim answerability missing inadmissible_citations "
+        "cited_route retrieved_route verdict card id interventions unretrieved_citations",
+        "Proportion": "interval",
+        "GateResult": "run",
+        "RunMetrics": "run evaluation strata interventions",
+        "Report": "peers charts",
+        "GateDecision": "failing policy",
+        "Header": "run system run_started evaluation evaluation_record reader "
+        "evaluation_reader cutoff started ended hopgate_version bundle previous policy",
+        "LoadUsed": "graph digest loaded agent",
+        "CardDetail": "rule applies_at covered_by_citation",
+        "SpanInfo": "id version source observed failed",
+        "Member": "id version source observed failed cited_by retrieved_by",
+        "EvidenceSetInfo": "id status",
+        "ContradictionInfo": "id status span",
+        "Explanation": "run evaluation reader output verdict",
+        "Step": "step spec",
+        "Diff": "run before after added_outputs removed_outputs loads_added loads_dropped",
+        "OutputChange": "output claim verdict cited_route retrieved_route missing answerability",
+        "StoreChange": "load kind record claim",
+        "QueueItem": "run subject kind question outputs",
+        "JudgmentRecord": "id subject by at question settles recorded_at recorded_by",
+        "Signature": "state signer key",
+        "ScoreChanges": "run before after",
+        "VerdictChange": "output question before after judgments annotation_versions",
+    }.items()
+}
+
+T = TypeVar("T")
+
+_SPACE = re.compile(r"\s+")
+_ECHAR = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
+_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+#: Withheld texts are looked up by their first characters (a trie of them as one regex).
+_KEY = 32
+
+
+@functools.cache
+def _format_characters() -> dict[int, None]:
+    """Every format character (Unicode category Cf: zero-width, bidi controls), to delete."""
+    # Outside the BMP they sit in these blocks only (Kaithi, Egyptian format controls,
+    # shorthand, musical symbols, tags); scanning all 1.1M code points takes 0.25 s.
+    blocks = [(0x80, 0x10000), (0x11000, 0x11100), (0x13430, 0x13460), (0x1BCA0, 0x1BCB0)]
+    blocks += [(0x1D170, 0x1D180), (0xE0000, 0xE0080)]
+    return {
+        point: None
+        for start, end in blocks
+        for point in range(start, end)
+        if unicodedata.category(chr(point)) == "Cf"
+    }
+
+
+def normalize(text: str) -> str:
+    """``text`` as the filter compares it: NFKC, case folded, format characters
+    removed, every run of white space one space, trimmed. A repeat that differs
+    only in case, spacing, compatibility forms or invisible characters is a repeat."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_format_characters())
+    return _SPACE.sub(" ", text.casefold()).strip()
+
+
+def _trie(keys: Iterable[str]) -> re.Pattern[str]:
+    """One regex that finds, at any position, where one of ``keys`` may start."""
+    root: dict[str, Any] = {}
+    for key in keys:
+        node = root
+        for char in key:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return re.compile("(?=" + emit(root) + ")")
+
+
+def _unescape(lexical: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1) or match.group(2)
+        return chr(int(code, 16)) if code else _ESCAPES.get(match.group(3), match.group(3))
+
+    return _ECHAR.sub(one, lexical) if "\\" in lexical else lexical
+
+
+def ntriples_literal(line: bytes) -> tuple[int, int, str, str | None] | None:
+    """The object literal of one N-Triples / N-Quads line: where its quoted form starts
+    and ends in ``line``, its lexical form and its datatype (None: a string or a
+    language-tagged string). None when the object is not a literal. IRIs and blank
+    node labels cannot hold ``"``, so the literal runs from the first ``"`` to the last."""
+    first = line.find(b'"')
+    if first == -1:
+        return None
+    last = line.rfind(b'"')
+    lexical = _unescape(line[first + 1 : last].decode("utf-8"))
+    rest = line[last + 1 :]
+    datatype = None
+    if rest.startswith(b"^^<"):
+        datatype = rest[3 : rest.index(b">")].decode("utf-8")
+    return first, last + 1, lexical, datatype
+
+
+class Withholding:
+    """The filter for one reader: its withheld texts, and what repeats them.
+
+    ``reader`` None is the unfiltered store (``query`` without ``--reader``):
+    nothing is withheld.
+    """
+
+    def __init__(self, reader: str | None, texts: Iterable[str]) -> None:
+        self.reader = reader
+        normalized = {normalize(text) for text in texts}
+        self.texts: tuple[str, ...] = tuple(sorted(t for t in normalized if t))
+        by_key: dict[str, list[str]] = {}
+        for text in self.texts:
+            by_key.setdefault(text[:_KEY], []).append(text)
+        self._by_key = by_key
+        self._lengths = sorted({len(key) for key in by_key})
+        self._shortest = min((len(t) for t in self.texts), default=0)
+        self._pattern = _trie(by_key) if by_key else None
+
+    def __bool__(self) -> bool:
+        """True when anything is withheld from the reader."""
+        return bool(self.texts)
+
+    def withholds(self, text: str) -> bool:
+        """True when ``text`` is or repeats one of the reader's withheld texts."""
+        if self._pattern is None or (text.isascii() and len(text) < self._shortest):
+            return False
+        found = normalize(text)
+        for match in self._pattern.finditer(found):
+            at = match.start()
+            for length in self._lengths:
+                for candidate in self._by_key.get(found[at : at + length], ()):
+                    if found.startswith(candidate, at):
+                        return True
+        return False
+
+    def withholds_literal(self, lexical: str, datatype: str | None) -> bool:
+        """True when a literal is text (not a number, boolean or time) that :meth:`withholds`."""
+        return datatype not in NOT_TEXT and self.withholds(lexical)
+
+    def shown(self, text: str) -> str:
+        """``text``, or :data:`MARKER` when it repeats a withheld text."""
+        return MARKER if self.withholds(text) else text
+
+    def redact(self, value: T, names: frozenset[str] = frozenset()) -> T:
+        """A copy of ``value`` (dataclasses, dicts, lists, tuples, strings) with every
+        text that repeats a withheld text replaced by :data:`MARKER`.
+
+        A dataclass field (or a key of a dict inside it) named in :data:`NAMES` for
+        its class holds names and is kept; ``names`` are such keys of a top-level
+        dict. Dict keys, IRIs, numbers and booleans are kept.
+        """
+        if not self.texts:
+            return value
+        found: T = self._redact(value, names)
+        return found
+
+    def _redact(self, value: Any, names: frozenset[str]) -> Any:
+        if isinstance(value, IRI | BNode):
+            return value
+        if isinstance(value, str):
+            return self.shown(value)
+        if is_dataclass(value) and not isinstance(value, type):
+            kept = NAMES.get(type(value).__name__, frozenset())
+            changes = {
+                f.name: self._redact(getattr(value, f.name), kept)
+                for f in fields(value)
+                if f.init and f.name not in kept
+            }
+            return replace(value, **changes)
+        if isinstance(value, dict):
+            return {
+                key: item if key in names else self._redact(item, names)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [self._redact(item, names) for item in value]
+        if isinstance(value, tuple):
+            return tuple(self._redact(item, names) for item in value)
+        return value
+
+    def rows(self, rows: list[Row]) -> list[Row]:
+        """Query rows with every literal string that repeats a withheld text replaced."""
+        return self.redact(rows)
+
+    def ntriples(self, data: bytes) -> bytes:
+        """N-Triples (or N-Quads) with every withheld text literal replaced by the marker."""
+        if not self.texts:
+            return data
+        marker = b'"' + MARKER.replace('"', '\\"').encode("utf-8") + b'"'
+        lines = []
+        for line in data.splitlines(keepends=True):
+            found = ntriples_literal(line)
+            if found is not None and self.withholds_literal(found[2], found[3]):
+                start, end = found[0], found[1]
+                rest = line[end:]
+                # The marker is a plain string: a datatype or language tag goes with the text.
+                if rest.startswith((b"^^<", b"@")):
+                    cut = rest.find(b" ")
+                    rest = rest[cut:] if cut != -1 else rest[len(rest.rstrip(b"\r\n")) :]
+                line = line[:start] + marker + rest
+            lines.append(line)
+        return b"".join(lines)
+
+
+#: The filter that withholds nothing (no reader chosen).
+NOTHING = Withholding(None, ())
+
+
+def withheld_nodes(store: Store, reader_iri: str) -> set[str]:
+    """The spans and versions whose text the reader may not inspect (queries/withheld.rq)."""
+    rows = store.select(library_query("withheld").text, params={"reader": IRI(reader_iri)})
+    return {str(row["node"]) for row in rows}
+
+
+def for_reader(store: Store, reader: str) -> Withholding:
+    """The filter for the reader class ``reader`` (its ledger id), read from the store."""
+    rows = store.select(TEXTS_QUERY, params={"reader": IRI(ids.mint("reader", reader))})
+    return Withholding(reader, (str(row["text"]) for row in rows if row["text"]))
+
+
+def evaluation_reader(store: Store, run: str) -> str:
+    """The reader an output about ``run`` is for by default: its evaluation's reader
+    (docs/spec/ledger.md "Evaluations"), ``public`` when the record names none."""
+    rows = store.select(
+        "SELECT ?id WHERE { ?run hg:evaluation ?e . ?e hg:reader ?r . ?r hg:ledgerId ?id }",
+        params={"run": IRI(ids.mint("run", run))},
+    )
+    return str(rows[0]["id"]) if rows else "public"
+
+
+def check_reader(store: Store, reader: str, error: type[HopgateError]) -> None:
+    """Raise ``error`` naming the readers of the store when ``reader`` is not one of them."""
+    if store.ask(
+        "ASK WHERE { ?r a hg:ReaderClass }", params={"r": IRI(ids.mint("reader", reader))}
+    ):
+        return
+    rows = store.select("SELECT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }")
+    known = ", ".join(sorted({str(row["id"]) for row in rows})) or "none"
+    raise error(f"unknown reader {reader!r} (readers in the store: {known})")
+
+
+class Readers:
+    """The filter of each run's default reader, or of one chosen reader for every run.
+
+    Outputs over several runs (``verdicts``, ``metrics`` and ``review queue``
+    without ``--run``) filter each run's rows for that run's evaluation reader.
+    """
+
+    def __init__(self, store: Store, reader: str | None, error: type[HopgateError]) -> None:
+        if reader is not None:
+            check_reader(store, reader, error)
+        self._store = store
+        self._reader = reader
+        self._filters: dict[str, Withholding] = {}
+
+    def reader_of(self, run: str) -> str:
+        """The reader an output about ``run`` is for."""
+        return self._reader if self._reader is not None else evaluation_reader(self._store, run)
+
+    def of_run(self, run: str) -> Withholding:
+        """The filter for ``run``'s output."""
+        reader = self.reader_of(run)
+        if reader not in self._filters:
+            self._filters[reader] = for_reader(self._store, reader)
+        return self._filters[reader]
+
+
+__all__ = [
+    "MARKER",
+    "NAMES",
+    "NOTHING",
+    "SECTION",
+    "WITHHELD",
+    "Readers",
+    "Withholding",
+    "check_reader",
+    "evaluation_reader",
+    "for_reader",
+    "normalize",
+    "ntriples_literal",
+    "withheld_nodes",
+]

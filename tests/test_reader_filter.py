@@ -1,0 +1,354 @@
+"""One reader filter for every output (docs/spec/records.md "What a reader is shown").
+
+Issue 25, item 3: a span narrowed to ``analyst`` whose words a claim, an
+output, a question, a reference answer, an inference, a contradiction's
+decision and judgments' reasons repeat, and a version restricted to
+``analyst`` whose text (and a span of it) other records repeat. Each test
+below is one finding of the issue or one output that had no filter: it
+fails on the code before the filter and passes with it. The evaluation is
+for ``public``, so every default output is for a reader the words are
+withheld from; ``analyst`` sees them all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import hopgate
+from hopgate.audit.withholding import MARKER
+from hopgate.cli import cli
+
+try:
+    from tests.conftest import write
+except ImportError:  # run from inside tests/
+    from conftest import write  # type: ignore[no-redef]
+
+#: The words of the span narrowed to analyst, in a public version.
+NARROWED = "Cedar maps to zqnarrowed7731 kestrel"
+#: The whole text of the version restricted to analyst, and its one span's words.
+PRIVATE = "Private memo: zqprivate4410 osprey holds Cedar."
+PRIVATE_SPAN = "zqprivate4410 osprey"
+TOKENS = ("zqnarrowed7731", "zqprivate4410")
+
+
+def _ledger() -> dict[str, Any]:
+    public_text = f"Public registry. {NARROWED}. Public closing."
+    return {
+        "ledger": 1,
+        "evaluations": [
+            {"id": "e", "reader": "public", "observation_cutoff": "2026-10-07T00:00:00Z"}
+        ],
+        "readers": [{"id": "analyst"}, {"id": "public"}],
+        "sources": [
+            {"id": "reg", "address": "https://example.org/reg", "title": "Registry"},
+            {"id": "memo", "address": "https://example.org/memo"},
+        ],
+        "versions": [
+            {"id": "reg@1", "source": "reg", "text": public_text, "observed_at": "2026-10-01"},
+            {
+                "id": "memo@1",
+                "source": "memo",
+                "text": PRIVATE,
+                "observed_at": "2026-10-01",
+                "readers": ["analyst"],
+            },
+        ],
+        "spans": [
+            {"id": "n1", "version": "reg@1", "quote": NARROWED, "readers": ["analyst"]},
+            {"id": "p1", "version": "reg@1", "quote": "Public registry."},
+            {"id": "m1", "version": "memo@1", "quote": PRIVATE_SPAN},
+        ],
+        "questions": [
+            {
+                "id": "q1",
+                "text": f"Is it true that {NARROWED}?",
+                "answer": f"Yes: {NARROWED}",
+                "claims": ["c1"],
+            },
+            {"id": "q2", "text": "Who holds Cedar?", "claims": ["c2"]},
+        ],
+        "claims": [
+            {"id": "c1", "text": f"The registry says {NARROWED}.", "consequential": True},
+            {"id": "c2", "text": f"The memo says {PRIVATE_SPAN}."},
+        ],
+        "evidence_sets": [
+            {
+                "id": "g1",
+                "claim": "c1",
+                "members": ["p1"],
+                "inference": f"reading {NARROWED}",
+                "status": "adjudicated",
+                "annotation": {"version": 1, "by": "ann", "at": "2026-10-02"},
+            },
+            {
+                "id": "g2",
+                "claim": "c1",
+                "members": ["n1"],
+                "inference": "direct",
+                "status": "proposed",
+                "annotation": {"version": 1, "by": "ann", "at": "2026-10-02"},
+            },
+            {
+                "id": "g3",
+                "claim": "c2",
+                "members": ["m1"],
+                "inference": "direct",
+                "status": "adjudicated",
+                "annotation": {"version": 1, "by": "ann", "at": "2026-10-02"},
+            },
+        ],
+        "contradictions": [
+            {
+                "id": "k1",
+                "claim": "c1",
+                "span": "p1",
+                "status": "resolved",
+                "decision": f"superseded, as {NARROWED}",
+            }
+        ],
+        "runs": [{"id": "r", "evaluation": "e", "system": "rag"}],
+        "cases": [
+            {
+                "run": "r",
+                "question": "q1",
+                "retrieved": ["p1"],
+                "outputs": [
+                    {
+                        "id": "o1",
+                        "text": f"The answer: {NARROWED}!",
+                        "claim": "c1",
+                        "correct": True,
+                        "cites": ["p1"],
+                    },
+                    # Judged incorrect: it fails the gate, whose rows carry judgments.
+                    {"id": "o3", "text": "Wrong.", "claim": "c1", "correct": False},
+                ],
+            },
+            {
+                "run": "r",
+                "question": "q2",
+                "retrieved": ["m1"],
+                "outputs": [
+                    # The restricted version's whole text, repeated by the system.
+                    {"id": "o2", "text": PRIVATE, "claim": "c2", "correct": True, "cites": ["m1"]}
+                ],
+            },
+        ],
+        "judgments": [
+            {
+                "id": "j1",
+                "subject": "g2",
+                "question": "entailment",
+                "decision": "sufficient",
+                "by": "rev-1",
+                "reason": f"it says {NARROWED}",
+            },
+            {
+                "id": "j2",
+                "subject": "g2",
+                "question": "entailment",
+                "decision": "insufficient",
+                "by": "rev-2",
+                "reason": f"not only {NARROWED}",
+            },
+            {
+                "id": "j3",
+                "subject": "g1",
+                "question": "entailment",
+                "decision": "sufficient",
+                "by": "chief",
+                "final": True,
+                "at": "2026-10-03",
+                "reason": f"final: {NARROWED}",
+            },
+        ],
+    }
+
+
+#: A later load: a contradiction whose decision repeats the narrowed words (shown by diff).
+LATER = {
+    "ledger": 1,
+    "contradictions": [
+        {
+            "id": "k2",
+            "claim": "c1",
+            "span": "p1",
+            "status": "resolved",
+            "decision": f"later: {NARROWED}",
+        }
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """An on-disk store: the ledger evaluated, the later load evaluated again."""
+    root = tmp_path_factory.mktemp("reader-filter")
+    runner = CliRunner()
+    for ledger, name in ((_ledger(), "base"), (LATER, "later")):
+        path = write(root / name, ledger, "yaml")
+        for args in (["load", str(path)], ["evaluate"]):
+            result = runner.invoke(cli, ["--store", str(root / "store"), *args], obj={})
+            assert result.exit_code == 0, result.output
+    yield root
+
+
+def _run(folder: Path, *args: str) -> str:
+    result = CliRunner().invoke(cli, ["--store", str(folder / "store"), *args], obj={})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _hits(text: str) -> int:
+    return sum(text.count(token) for token in TOKENS)
+
+
+# --- the findings of issue 25 item 3 ----------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["html", "md", "json"])
+def test_report_withholds_every_text_repeating_withheld_words(folder: Path, fmt: str) -> None:
+    """Finding: `report --reader public` printed them (5 in HTML, 4 in Markdown, 6 in JSON)."""
+    shown = _run(folder, "report", "--run", "r", "--reader", "public", "--format", fmt)
+    assert _hits(shown) == 0
+    assert "withheld from this reader" in shown
+    seen = _run(folder, "report", "--run", "r", "--reader", "analyst", "--format", fmt)
+    assert all(token in seen for token in TOKENS)
+
+
+def test_report_json_marks_each_withheld_field_and_keeps_every_figure(folder: Path) -> None:
+    public = json.loads(_run(folder, "report", "--run", "r", "--format", "json"))
+    analyst = json.loads(
+        _run(folder, "report", "--run", "r", "--reader", "analyst", "--format", "json")
+    )
+    assert public["header"]["reader"] == "public"  # the evaluation's reader by default
+    card = next(c for c in public["cards"] if c["output"] == "o1")
+    for name in ("output_text", "claim_text", "question_text", "reference_answer", "inference"):
+        assert card[name] == MARKER, name
+    assert card["contradictions"][0]["decision"] == MARKER
+    assert card["judgments"][0]["reason"] == MARKER
+    other = next(c for c in public["cards"] if c["output"] == "o2")
+    assert other["output_text"] == MARKER and other["claim_text"] == MARKER
+    # Figures, verdicts and ids are the same for every reader.
+    assert public["metrics"] == analyst["metrics"]
+    assert public["verdict_counts"] == analyst["verdict_counts"]
+    assert [c["verdict"] for c in public["cards"]] == [c["verdict"] for c in analyst["cards"]]
+
+
+def test_explain_withholds_them(folder: Path) -> None:
+    """Finding: `explain --reader public` printed them 4 times."""
+    for fmt in ("text", "json"):
+        shown = _run(folder, "explain", "o1", "--reader", "public", "--format", fmt)
+        assert _hits(shown) == 0 and "withheld from this reader" in shown
+        assert "zqnarrowed7731" in _run(folder, "explain", "o1", "--reader", "analyst")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "table"])
+def test_verdicts_withhold_a_judgment_reason(folder: Path, fmt: str) -> None:
+    """Finding: `verdicts --format json` printed them once (a final judgment's reason)."""
+    shown = _run(folder, "verdicts", "--format", fmt)
+    assert _hits(shown) == 0
+    if fmt == "json":
+        assert "zqnarrowed7731" in _run(folder, "verdicts", "--reader", "analyst", "--format", fmt)
+
+
+def test_export_withholds_literals_repeating_a_restricted_versions_text(folder: Path) -> None:
+    """Finding: the export withheld repeats of narrowed spans only, not of a version whose
+    readers exclude the reader (an output repeating its whole text, a claim its span)."""
+    for fmt in ("trig", "provn", "provjson", "provxml", "jsonld"):
+        for with_text in ([], ["--with-text"]):
+            shown = _run(folder, "export", "--run", "r", "--format", fmt, *with_text)
+            assert "zqprivate4410" not in shown, (fmt, with_text)
+            assert "withheldFor" in shown or "withheld" in shown
+    seen = _run(folder, "export", "--run", "r", "--reader", "analyst")
+    assert "The memo says zqprivate4410 osprey." in seen
+
+
+# --- the outputs that had no reader filter ------------------------------------------
+
+
+def test_diff_withholds_a_contradiction_decision(folder: Path) -> None:
+    for fmt in ("text", "json"):
+        shown = _run(folder, "diff", "--run", "r", "--format", fmt)
+        assert _hits(shown) == 0 and "withheld from this reader" in shown
+    assert "later: Cedar maps" in _run(folder, "diff", "--run", "r", "--reader", "analyst")
+
+
+def test_review_queue_and_changes_withhold_judgment_reasons(folder: Path) -> None:
+    for fmt in ("text", "json"):
+        shown = _run(folder, "review", "queue", "--format", fmt)
+        assert _hits(shown) == 0 and "withheld from this reader" in shown
+        assert _hits(_run(folder, "review", "changes", "--run", "r", "--format", fmt)) == 0
+    seen = _run(folder, "review", "queue", "--reader", "analyst", "--format", "json")
+    assert "it says Cedar maps to zqnarrowed7731 kestrel" in seen
+
+
+def test_review_judgments_withholds_judgment_reasons(folder: Path) -> None:
+    """`review judgments` (issue 25 item 5) passes the same filter: for a reader, or, with
+    none given, withholding what any reader of the store may not see."""
+    for args in ((), ("--reader", "public")):
+        for fmt in ("text", "json"):
+            shown = _run(folder, "review", "judgments", "--all", *args, "--format", fmt)
+            assert _hits(shown) == 0, (args, fmt)
+    seen = _run(folder, "review", "judgments", "--all", "--reader", "analyst", "--format", "json")
+    assert "it says Cedar maps to zqnarrowed7731 kestrel" in seen
+
+
+def test_gate_rows_withhold_a_judgment_reason(folder: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["--store", str(folder / "store"), "gate", "--run", "r"], obj={}
+    )
+    assert result.exit_code == 1 and "o3" in result.output and _hits(result.output) == 0
+    with hopgate.open_store(folder / "store") as store:
+        failing = hopgate.gate(store, run="r").failing
+    assert [row.output for row in failing] == ["o3"]
+    assert [j["reason"] for j in failing[0].judgments] == [MARKER]
+
+
+def test_metrics_keep_every_figure_for_every_reader(folder: Path) -> None:
+    public = json.loads(_run(folder, "metrics", "--format", "json"))
+    analyst = json.loads(_run(folder, "metrics", "--reader", "analyst", "--format", "json"))
+    assert public == analyst
+
+
+def test_query_with_a_reader_withholds_and_without_one_reads_the_store(folder: Path) -> None:
+    texts = "SELECT ?text WHERE { ?s prov:value ?text }"
+    every = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER (isLiteral(?o)) }"
+    for query in (texts, every):
+        for fmt in ("table", "json", "csv"):
+            shown = _run(folder, "query", query, "--reader", "public", "--format", fmt)
+            assert _hits(shown) == 0 and "withheld from this reader" in shown, (query, fmt)
+        assert all(token in _run(folder, "query", query) for token in TOKENS)
+        assert all(token in _run(folder, "query", query, "--reader", "analyst") for token in TOKENS)
+    # Counts are figures: the same for every reader.
+    count = "SELECT (COUNT(?text) AS ?n) WHERE { ?s prov:value ?text }"
+    assert _run(folder, "query", count, "--reader", "public") == _run(folder, "query", count)
+
+
+def test_an_unknown_reader_is_an_error_naming_the_readers(folder: Path) -> None:
+    for args in (["verdicts"], ["metrics"], ["review", "queue"], ["query", "ASK {}"]):
+        result = CliRunner().invoke(
+            cli, ["--store", str(folder / "store"), *args, "--reader", "nobody"], obj={}
+        )
+        assert result.exit_code == 2, args
+        assert "unknown reader 'nobody'" in result.output and "analyst, public" in result.output
+
+
+def test_the_python_api_filters_as_the_commands_do(folder: Path) -> None:
+    with hopgate.open_store(folder / "store") as store:
+        rows = hopgate.verdicts(store, run="r")
+        assert [j["reason"] for r in rows for j in r.judgments] == [MARKER, MARKER]
+        seen = hopgate.verdicts(store, run="r", reader="analyst")
+        assert [j["reason"] for r in seen for j in r.judgments] == [f"final: {NARROWED}"] * 2
+        found = hopgate.query(store, "SELECT ?t WHERE { ?c a hg:Claim ; prov:value ?t }")
+        assert isinstance(found, list) and len(found) == 2
+        hidden = hopgate.query(
+            store, "SELECT ?t WHERE { ?c a hg:Claim ; prov:value ?t }", reader="public"
+        )
+        assert hidden == [{"t": MARKER}, {"t": MARKER}]
