@@ -188,7 +188,7 @@ def test_not_json_is_an_error_with_its_line(tmp_path: Path) -> None:
 
 def test_cli_error_exit_2(tmp_path: Path) -> None:
     answers = _lines(ANSWERS)
-    answers[0]["citations"] = ["charter"]
+    answers[0]["citations"] = ["chartr"]  # a document id mistyped
     path = _write(tmp_path / "answers.jsonl", answers)
     result = CliRunner().invoke(
         cli,
@@ -197,6 +197,8 @@ def test_cli_error_exit_2(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert f"Error: {path}: line 1: field 'citations[0]'" in result.output
+    assert "unknown document 'chartr'" in result.output
+    assert "did you mean 'charter'?" in result.output
 
 
 def test_whitespace_differences_and_split_claims(tmp_path: Path) -> None:

@@ -824,10 +824,54 @@ class _Loader:
                 yield f"{o} <{HG}asserts> {nt.iri(claim)}"
             yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
             for cited_number, item in enumerate(output.get("cites") or []):
-                span, lines = self._delivered(index, record, item, f"{name}.cites[{cited_number}]")
+                where = f"{name}.cites[{cited_number}]"
+                segmented = isinstance(item, dict) and "segment" in item
+                delivered = item["span"] if segmented else item
+                span, lines = self._delivered(
+                    index, record, delivered, f"{where}.span" if segmented else where
+                )
                 yield from lines
                 yield f"{o} <{HG}cites> {nt.iri(span)}"
+                if segmented:
+                    yield from self._segment(record, output, span, item["segment"], where)
             self.counts["output"] += 1
+
+    def _segment(
+        self, record: Record, output: dict[str, Any], span: str, segment: list[int], where: str
+    ) -> Iterator[str]:
+        """A citation with the segment of the output's text it supports (docs/spec/ledger.md
+        "Outputs"): a qualified derivation whose segment is a Web Annotation selector on the
+        output."""
+        text = output.get("text")
+        start, end = segment
+        if text is None:
+            self._fail(
+                f"output {output['id']!r}: a citation segment needs the output's text",
+                record,
+                f"{where}.segment",
+            )
+        assert text is not None
+        if not start < end <= len(text):
+            self._fail(
+                f"output {output['id']!r}: segment [{start}, {end}] is outside the output's text "
+                f"({len(text)} code points; start inclusive, end exclusive, start < end)",
+                record,
+                f"{where}.segment",
+            )
+        o = ids.mint("output", output["id"])
+        node = f"{o}/citation/{start}-{end}/{ids.encode_id(ids.ledger_id(span))}"
+        target, selector = node + "/segment", node + "/segment/position"
+        yield f"{nt.iri(o)} <{PROV}qualifiedDerivation> {nt.iri(node)}"
+        yield f"{nt.iri(node)} <{A}> <{PROV}Derivation>"
+        yield f"{nt.iri(node)} <{A}> <{HG}Citation>"
+        yield f"{nt.iri(node)} <{PROV}entity> {nt.iri(span)}"
+        yield f"{nt.iri(node)} <{HG}supportsSegment> {nt.iri(target)}"
+        yield f"{nt.iri(target)} <{A}> <{OA}SpecificResource>"
+        yield f"{nt.iri(target)} <{OA}hasSource> {nt.iri(o)}"
+        yield f"{nt.iri(target)} <{OA}hasSelector> {nt.iri(selector)}"
+        yield f"{nt.iri(selector)} <{A}> <{OA}TextPositionSelector>"
+        yield f"{nt.iri(selector)} <{OA}start> {nt.integer(start)}"
+        yield f"{nt.iri(selector)} <{OA}end> {nt.integer(end)}"
 
     def _intervention(self, index: _Index, record: Record, case: str, run: str) -> Iterator[str]:
         """The triples of a case's ``intervention`` mapping (docs/spec/ledger.md "Cases")."""

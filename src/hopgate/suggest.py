@@ -1,0 +1,55 @@
+"""Near misses: the known name a mistyped one was probably meant to be.
+
+One rule for every "did you mean" hopgate prints (an unknown field of an
+input, an unknown run, an output id given without its run): a known name is
+a near miss of the given one when their similarity (difflib's ratio, case
+ignored) is at least :data:`CUTOFF`, or when the given name is the known
+one's last ``/`` part (``q3`` for ``my-rag/q3``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+#: The similarity from which a known name is offered (``citation`` for ``citations``: 0.94).
+CUTOFF = 0.8
+
+
+def near_misses(given: str, known: Iterable[str], *, limit: int = 3) -> list[str]:
+    """The known names ``given`` was probably meant to be, the closest first (at most ``limit``).
+
+    Example:
+        >>> near_misses("citation", ["id", "answer", "citations", "contexts"])
+        ['citations']
+        >>> near_misses("q3", ["my-rag/q1", "my-rag/q3", "other/q3"])
+        ['my-rag/q3', 'other/q3']
+    """
+    candidates = sorted(set(known))
+    if given in candidates:
+        return []
+    # An id given without the prefix its records carry (an output id without its run).
+    tails = [name for name in candidates if name.rsplit("/", 1)[-1] == given]
+    lowered = {name.lower(): name for name in candidates}
+    close = [
+        lowered[name]
+        for name in difflib.get_close_matches(given.lower(), list(lowered), n=limit, cutoff=CUTOFF)
+    ]
+    found = list(dict.fromkeys(tails + close))
+    return found[:limit]
+
+
+def did_you_mean(given: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the near misses of ``given``, or an empty string.
+
+    Example:
+        >>> did_you_mean("corect", ["correct", "answer"])
+        " (did you mean 'correct'?)"
+    """
+    found = near_misses(given, known)
+    if not found:
+        return ""
+    return " (did you mean " + " or ".join(repr(name) for name in found) + "?)"
+
+
+__all__ = ["CUTOFF", "did_you_mean", "near_misses"]
