@@ -691,6 +691,7 @@ def import_files(
     answers: Path | None = None,
     run: str | None = None,
     evaluation: str | None = None,
+    shape: str | None = None,
     predictions: Path | None = None,
     max_evidence: int = 5,
     drop_empty: bool = False,
@@ -698,8 +699,9 @@ def import_files(
     """Convert a pipeline's or a benchmark's files to a JSON Lines ledger at ``output``.
 
     ``hopgate import FORMAT [INPUTS]... -o OUTPUT``: ``rag`` (your pipeline:
-    ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``; no ``inputs``;
-    docs/rag-format.md), ``fever`` and ``hotpotqa`` (``predictions``;
+    ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``, ``shape``: the
+    answers' log shape, detected when None (docs/pipeline-shapes.md); no
+    ``inputs``; docs/rag-format.md), ``fever`` and ``hotpotqa`` (``predictions``;
     ``max_evidence`` for fever), ``multihop-rag``, ``wice`` (``drop_empty``),
     ``ragas`` (docs/adapters.md). ``--load`` is :func:`load` of ``output``
     after it. ``notes`` says what the import took by default or ignored.
@@ -734,6 +736,7 @@ def import_files(
         answers=answers,
         run=run,
         evaluation=evaluation,
+        shape=shape,
     )
 
 

@@ -93,7 +93,6 @@ def read(shape: str, line: dict[str, Any], library: Library, report: ShapeReport
     found: Answer = module.read(inner, line, library, fields)
     fields.use_line(*(key for key in ("id", "question", "correct", "abstained") if key in line))
     if wrapped:
-        fields.use_line("response")
         for key in line:
             if key not in LINE_FIELDS and not str(key).startswith("x-"):
                 raise ItemError(
@@ -101,8 +100,8 @@ def read(shape: str, line: dict[str, Any], library: Library, report: ShapeReport
                     f"{', '.join(sorted(LINE_FIELDS - {'response'}))})",
                     str(key),
                 )
-    tally(report.used, fields.used)
-    tally(report.ignored, fields.ignored(inner, prefix="response" if wrapped else ""))
+    tally(report.used, fields.present(line))
+    tally(report.ignored, fields.ignored(line))
     tally(report.notes, found.notes)
     return found
 

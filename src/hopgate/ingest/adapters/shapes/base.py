@@ -23,7 +23,7 @@ from hopgate.ingest.adapters.corpus import Corpus
 from hopgate.ingest.adapters.items import ItemError
 
 #: How deep the fields of a logged response are listed (deeper ones are named by their parent).
-DEPTH = 5
+DEPTH = 8
 
 
 class Fields:
@@ -41,6 +41,10 @@ class Fields:
     def use_line(self, *paths: str) -> None:
         """Mark ``paths`` of the logged line itself (outside the response) as used."""
         self.used.update(paths)
+
+    def present(self, item: Any) -> list[str]:
+        """The used paths that ``item`` (the logged line) holds."""
+        return sorted(self.used & set(_paths(item, "", DEPTH)))
 
     def ignored(self, item: Any, *, prefix: str = "") -> list[str]:
         """The paths of ``item`` under ``prefix`` that no used path covers."""
