@@ -218,3 +218,205 @@ def test_export_and_stats_equal_the_cli(tmp_path: Path, cli_run: Any) -> None:
     assert shown.exit_code == 0 and shown.stdout_bytes == exported.data
     shown = cli_run("stats", "--format", "json")
     assert json.loads(shown.output)["records"] == counted.records
+
+
+#: Commands whose body calls a second function of hopgate.api, each with the reason.
+SECOND_CALL = {
+    "import": {"load"},  # --load: `hopgate load OUTPUT` after the import
+    "interventions run": {"load"},  # --load: `hopgate load OUTPUT` after the run
+    "report": {"render_report"},  # the report's text in the chosen format
+}
+
+
+def _api_calls(command: click.Command) -> list[str]:
+    """The functions of ``hopgate.api`` a command's own body calls (``api.NAME(...)``)."""
+    import ast
+    import inspect
+    import textwrap
+
+    assert command.callback is not None
+    source = textwrap.dedent(inspect.getsource(inspect.unwrap(command.callback)))
+    return [
+        node.func.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "api"
+    ]
+
+
+def test_each_command_calls_its_twin_once() -> None:
+    """Each command parses, calls its function in hopgate.api once, and prints (docs/api.md)."""
+    groups = {"keys", "review", "interventions"}
+    for name in sorted(set(_commands(cli)) - set(CLI_ONLY)):
+        command: Any = cli
+        for part in name.split():
+            command = command.commands[part]
+        calls = _api_calls(command)
+        expected = {TWINS[name]} | SECOND_CALL.get(name, set())
+        assert sorted(set(calls)) == sorted(expected), (name, calls)
+        assert calls.count(TWINS[name]) == 1, (name, calls)
+    for name in groups:
+        assert _api_calls(cli.commands[name]) == [], name
+
+
+def test_open_endpoint_is_the_store_the_cli_opens(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hopgate.cli.shared import open_remote, remote_settings
+
+    monkeypatch.setenv("HOPGATE_TEST_PASSWORD", "secret")
+    settings = remote_settings(
+        endpoint="http://localhost:8890/sparql",
+        update_endpoint=None,
+        graph_store="http://localhost:8890/sparql-graph-crud-auth",
+        user="dba",
+        password_env="HOPGATE_TEST_PASSWORD",
+        auth="basic",
+        evaluate_on_server=False,
+    )
+    assert settings is not None
+    opened = open_remote(settings)
+    made = hopgate.open_endpoint(
+        "http://localhost:8890/sparql",
+        graph_store="http://localhost:8890/sparql-graph-crud-auth",
+        user="dba",
+        password="secret",
+        auth="basic",
+        evaluate_on_server=False,
+    )
+    assert isinstance(opened, hopgate.Store) and type(opened) is type(made)
+    settled = {name: value for name, value in vars(made).items() if not name.startswith("_")}
+    assert {name: vars(opened)[name] for name in settled} == settled
+    assert settled["graph_store"] and settled["user"] == "dba" and settled["auth"] == "basic"
+    with pytest.raises(hopgate.StoreError, match="unknown authentication"):
+        hopgate.open_endpoint("http://localhost:8890/sparql", auth="oauth")  # type: ignore[arg-type]
+
+
+def test_diff_takes_the_only_run_as_the_cli_does(tmp_path: Path, cli_run: Any) -> None:
+    path = _loaded(tmp_path, "cedar.yaml", "sys-a")
+    with hopgate.open_store(path) as store:
+        hopgate.evaluate(store, run="sys-a", force=True)
+        found = hopgate.diff(store)
+        assert found.run == "sys-a" and found == hopgate.diff(store, run="sys-a")
+        named = hopgate.diff(store, before=found.after, after=found.before)
+        assert named.run == "sys-a" and named.before == found.after
+    # `hopgate diff` without --run opens the store once (it once failed: "in use by another process").
+    shown = cli_run("diff", "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output) == json.loads(
+        json.dumps(found.as_dict(), ensure_ascii=False, default=str)
+    )
+    with hopgate.open_store(path) as store:
+        hopgate.load(store, EXAMPLES / "withheld.yaml")
+        with pytest.raises(hopgate.ReportError, match="choose a run with --run"):
+            hopgate.diff(store)
+    shown = cli_run("diff")
+    assert shown.exit_code == 2 and "Error: choose a run with --run (runs in the store: " in (
+        shown.output
+    )
+
+
+def test_dump_to_a_path_writes_what_the_cli_writes(tmp_path: Path, cli_run: Any) -> None:
+    path = _loaded(tmp_path, "cedar.yaml", "sys-a")
+    with hopgate.open_store(path) as store:
+        hopgate.dump(store, path=tmp_path / "api.nq", format="nquads")
+        with pytest.raises(hopgate.StoreError, match="no named graph"):
+            hopgate.dump(store, path=tmp_path / "never.nq", graph="https://example.org/none")
+        with pytest.raises(hopgate.StoreError, match="exactly one of out or path"):
+            hopgate.dump(store)
+        with pytest.raises(hopgate.StoreError, match="cannot write"):
+            hopgate.dump(store, path=tmp_path / "no" / "folder.nq")
+    # A graph the store does not hold is refused before the file is made.
+    assert not (tmp_path / "never.nq").exists()
+    assert cli_run("dump", "--format", "nquads", "-o", str(tmp_path / "cli.nq")).exit_code == 0
+    assert (tmp_path / "api.nq").read_bytes() == (tmp_path / "cli.nq").read_bytes()
+
+
+def test_export_written_and_signed_as_the_cli_does(tmp_path: Path, cli_run: Any) -> None:
+    path = _loaded(tmp_path, "cedar.yaml", "sys-a")
+    key = hopgate.new_key(tmp_path / "ann.key")
+    assert (key.private_file, key.public_file) == (tmp_path / "ann.key", tmp_path / "ann.key.pub")
+    with hopgate.open_store(path) as store:
+        written = hopgate.export(
+            store, run="sys-a", format="provn", output=tmp_path / "api", key=key.private_file,
+            by="Ann Lee",
+        )  # fmt: skip
+        assert written.path == tmp_path / "api" / "export.provn" and written.signer == "Ann Lee"
+        dot = hopgate.export(store, card="sys-a/qA/o1", format="dot")
+        assert dot.data.startswith(b"digraph") and dot.path is None
+        with pytest.raises(hopgate.ExportError, match="give --card ID"):
+            hopgate.export(store, format="dot")
+        with pytest.raises(hopgate.ExportError, match="written to output"):
+            hopgate.export(store, run="sys-a", key=key.private_file, by="Ann Lee")
+    assert hopgate.verify(tmp_path / "api", trust=[str(key.public_file)]).ok
+    shown = cli_run(
+        "export", "--run", "sys-a", "--format", "provn", "-o", str(tmp_path / "cli"),
+        "--sign", str(key.private_file), "--by", "Ann Lee",
+    )  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    assert f"{written.path.name}: signed by Ann Lee" in shown.stderr
+    api_bytes = written.path.read_bytes()
+    assert (tmp_path / "cli" / "export.provn").read_bytes() == api_bytes
+    assert cli_run("export", "--card", "sys-a/qA/o1", "--format", "dot").stdout_bytes == dot.data
+
+
+def test_metrics_with_baseline_and_peers_equal_the_cli_json(tmp_path: Path, cli_run: Any) -> None:
+    path = _loaded(tmp_path, "cedar.yaml", "sys-a")
+    with hopgate.open_store(path) as store:
+        made = hopgate.baseline(store, k=3)
+        hopgate.evaluate(store)
+        plain = hopgate.metrics(store)
+        figures = hopgate.metrics(store, peers=True)
+    assert plain[made.run].baseline is not None and plain["sys-a"].baseline is None
+    assert "citer=top1" in plain[made.run].baseline["summary"]  # type: ignore[index]
+    assert "peers" not in plain["sys-a"].as_dict() and "baseline" not in plain["sys-a"].as_dict()
+    assert figures["sys-a"].peers and all(p.name for p in figures["sys-a"].peers)
+    for peers, found in (([], plain), (["--peers"], figures)):
+        shown = cli_run("metrics", *peers, "--format", "json")
+        assert shown.exit_code == 0, shown.output
+        expected = {run: m.as_dict() for run, m in found.items()}
+        assert json.loads(shown.output) == json.loads(json.dumps(expected))
+    table = cli_run("metrics", "--peers").output
+    assert f"run {made.run} BASELINE (bm25 k=3 citer=top1;" in table
+    assert all(p.name in table for p in figures["sys-a"].peers or [])
+
+
+def test_report_text_is_the_cli_report(tmp_path: Path, cli_run: Any) -> None:
+    path = _loaded(tmp_path, "cedar.yaml", "sys-a")
+    with hopgate.open_store(path) as store:
+        found = hopgate.build_report(store, run="sys-a", pictures=0)
+        text = hopgate.render_report(found, format="md")
+        with pytest.raises(hopgate.SigningError):
+            hopgate.build_report(store, run="sys-a", signed_export=tmp_path, trust=["nonsense"])
+        with pytest.raises(hopgate.ReportError, match="unknown report format"):
+            hopgate.render_report(found, format="pdf")
+    shown = cli_run("report", "--run", "sys-a", "--format", "md")
+    assert shown.exit_code == 0 and shown.stdout == text
+
+
+def test_the_cli_reads_values_and_names_as_the_api_does() -> None:
+    from hopgate.cli import parse_param
+    from hopgate.cli.formatting import show_value
+
+    for raw in (
+        "run:sys-a",
+        "<https://example.org/a>",
+        '"3"',
+        "3",
+        "-4",
+        "true",
+        "x: y",
+        "nokind:z",
+    ):
+        assert parse_param(f"p={raw}") == ("p", hopgate.api.parse_value(raw))
+    assert hopgate.api.parse_value("claim:cA") == hopgate.IRI(
+        "https://w3id.org/hopgate/id/claim/cA"
+    )
+    with pytest.raises(hopgate.QueryError, match="not an IRI"):
+        hopgate.api.parse_value("<not an iri>")
+    with pytest.raises(click.ClickException, match="--param p: not an IRI"):
+        parse_param("p=<not an iri>")
+    iri = hopgate.IRI(hopgate.api.parse_value("run:sys-a"))  # type: ignore[arg-type]
+    assert show_value(iri) == hopgate.api.short_name(iri) == "sys-a"
+    assert show_value(hopgate.IRI("http://www.w3.org/ns/prov#Entity")) == "prov:Entity"
+    assert show_value(iri, iris=True) == "https://w3id.org/hopgate/id/run/sys-a"

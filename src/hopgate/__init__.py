@@ -22,14 +22,18 @@ from hopgate.api import (
     load,
     metrics,
     new_key,
+    open_endpoint,
+    open_store,
     plan_interventions,
     query,
+    render_report,
     review_changes,
     review_queue,
     run_interventions,
     sign,
     stats,
     validate,
+    validate_graph,
     verdicts,
     verify,
 )
@@ -67,8 +71,7 @@ from hopgate.errors import (
 )
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.pipeline import LedgerBuilder, record
-from hopgate.shacl.graphs import validate_graph
-from hopgate.store import IRI, OxigraphStore, Store, open_store
+from hopgate.store import IRI, OxigraphStore, Store
 
 __all__ = [
     "AdjudicationError",
@@ -129,8 +132,10 @@ __all__ = [
     "load",
     "metrics",
     "new_key",
+    "open_endpoint",
     "plan_interventions",
     "query",
+    "render_report",
     "review_changes",
     "review_queue",
     "run_interventions",

@@ -1,9 +1,11 @@
 """The Python twin of the ``hopgate`` command line: one function per command.
 
-Each function calls the code its command calls, with the same defaults and
-the same errors (every one a :class:`hopgate.HopgateError`); what the command
-adds is parsing arguments, opening the store, printing and the exit code.
-Options are keyword-only, results are dataclasses. ``docs/api.md`` lists each function beside its
+Each command calls its function here, once, and nothing else of hopgate
+(``tests/cli/test_imports.py``), so both give the same answers, with the same
+defaults and the same errors (every one a :class:`hopgate.HopgateError`); what
+the command adds is parsing arguments, opening the store (:func:`open_store`,
+:func:`open_endpoint`), printing and the exit code. Options are keyword-only,
+results are dataclasses. ``docs/api.md`` lists each function beside its
 command; every example below runs as a doctest (``tests/test_api.py``).
 
 The examples use the bundled worked example (``examples/cedar.yaml``, as
@@ -25,28 +27,39 @@ name of one (the modules live in packages named for the stage of the data:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields, replace
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 # The modules named like the functions below (evaluate, validate, export,
 # baseline) are imported here, under other names, before hopgate/__init__.py
 # binds ``hopgate.<name>`` to the function: importing such a module for the
 # first time later would rebind ``hopgate.<name>`` to the module.
+from hopgate import ids
+from hopgate import progress as _progress
+from hopgate._version import __version__
 from hopgate.audit import adjudication
 from hopgate.audit import queue as _review
 from hopgate.audit.adjudication import Recorded, ScoreChanges
 from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
+from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.queue import QueueItem
-from hopgate.audit.results import GateResult, RunMetrics, VerdictRow
+from hopgate.audit.results import FIGURES, VERDICT_COLUMNS, GateResult, RunMetrics, VerdictRow
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
 from hopgate.audit.withholding import Readers, check_reader, for_reader
-from hopgate.bundles.export import Export, export_bundle
+from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
+from hopgate.bundles.export import Export, export_bundle, write_export
+from hopgate.bundles.formats import PICTURE_EXTENSIONS
+from hopgate.bundles.picture import card_dot
+from hopgate.bundles.picture import render as draw
 from hopgate.bundles.proofs import SignResult, sign_directory
+from hopgate.bundles.scope import resolve_scope
 from hopgate.bundles.signing import (
     SigningKey,
     read_private_key,
@@ -59,30 +72,58 @@ from hopgate.bundles.verify import verify as _verify
 from hopgate.decide.evaluation import EvaluationRecord
 from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
-from hopgate.errors import InputRefused, QueryError, ReportError, ReviewError, StoreError
+from hopgate.errors import (
+    ExportError,
+    InputRefused,
+    QueryError,
+    ReportError,
+    ReviewError,
+    StoreError,
+)
+from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
-from hopgate.ingest.baseline import BaselineResult
+from hopgate.ingest.baseline import BaselineResult, baseline_labels
 from hopgate.ingest.baseline import baseline as _baseline
+from hopgate.ingest.judgments import QUESTIONS
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load
 from hopgate.inputs import decode_text, read_regular
 from hopgate.interventions.plan import PlanResult, read_plan, write_plan
 from hopgate.interventions.plan import plan as _plan
-from hopgate.interventions.run import RunResult, run_plan
-from hopgate.library.artefacts import library_queries
+from hopgate.interventions.run import BUILTIN_BM25, RunResult, run_plan
+from hopgate.library.artefacts import LibraryQuery, artefact
+from hopgate.library.artefacts import library_queries as _library_queries
 from hopgate.progress import Reporter
 from hopgate.report.build import Report
-from hopgate.report.build import build_report as build_report
+from hopgate.report.build import build_report as _build_report
 from hopgate.report.diff import Diff
-from hopgate.report.diff import diff as diff
+from hopgate.report.diff import diff as _diff
 from hopgate.report.explain import Explanation, reasons
 from hopgate.report.explain import explain as explain
+from hopgate.report.pages import render as _render_report
+from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport
+from hopgate.shacl.graphs import validate_graph as validate_graph
 from hopgate.shacl.validation import ValidationResult
 from hopgate.shacl.validation import validate as _validate
-from hopgate.store import Row, Store, Value
+from hopgate.store import OxigraphStore, Row, Store, Value, catalog
+from hopgate.store import open_store as _open_store
+from hopgate.store.remote import RemoteStore
+from hopgate.store.terms import parse_value as parse_value
 
 __all__ = [
+    # What the commands' options choose from, and the columns and figures they print.
+    "BUILTIN_BM25",
+    "EXPORT_FORMATS",
+    "FIGURES",
+    "IMPORT_FORMATS",
+    "JUDGMENT_QUESTIONS",
+    "PICTURE_FORMATS",
+    "SHACL_ENGINES",
+    "VARIANTS",
+    "VERDICT_COLUMNS",
+    "__version__",
+    # Results.
     "BaselineResult",
     "Diff",
     "EvaluationRecord",
@@ -90,20 +131,37 @@ __all__ = [
     "Export",
     "GateResult",
     "ImportResult",
+    "LibraryQuery",
     "LoadResult",
+    "PeerMetric",
     "PlanResult",
     "QueueItem",
     "Recorded",
     "Report",
+    "RunFigures",
     "RunMetrics",
     "RunResult",
     "ScoreChanges",
+    "ShaclReport",
     "SignResult",
     "SigningKey",
     "Stats",
     "ValidationResult",
     "VerdictRow",
     "VerifyReport",
+    "WrittenKey",
+    # The store a command works on, and what every command shares.
+    "Store",
+    "example",
+    "library_queries",
+    "open_endpoint",
+    "open_store",
+    "parse_value",
+    "read_query",
+    "runs",
+    "short_name",
+    "show_progress",
+    # One function per command (docs/api.md; docs/cli.md is the commands' reference).
     "baseline",
     "build_report",
     "diff",
@@ -119,15 +177,183 @@ __all__ = [
     "new_key",
     "plan_interventions",
     "query",
+    "render_report",
     "review_changes",
     "review_queue",
     "run_interventions",
     "sign",
     "stats",
     "validate",
+    "validate_graph",
     "verdicts",
     "verify",
 ]
+
+#: The picture formats of ``hopgate export --card ID --format dot|svg|png``.
+PICTURE_FORMATS = tuple(PICTURE_EXTENSIONS)
+#: The questions a judgment answers (docs/spec/adjudication.md), each with its terms.
+JUDGMENT_QUESTIONS = QUESTIONS
+
+
+def open_store(path: Path | None) -> OxigraphStore:
+    """Open the embedded store in the folder ``path`` (made when absent), or in memory for None.
+
+    ``hopgate --store PATH COMMAND`` (default ``.hopgate/store``). The store is
+    a context manager: ``with open_store(path) as store:`` closes it. Reading
+    commands refuse a folder that holds no store instead of making one.
+
+    Raises:
+        StoreLockedError: another process has the store open.
+        StoreError: the folder cannot be opened as a store.
+
+    Example:
+        >>> from hopgate.api import load, open_store
+        >>> with open_store(None) as store:
+        ...     result = load(store, example("cedar.yaml"))
+        ...     result.graph in store.graphs()
+        True
+    """
+    return _open_store(path)
+
+
+def open_endpoint(
+    endpoint: str,
+    *,
+    update_endpoint: str | None = None,
+    graph_store: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    auth: Literal["digest", "basic"] = "digest",
+    evaluate_on_server: bool = True,
+    timeout: float = 600.0,
+) -> Store:
+    """A store on a SPARQL 1.1 server: its query ``endpoint`` (docs/remote-virtuoso.md).
+
+    ``hopgate --endpoint URL [--update-endpoint URL] [--graph-store URL]
+    [--user U --password-env VAR] [--auth digest|basic]
+    [--evaluate-on-server/--evaluate-on-client] COMMAND``. ``update_endpoint``
+    takes SPARQL Update (default: ``endpoint``); ``graph_store`` is a SPARQL
+    1.1 Graph Store endpoint for bulk writes (default: INSERT DATA batches).
+    ``evaluate_on_server`` runs an evaluation as SPARQL Update into a scratch
+    graph on the server; False evaluates a copy of the run's load graphs in
+    client memory. ``timeout`` is in seconds per request. Nothing is sent
+    until the store is used.
+
+    Raises:
+        StoreError: an unknown ``auth``; later, a server that cannot be reached
+            or refuses a request.
+
+    Example:
+        >>> from hopgate.api import open_endpoint
+        >>> store = open_endpoint("http://localhost:8890/sparql", user="dba", password="dba")
+        >>> store.update_endpoint
+        'http://localhost:8890/sparql'
+    """
+    return RemoteStore(
+        endpoint,
+        update_endpoint=update_endpoint,
+        graph_store=graph_store,
+        user=user,
+        password=password,
+        auth=auth,
+        evaluate_on_server=evaluate_on_server,
+        timeout=timeout,
+    )
+
+
+@contextmanager
+def show_progress(*, quiet: bool = False) -> Iterator[None]:
+    """Show the progress of long work (load, import, evaluate) on stderr inside the block.
+
+    As every command does: a bar with counts and time left on a terminal, one
+    line per phase otherwise, nothing when ``quiet`` (``hopgate --quiet``).
+    Without it, library calls print nothing.
+
+    Example:
+        >>> from hopgate.api import evaluate, load, open_store, show_progress
+        >>> with show_progress(quiet=True), open_store(None) as store:
+        ...     _ = load(store, example("cedar.yaml"))
+        ...     [record.cards for record in evaluate(store)]
+        [4]
+    """
+    with _progress.reporting(_progress.for_stream(quiet=quiet)):
+        yield
+
+
+def example(name: str) -> Traversable:
+    """A bundled example file (``examples/`` of the source tree), to read or load.
+
+    ``cedar.yaml`` is the worked example (``hopgate demo`` loads it),
+    ``withheld.yaml`` a ledger whose readers may not see every text, and
+    ``rag-docs.jsonl``, ``rag-gold.jsonl``, ``rag-answers.jsonl`` a pipeline's
+    files for ``hopgate import rag`` (docs/rag-format.md).
+
+    Example:
+        >>> from hopgate.api import example
+        >>> example("cedar.yaml").read_text("utf-8").startswith("# The worked example")
+        True
+    """
+    return artefact("examples").joinpath(name)
+
+
+def runs(store: Store) -> list[str]:
+    """The ledger ids of the runs the store holds, sorted.
+
+    Example:
+        >>> from hopgate.api import load, open_store, runs
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> runs(store)
+        ['sys-a']
+    """
+    return catalog.runs(store)
+
+
+def library_queries() -> dict[str, LibraryQuery]:
+    """The documented queries of ``queries/``, by id: each with its description and SPARQL text.
+
+    ``hopgate query ID`` runs one (as :func:`query` with ``name=ID``).
+
+    Example:
+        >>> from hopgate.api import library_queries
+        >>> print(library_queries()["claim-status"].text)  # doctest: +ELLIPSIS
+        # id: claim-status
+        ...
+    """
+    return _library_queries()
+
+
+def read_query(path: Path) -> str:
+    """The SPARQL text of a query file, read as every input is: a regular file, bounded, UTF-8.
+
+    ``hopgate query FILE.rq`` reads its argument so (:func:`query` with ``path=``).
+
+    Raises:
+        InputRefused: not a regular file, too large, or not UTF-8 text (``detail`` says which).
+
+    Example:
+        >>> from pathlib import Path
+        >>> from hopgate.api import read_query
+        >>> read_query(Path("no-such.rq"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        hopgate.errors.InputRefused: ...
+    """
+    return decode_text(read_regular(path))
+
+
+def short_name(iri: str) -> str:
+    """The name users read for an IRI: the ledger id of one hopgate minted, else a prefixed name.
+
+    As the commands print query results (``hopgate query`` without ``--iris``);
+    an IRI of neither kind is returned as it is.
+
+    Example:
+        >>> from hopgate.api import short_name
+        >>> short_name("https://w3id.org/hopgate/id/claim/cA"), short_name(
+        ...     "http://www.w3.org/ns/prov#Entity"), short_name("https://example.org/x")
+        ('cA', 'prov:Entity', 'https://example.org/x')
+    """
+    return ids.short_name(iri)
 
 
 def evaluate(
@@ -196,17 +422,40 @@ def verdicts(
     return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run)]
 
 
+@dataclass
+class RunFigures(RunMetrics):
+    """One run's metrics as ``hopgate metrics`` shows them: with a baseline's settings, and peers."""
+
+    #: A baseline run's settings (retriever, k, citer) and a one-line ``summary``; else None.
+    baseline: dict[str, Any] | None = None
+    #: The peer figures of the same claim-cases (``peers=True``); else None.
+    peers: list[PeerMetric] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``hopgate metrics`` (one run's entry)."""
+        found = asdict(self)
+        # Present only when they apply, after the figures (the JSON the command always wrote).
+        for name in ("baseline", "peers"):
+            value = found.pop(name)
+            if value is not None:
+                found[name] = value
+        return found
+
+
 def metrics(
-    store: Store, *, run: str | None = None, reader: str | None = None
-) -> dict[str, RunMetrics]:
+    store: Store, *, run: str | None = None, peers: bool = False, reader: str | None = None
+) -> dict[str, RunFigures]:
     """Complete-set recall, citation-set completeness and answer correctness, per run.
 
-    ``hopgate metrics [--run RUN] [--reader R]``; ``RunMetrics.as_dict()`` is
-    one run's entry of ``--format json`` (``--peers`` adds
-    :func:`hopgate.audit.peers.peer_metrics`). Every figure carries its numerator
-    and denominator; an empty denominator gives ``value`` None. Reads only.
-    Texts (a stale reason) pass the reader filter as in :func:`verdicts`;
-    figures are the same for every reader.
+    ``hopgate metrics [--run RUN] [--peers] [--reader R]``; ``RunFigures.as_dict()``
+    is one run's entry of ``--format json``. Every figure carries its numerator
+    and denominator; an empty denominator gives ``value`` None. A baseline run
+    carries its settings (``baseline``); ``peers`` adds the figures other
+    benchmarks report on the same claim-cases (Hits@k, MAP, MRR, context
+    recall, supporting-fact EM/F1, FEVER scores), each with its own name and
+    denominator. Reads only. Texts (a stale reason, a baseline's settings)
+    pass the reader filter as in :func:`verdicts`; figures are the same for
+    every reader.
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
@@ -227,10 +476,21 @@ def metrics(
         answer_correctness: 3/4 = 0.750
     """
     readers = Readers(store, reader, ReportError)
-    return {
-        run_id: readers.of_run(run_id).redact(figures)
-        for run_id, figures in _metrics(store, run=run).items()
-    }
+    labels = baseline_labels(store)
+    peer_figures = peer_metrics(store, run=run) if peers else {}
+    found = {}
+    for run_id, figures in _metrics(store, run=run).items():
+        shown = readers.of_run(run_id)
+        # Redacted as RunMetrics (the filter keeps that class's names); a baseline's
+        # settings are texts of its run as well.
+        figures = shown.redact(figures)
+        label = labels.get(run_id)
+        found[run_id] = RunFigures(
+            **{f.name: getattr(figures, f.name) for f in fields(RunMetrics)},
+            baseline=None if label is None else shown.redact(label),
+            peers=peer_figures.get(run_id, []) if peers else None,
+        )
+    return found
 
 
 def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
@@ -324,18 +584,29 @@ def export(
     card: str | None = None,
     reader: str | None = None,
     with_text: bool = False,
+    output: Path | None = None,
+    key: Path | None = None,
+    by: str | None = None,
 ) -> Export:
     """Export PROV bundles as ``reader`` may see them: TriG, JSON-LD, PROV-N, PROV-JSON, PROV-XML.
 
     ``hopgate export [--run RUN | --evaluation RUN@TIME | --graph IRI | --card
-    ID] [--reader R] [--with-text] [--format F]``; ``data`` holds the bytes
-    the command writes to stdout. ``write_export(result, folder)`` (from
-    :mod:`hopgate.bundles.export`) writes them with ``manifest.json`` as ``-o`` does; a card's
-    picture (``--format svg``) and ``--sign`` are the command's. Choose at
-    most one scope; none exports every bundle.
+    ID] [--reader R] [--with-text] [--format F] [-o OUTPUT [--sign KEY --by
+    NAME]]``; ``data`` holds the bytes the command writes to stdout. Choose
+    at most one scope; none exports every bundle. A ``format`` of
+    :data:`PICTURE_FORMATS` (``dot``, ``svg``, ``png``) draws the picture of
+    one ``card`` instead. With ``output`` (a folder, or a file named for the
+    format) the export is written there and recorded in the folder's
+    ``manifest.json``; ``path`` says where. With ``key`` (a private key file)
+    the written file, a picture too, is signed by ``by`` (:func:`sign`), and
+    ``signer`` says so.
 
     Raises:
-        ExportError: an unknown format, scope or reader, or an ambiguous reader.
+        ExportError: an unknown format, scope or reader, an ambiguous reader, a
+            picture without ``card``, a ``key`` without ``output``, or an output
+            that cannot be written.
+        ManifestError: the output folder holds a manifest that is not hopgate's.
+        SigningError: an unreadable key, or no signer's name.
 
     Example:
         >>> from hopgate import evaluate, export, load, open_store
@@ -348,17 +619,41 @@ def export(
         ('run sys-a', 'analyst')
         >>> result.data.splitlines()[0]
         b'document'
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     written = export(store, run="sys-a", output=Path(folder))
+        ...     sorted(p.name for p in Path(folder).iterdir()), written.path.name
+        (['export.trig', 'manifest.json'], 'export.trig')
     """
-    return export_bundle(
-        store,
-        format=format,
-        run=run,
-        evaluation=evaluation,
-        graph=graph,
-        card=card,
-        reader=reader,
-        with_text=with_text,
-    )
+    signing_key = None
+    if key is not None:
+        if output is None:
+            raise ExportError("a signature signs an export written to output")
+        signing_key = read_private_key(key)
+    if format in PICTURE_FORMATS:
+        if card is None:
+            raise ExportError("a picture shows one acceptance card: give --card ID")
+        scope = resolve_scope(store, card=card, reader=reader)
+        result = Export(draw(card_dot(store, scope), format), format, scope, with_text=False)
+    else:
+        result = export_bundle(
+            store,
+            format=format,
+            run=run,
+            evaluation=evaluation,
+            graph=graph,
+            card=card,
+            reader=reader,
+            with_text=with_text,
+        )
+    if output is None:
+        return result
+    target = write_export(result, output)
+    if signing_key is None:
+        return replace(result, path=target)
+    signed = sign_directory(target.parent, signing_key, by=by or "", names=[target.name])
+    return replace(result, path=target, signer=signed.signer)
 
 
 def verify(directory: Path, *, trust: Sequence[str] = ()) -> VerifyReport:
@@ -434,7 +729,7 @@ def query(
         raise QueryError("give exactly one of sparql, path or name")
     if path is not None:
         try:
-            sparql = decode_text(read_regular(path))
+            sparql = read_query(path)
         except InputRefused as exc:
             raise StoreError(f"{path}: cannot read the query: {exc.detail}") from None
     elif name is not None:
@@ -456,17 +751,21 @@ def query(
 
 def dump(
     store: Store,
-    out: BinaryIO,
+    out: BinaryIO | None = None,
     *,
+    path: Path | None = None,
     format: Literal["trig", "nquads"] = "trig",
     graph: str | None = None,
 ) -> None:
-    """Write the store (or one named graph) to ``out`` as TriG or sorted N-Quads.
+    """Write the store (or one named graph) as TriG or sorted N-Quads, to ``out`` or to ``path``.
 
-    ``hopgate dump [--graph IRI] [--format trig|nquads] [-o FILE]``.
+    ``hopgate dump [--graph IRI] [--format trig|nquads] [-o FILE]``: ``out``
+    is a binary stream (the command's stdout), ``path`` a file (``-o``),
+    opened only once the graph is known to exist.
 
     Raises:
-        StoreError: ``graph`` is not a named graph of the store.
+        StoreError: not exactly one of ``out`` and ``path``, ``graph`` is not
+            a named graph of the store, or ``path`` cannot be written.
 
     Example:
         >>> import io
@@ -479,9 +778,20 @@ def dump(
         >>> len(out.getvalue().splitlines()) == result.triples
         True
     """
+    if (out is None) == (path is None):
+        raise StoreError("give exactly one of out or path")
     if graph is not None and graph not in store.graphs():
         raise StoreError(f"no named graph {graph} in the store")
-    store.dump(out, format=format, graph=graph)
+    if out is not None:
+        store.dump(out, format=format, graph=graph)
+        return
+    assert path is not None
+    try:
+        handle = path.open("wb")
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    with handle:
+        store.dump(handle, format=format, graph=graph)
 
 
 def review_queue(
@@ -655,13 +965,23 @@ def sign(directory: Path, *, key: Path, by: str) -> SignResult:
     return sign_directory(directory, read_private_key(key), by=by)
 
 
-def new_key(output: Path) -> SigningKey:
+@dataclass(frozen=True)
+class WrittenKey(SigningKey):
+    """A new key pair (:class:`SigningKey`) and the two files :func:`new_key` wrote it to."""
+
+    #: The private key's file (mode 0600).
+    private_file: Path
+    #: The public key's file, ``<private_file>.pub``.
+    public_file: Path
+
+
+def new_key(output: Path) -> WrittenKey:
     """Make an Ed25519 key pair: the private key at ``output`` (mode 0600), the public beside it.
 
-    ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``;
-    the returned key's ``public_multibase`` is the Multikey (``did:key:`` and
-    it is what the command prints) to give to auditors for :func:`verify`.
-    Existing files are never overwritten.
+    ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``
+    (``public_file``); the returned key's ``public_multibase`` is the Multikey
+    (``did:key:`` and it is what the command prints) to give to auditors for
+    :func:`verify`. Existing files are never overwritten.
 
     Raises:
         SigningError: a key file exists already, or its folder does not.
@@ -677,8 +997,8 @@ def new_key(output: Path) -> SigningKey:
         (['ann.key', 'ann.key.pub'], True)
     """
     key = _new_key()
-    write_key(key, output)
-    return key
+    private_file, public_file = write_key(key, output)
+    return WrittenKey(key.private, private_file, public_file)
 
 
 def import_files(
@@ -811,3 +1131,120 @@ def run_interventions(
         (37, 0)
     """
     return run_plan(read_plan(plan), system, output, jobs=jobs, timeout=timeout)
+
+
+def build_report(
+    store: Store,
+    *,
+    run: str,
+    reader: str | None = None,
+    evaluation: str | None = None,
+    pictures: int = 50,
+    peers: bool = False,
+    signed_export: Path | None = None,
+    trust: Sequence[str] = (),
+) -> Report:
+    """The audit report of ``run``: header to sign, metrics, charts, every card and why.
+
+    ``hopgate report --run RUN [--reader R] [--evaluation RUN@TIME]
+    [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]``;
+    :func:`render_report` writes it as HTML, Markdown or JSON. Reads the run's
+    latest recorded evaluation (or ``evaluation``), filtered for ``reader``
+    exactly as an export is. ``pictures`` caps the card pictures drawn
+    (graphviz's ``dot``; cards needing attention first). ``signed_export`` is
+    a signed export of the evaluation whose signatures are checked, against
+    the ``trust`` keys (as :func:`verify` reads them) when given, for the
+    header's signature line.
+
+    Raises:
+        NotEvaluatedError: the run is unknown or was never evaluated.
+        ReportError: an unknown evaluation or reader.
+        SigningError: a ``trust`` value is not a public key.
+
+    Example:
+        >>> from hopgate import build_report, evaluate, load, open_store
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> _ = evaluate(store)
+        >>> found = build_report(store, run="sys-a", pictures=0)
+        >>> found.gate.passed, found.gate.failing, len(found.cards)
+        (False, ['sys-a/qA/o1'], 4)
+    """
+    trusted = [read_public_key(value) for value in trust] if trust else None
+    return _build_report(
+        store,
+        run=run,
+        reader=reader,
+        evaluation=evaluation,
+        pictures=pictures,
+        peers=peers,
+        signed_export=signed_export,
+        trusted=trusted,
+    )
+
+
+def render_report(report: Report, *, format: str = "html") -> str:
+    """A report from :func:`build_report` as ``html`` (one self-contained page), ``md`` or ``json``.
+
+    ``hopgate report --format html|md|json``: every text from the store is
+    escaped for the format.
+
+    Raises:
+        ReportError: an unknown format.
+
+    Example:
+        >>> import json
+        >>> from hopgate import build_report, evaluate, load, open_store, render_report
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> _ = evaluate(store)
+        >>> report = build_report(store, run="sys-a", pictures=0)
+        >>> json.loads(render_report(report, format="json"))["header"]["run"]
+        'sys-a'
+        >>> render_report(report, format="md").startswith("#")
+        True
+    """
+    return _render_report(report, format)
+
+
+def diff(
+    store: Store,
+    *,
+    run: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    reader: str | None = None,
+) -> Diff:
+    """What changed between two recorded evaluations of ``run`` (default: its two latest).
+
+    ``hopgate diff [EVAL_A EVAL_B] [--run RUN] [--reader R]``: every output
+    whose verdict, route or missing hops changed, the loads and records added
+    between them, the metrics side by side. Without ``run``: the run of
+    ``before`` (an evaluation id, ``RUN@TIME``), else the store's only run.
+    Texts withheld from ``reader`` (default: the run's evaluation's), and
+    texts repeating them, are the withheld marker.
+
+    Raises:
+        NotEvaluatedError: the run is unknown or has fewer than two evaluations.
+        ReportError: a named evaluation is not one of the run's, only one of
+            ``before`` and ``after`` is named, or no run is given and the store
+            holds several.
+
+    Example:
+        >>> from hopgate import diff, evaluate, load, open_store
+        >>> store = open_store(None)
+        >>> _ = load(store, example("cedar.yaml"))
+        >>> _ = evaluate(store)
+        >>> _ = evaluate(store, force=True)
+        >>> found = diff(store)
+        >>> found.run, found.outputs, found.metrics_after.complete_set_recall.numerator
+        ('sys-a', [], 2)
+    """
+    if run is None and before is not None:
+        run = before.rpartition("@")[0]
+    if run is None:
+        known = catalog.runs(store)
+        if len(known) != 1:
+            raise ReportError(f"choose a run with --run (runs in the store: {', '.join(known)})")
+        run = known[0]
+    return _diff(store, run=run, before=before, after=after, reader=reader)

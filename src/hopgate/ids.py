@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, unquote
 
-from hopgate.vocab import ID_BASE
+from hopgate.vocab import ID_BASE, PREFIXES
 
 KINDS = frozenset(
     {
@@ -118,6 +118,23 @@ def parse_case(iri: str) -> tuple[str, str]:
 def ledger_id(iri: str) -> str:
     """Return the ledger id of a minted IRI (any kind)."""
     return parse(iri)[1]
+
+
+def short_name(iri: str) -> str:
+    """The name users read for an IRI: a minted one's ledger id, else a prefixed name, else itself.
+
+    Example:
+        >>> short_name(mint("run", "sys-a")), short_name("https://w3id.org/hopgate/ns#Claim")
+        ('sys-a', 'hg:Claim')
+    """
+    try:
+        return ledger_id(iri)
+    except ValueError:
+        pass
+    for prefix, namespace in PREFIXES.items():
+        if iri.startswith(namespace):
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return str(iri)
 
 
 def delivered_key(item: Any) -> str:

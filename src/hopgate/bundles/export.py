@@ -37,6 +37,10 @@ class Export:
     scope: Scope
     with_text: bool
     versions: dict[str, str] = field(default_factory=dict)
+    #: The file written (:func:`write_export`), None while only in memory.
+    path: Path | None = None
+    #: Who signed the written file (``hopgate export --sign``), None when unsigned.
+    signer: str | None = None
 
 
 def version_digests(quads: ExportQuads) -> dict[str, str]:

@@ -17,13 +17,9 @@ from hopgate import api
 from hopgate.cli.demo import run_demo
 from hopgate.cli.shared import UsageError, handle_errors, open_store
 from hopgate.escaping import terminal
-from hopgate.ingest.adapters import FORMATS
-from hopgate.ingest.baseline import baseline
-from hopgate.ingest.loader import load as load_ledger
-from hopgate.store import Store
 
 
-def _open(ctx: click.Context) -> Store:
+def _open(ctx: click.Context) -> api.Store:
     # Both of this module's commands that open the store write to it (import --load, baseline).
     return open_store(ctx, writes=True)
 
@@ -57,7 +53,7 @@ def load(
     """
     store = open_store(ctx, writes=True)
     for path in ledgers:
-        result = load_ledger(store, path, agent=by or None, allow_files=allow_files)
+        result = api.load(store, path, agent=by or None, allow_files=allow_files)
         if result.already_loaded:
             click.echo(
                 f"{terminal(path)}: already loaded as {terminal(result.graph)}; nothing to do"
@@ -76,7 +72,7 @@ def load(
 
 
 @click.command("import")
-@click.argument("format", type=click.Choice(FORMATS))
+@click.argument("format", type=click.Choice(api.IMPORT_FORMATS))
 @click.argument("inputs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--docs",
@@ -195,7 +191,8 @@ def import_command(
     for reason, n in sorted(result.dropped.items()):
         click.echo(f"dropped {n} {terminal(reason)}(s)")
     if load_it:
-        loaded = load_ledger(_open(ctx), output)
+        # --load is `hopgate load OUTPUT` after the import (docs/api.md "import_files").
+        loaded = api.load(_open(ctx), output)
         state = "already loaded" if loaded.already_loaded else f"{loaded.triples} triples"
         click.echo(f"{terminal(output)}: {state} in {terminal(loaded.graph)}")
 
@@ -251,7 +248,7 @@ def baseline_command(
     Example: hopgate baseline --retriever bm25 --k 10 --citer top1
     """
 
-    result = baseline(
+    result = api.baseline(
         _open(ctx), retriever=retriever, k=k, citer=citer, evaluation=evaluation, output=output
     )
     state = "already loaded" if result.load.already_loaded else f"{result.load.triples} triples"

@@ -1,4 +1,8 @@
-"""``hopgate demo``: the worked example end to end, on a fresh embedded store."""
+"""``hopgate demo``: the worked example end to end, on a fresh embedded store.
+
+A printed walk through :mod:`hopgate.api`: ``load``, ``stats``, ``evaluate``,
+``verdicts``, ``metrics`` and ``export``, each called as its command calls it.
+"""
 
 from __future__ import annotations
 
@@ -6,31 +10,24 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from hopgate.audit.inspection import stats
-from hopgate.audit.results import VERDICT_COLUMNS, metrics, verdicts
-from hopgate.bundles.export import export_bundle, write_export
+from hopgate import api
 from hopgate.cli.formatting import render
-from hopgate.decide.evaluation import evaluate
-from hopgate.ingest.loader import load
-from hopgate.library.artefacts import artefact
-from hopgate.store import Store, open_store
-from hopgate.store.catalog import runs
 
 #: The verdict columns less the run (the demo has one run).
-_CARD_COLUMNS = VERDICT_COLUMNS[1:]
+_CARD_COLUMNS = api.VERDICT_COLUMNS[1:]
 
 
 def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
     """Copy the bundled examples into ``directory``, load the Cedar ledger, print a summary."""
     directory.mkdir(parents=True, exist_ok=True)
     ledger = directory / "cedar.yaml"
-    with artefact("examples").joinpath("cedar.yaml").open("rb") as source, ledger.open("wb") as out:
+    with api.example("cedar.yaml").open("rb") as source, ledger.open("wb") as out:
         shutil.copyfileobj(source, out)
     echo(f"hopgate demo: the worked example of the evidence-set report in {directory}")
-    with open_store(directory / "store") as store:
-        result = load(store, ledger)
+    with api.open_store(directory / "store") as store:
+        result = api.load(store, ledger)
         echo(f"Loaded {ledger.name}: {result.triples} triples into {result.graph}")
-        summary = stats(store)
+        summary = api.stats(store)
         echo(
             render(
                 [{"kind": k, "records": n} for k, n in summary.records.items() if n],
@@ -40,12 +37,12 @@ def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
         )
         echo(f"Store: {directory / 'store'} ({summary.quads} quads)")
         echo("")
-        for record in evaluate(store):
+        for record in api.evaluate(store):
             echo(f"Evaluated run {record.run}: {record.cards} acceptance cards")
         echo("Acceptance cards (one per output claim):")
-        rows = [row.as_dict() for row in verdicts(store)]
+        rows = [row.as_dict() for row in api.verdicts(store)]
         echo(render(rows, columns=_CARD_COLUMNS, format="table"))
-        for run_id, figures in metrics(store).items():
+        for run_id, figures in api.metrics(store).items():
             echo(f"Metrics of run {run_id}:")
             for name in ("complete_set_recall", "citation_set_completeness", "answer_correctness"):
                 p = getattr(figures, name)
@@ -54,13 +51,12 @@ def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:
         _export(store, directory / "export", echo)
 
 
-def _export(store: Store, folder: Path, echo: Callable[[str], object]) -> None:
+def _export(store: api.Store, folder: Path, echo: Callable[[str], object]) -> None:
     """Export each run as PROV-N and TriG, texts included (pure Python: no graphviz needed)."""
 
     echo("")
-    for run_id in runs(store):
+    for run_id in api.runs(store):
         for fmt in ("provn", "trig"):
-            export = export_bundle(store, format=fmt, run=run_id, with_text=True)
-            written = write_export(export, folder)
-            echo(f"Exported run {run_id} as {fmt}: {written}")
+            written = api.export(store, format=fmt, run=run_id, with_text=True, output=folder)
+            echo(f"Exported run {run_id} as {fmt}: {written.path}")
     echo(f"Manifest: {folder / 'manifest.json'} (check it with: hopgate verify {folder})")

@@ -11,15 +11,9 @@ from typing import Any
 import click
 
 from hopgate import api
-from hopgate.audit.peers import PeerMetric, peer_metrics
-from hopgate.audit.results import FIGURES, VERDICT_COLUMNS
-from hopgate.audit.withholding import Readers
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store, reader_option
-from hopgate.errors import ReportError
 from hopgate.escaping import json_text, terminal
-from hopgate.ingest.baseline import baseline_settings
-from hopgate.store import Store
 
 
 @click.command()
@@ -73,7 +67,7 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     if fmt == "json":
         click.echo(json_text(rows))
         return
-    columns = VERDICT_COLUMNS + (
+    columns = api.VERDICT_COLUMNS + (
         ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
         if fmt == "csv"
         else []
@@ -103,31 +97,16 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, reader: str | None
     Example: hopgate metrics --peers --format json
     """
 
-    store = open_store(ctx)
-    result = api.metrics(store, run=run, reader=reader)
+    result = api.metrics(open_store(ctx), run=run, peers=peers, reader=reader)
     note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
-    # A baseline's settings are texts of its run as well: the same reader filter.
-    readers = Readers(store, reader, ReportError)
-    labels = {
-        run_id: readers.of_run(run_id).redact(label)
-        for run_id, label in baseline_labels(store).items()
-    }
-    peer_figures = {}
-    if peers:
-        peer_figures = peer_metrics(store, run=run)
     if fmt == "json":
         payload = {run_id: m.as_dict() for run_id, m in result.items()}
-        for run_id, entry in payload.items():
-            if run_id in labels:
-                entry["baseline"] = labels[run_id]
-            if peers:
-                entry["peers"] = [p.as_dict() for p in peer_figures.get(run_id, [])]
         click.echo(json_text(payload))
         return
     for run_id, m in result.items():
-        label = f" BASELINE ({labels[run_id]['summary']})" if run_id in labels else ""
+        label = f" BASELINE ({m.baseline['summary']})" if m.baseline is not None else ""
         click.echo(f"run {terminal(run_id)}{terminal(label)} (evaluation {terminal(m.evaluation)})")
-        rows = [_metric_row(name, getattr(m, name)) for name in FIGURES]
+        rows = [_metric_row(name, getattr(m, name)) for name in api.FIGURES]
         click.echo(
             render(
                 rows,
@@ -169,8 +148,8 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, reader: str | None
                 nl=False,
             )
         click.echo("")
-        if peers:
-            click.echo(peer_table(peer_figures.get(run_id, [])), nl=False)
+        if m.peers is not None:
+            click.echo(peer_table(m.peers), nl=False)
             click.echo("")
 
 
@@ -229,20 +208,7 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
     ctx.exit(1)
 
 
-def baseline_labels(store: Store) -> dict[str, dict[str, Any]]:
-    """The baseline settings of each baseline run, with a one-line ``summary``."""
-
-    labels = {}
-    for run, settings in baseline_settings(store).items():
-        summary = (
-            f"{settings.get('retriever')} k={settings.get('k')} citer={settings.get('citer')}; "
-            "outputs recorded as correct, no answer generated"
-        )
-        labels[run] = {**settings, "summary": summary}
-    return labels
-
-
-def peer_table(figures: list[PeerMetric]) -> str:
+def peer_table(figures: list[api.PeerMetric]) -> str:
     """The peer figures as a table beside hopgate's own."""
     rows = [
         {
@@ -263,4 +229,4 @@ def peer_table(figures: list[PeerMetric]) -> str:
 
 COMMANDS = [evaluate, verdicts, metrics, gate]
 
-__all__ = ["COMMANDS", "baseline_labels", "peer_table"]
+__all__ = ["COMMANDS", "peer_table"]

@@ -8,18 +8,9 @@ from pathlib import Path
 import click
 
 from hopgate import api
-from hopgate.bundles.export import FORMATS, export_bundle, output_path, write_export, write_file
-from hopgate.bundles.formats import PICTURE_EXTENSIONS
-from hopgate.bundles.manifest import FileEntry, read_manifest, record_file, sha256_file
-from hopgate.bundles.picture import card_dot, render
-from hopgate.bundles.proofs import sign_directory
-from hopgate.bundles.scope import resolve_scope
-from hopgate.bundles.signing import new_key, read_private_key, write_key
-from hopgate.bundles.verify import VerifyReport
 from hopgate.cli.shared import UsageError, open_store
-from hopgate.errors import ExportError, HopgateError
+from hopgate.errors import HopgateError
 from hopgate.escaping import terminal
-from hopgate.store import Store
 
 #: The signer's name: --by, else HOPGATE_SIGNER.
 by_option = click.option(
@@ -53,13 +44,12 @@ def keys_new(output: Path) -> None:
 
     Example: hopgate keys new -o ~/.hopgate/alice.key
     """
-    key = new_key()
     try:
-        private, public = write_key(key, output)
+        key = api.new_key(output)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
-    click.echo(f"{private}: private key (mode 600; keep it secret)", err=True)
-    click.echo(f"{public}: public key", err=True)
+    click.echo(f"{key.private_file}: private key (mode 600; keep it secret)", err=True)
+    click.echo(f"{key.public_file}: public key", err=True)
     click.echo(f"did:key:{key.public_multibase}")
 
 
@@ -85,8 +75,7 @@ def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
     Example: hopgate sign bundles/ --key alice.key --by "Alice Example"
     """
     try:
-        key = read_private_key(key_path)
-        result = sign_directory(export_dir, key, by=by or "")
+        result = api.sign(export_dir, key=key_path, by=by or "")
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     click.echo(
@@ -107,7 +96,7 @@ def sign_command(export_dir: Path, key_path: Path, by: str | None) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice([*FORMATS, *PICTURE_EXTENSIONS]),
+    type=click.Choice([*api.EXPORT_FORMATS, *api.PICTURE_FORMATS]),
     default="trig",
     show_default=True,
     help="Output format.",
@@ -151,26 +140,14 @@ def export_command(
 
     Example: hopgate export --run sys-a -o bundles/ --sign alice.key --by "Alice Example"
     """
-    key = None
     if sign_key is not None:
         if output is None:
             raise UsageError("--sign signs an export written with -o")
         if not (by or "").strip():
             raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
-        try:
-            key = read_private_key(sign_key)
-        except HopgateError as exc:
-            raise UsageError(str(exc)) from None
     try:
-        store = open_store(ctx)
-        if fmt in PICTURE_EXTENSIONS:
-            drawn = _picture(store, card, reader, fmt, output)
-            if key is not None and drawn is not None:
-                signed = sign_directory(drawn.parent, key, by=by or "", names=[drawn.name])
-                click.echo(f"{terminal(drawn)}: signed by {terminal(signed.signer)}", err=True)
-            return
-        result = export_bundle(
-            store,
+        result = api.export(
+            open_store(ctx),
             format=fmt,
             run=run,
             evaluation=evaluation,
@@ -178,48 +155,32 @@ def export_command(
             card=card,
             reader=reader,
             with_text=with_text,
+            output=output,
+            key=sign_key,
+            by=by,
         )
-        if output is None:
-            sys.stdout.buffer.write(result.data)
-            return
-        target = write_export(result, output)
-        if key is not None:
-            signed = sign_directory(target.parent, key, by=by or "", names=[target.name])
-            click.echo(f"{terminal(target)}: signed by {terminal(signed.signer)}", err=True)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
+    if result.path is None:
+        sys.stdout.buffer.write(result.data)
+        return
+    target, scope = result.path, result.scope
+    if fmt in api.PICTURE_FORMATS:
+        click.echo(
+            f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
+            f"{terminal(scope.reader)}",
+            err=True,
+        )
+    if result.signer is not None:
+        click.echo(f"{terminal(target)}: signed by {terminal(result.signer)}", err=True)
+    if fmt in api.PICTURE_FORMATS:
+        return
     click.echo(
-        f"{terminal(target)}: {fmt} of {terminal(result.scope.description)} for reader "
-        f"{terminal(result.scope.reader)} ({len(result.data)} bytes; manifest "
+        f"{terminal(target)}: {fmt} of {terminal(scope.description)} for reader "
+        f"{terminal(scope.reader)} ({len(result.data)} bytes; manifest "
         f"{terminal(target.parent / 'manifest.json')})",
         err=True,
     )
-
-
-def _picture(
-    store: object, card: str | None, reader: str | None, fmt: str, output: Path | None
-) -> Path | None:
-    """Draw a card's picture to ``output`` (recorded in its manifest) or stdout; the file."""
-    assert isinstance(store, Store)
-    if card is None:
-        raise ExportError("a picture shows one acceptance card: give --card ID")
-    scope = resolve_scope(store, card=card, reader=reader)
-    data = render(card_dot(store, scope), fmt)
-    if output is None:
-        sys.stdout.buffer.write(data)
-        return None
-    target = output_path(output, fmt)
-    if (target.parent / "manifest.json").exists():
-        read_manifest(target.parent)
-    write_file(target, data)
-    entry = FileEntry(fmt, scope.reader, scope.description, False, len(data), sha256_file(target))
-    record_file(target, entry, {})
-    click.echo(
-        f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
-        f"{terminal(scope.reader)}",
-        err=True,
-    )
-    return target
 
 
 @click.command("verify")
@@ -275,7 +236,7 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         click.echo("not signed (hopgate sign DIR --key KEY --by NAME)")
 
 
-def _signers(report: VerifyReport, *, trusted: bool) -> str:
+def _signers(report: api.VerifyReport, *, trusted: bool) -> str:
     """Who signed, each once with how many files, and (with --trust) whether trusted."""
     counts: dict[str, int] = {}
     marks: dict[str, bool] = {}

@@ -14,24 +14,14 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from hopgate import escaping, ids
+from hopgate import api, escaping
 from hopgate.store import IRI
-from hopgate.vocab import PREFIXES
 
 
 def show_value(value: Any, *, iris: bool = False) -> Any:
     """A result value as users read it: minted IRIs as ledger ids, others as prefixed names."""
     if isinstance(value, IRI):
-        if iris:
-            return str(value)
-        try:
-            return ids.ledger_id(value)
-        except ValueError:
-            pass
-        for prefix, namespace in PREFIXES.items():
-            if value.startswith(namespace):
-                return f"{prefix}:{value[len(namespace) :]}"
-        return str(value)
+        return str(value) if iris else api.short_name(value)
     if isinstance(value, Decimal):
         return float(value)
     return value

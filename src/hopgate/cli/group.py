@@ -14,8 +14,7 @@ from typing import Any
 
 import click
 
-from hopgate import progress
-from hopgate._version import __version__
+from hopgate import api
 from hopgate.cli import (
     data,
     evaluation,
@@ -30,7 +29,7 @@ from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings, s
 
 
 @click.group()
-@click.version_option(__version__, prog_name="hopgate")
+@click.version_option(api.__version__, prog_name="hopgate")
 @click.option(
     "--store",
     "store_path",
@@ -53,13 +52,17 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
 
     Exit codes: 0 ok, 1 a gate failed or violations were found, 2 usage or
     input error (the message starts with "Error:").
+
+    Example: hopgate --store audit/store load ledger.yaml
+
+    Example: hopgate --endpoint http://localhost:8890/sparql verdicts --run sys-a
     """
     ctx.ensure_object(dict)
     show_notes()
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
-    # Long work (load, import, evaluate) reports its phases here (hopgate.progress).
-    ctx.with_resource(progress.reporting(progress.for_stream(quiet=quiet)))
+    # Long work (load, import, evaluate) reports its phases on stderr while the command runs.
+    ctx.with_resource(api.show_progress(quiet=quiet))
 
 
 for family in (data, query, evaluation, validation, export, review, interventions, report):

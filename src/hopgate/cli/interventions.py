@@ -9,19 +9,13 @@ from pathlib import Path
 
 import click
 
-from hopgate.audit.results import metrics as read_metrics
+from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import handle_errors, open_store
-from hopgate.decide.variants import VARIANTS
 from hopgate.escaping import terminal
-from hopgate.ingest.loader import load as load_ledger
-from hopgate.interventions.plan import plan as make_plan
-from hopgate.interventions.plan import read_plan, write_plan
-from hopgate.interventions.run import BUILTIN_BM25, run_plan
-from hopgate.store import Store
 
 
-def _open(ctx: click.Context) -> Store:
+def _open(ctx: click.Context) -> api.Store:
     return open_store(ctx)
 
 
@@ -48,7 +42,7 @@ def interventions_command() -> None:
     "--variants",
     "variants",
     multiple=True,
-    type=click.Choice(VARIANTS),
+    type=click.Choice(api.VARIANTS),
     help="Plan only these variants (repeatable; default: all).",
 )
 @click.option(
@@ -75,11 +69,14 @@ def plan_command(
 
     Example: hopgate interventions plan --run sys-a -o plan.jsonl
     """
-    store = _open(ctx)
-    result = make_plan(
-        store, run, evaluation=evaluation, variants=variants or VARIANTS, max_sets=max_sets
+    result = api.plan_interventions(
+        _open(ctx),
+        run=run,
+        output=output,
+        evaluation=evaluation,
+        variants=variants or api.VARIANTS,
+        max_sets=max_sets,
     )
-    write_plan(result, output)
     expected = sum(1 for v in result.variants if v["expected"] == "supported answer")
     click.echo(
         f"{terminal(output)}: planned {len(result.variants)} variant(s) of run "
@@ -102,7 +99,7 @@ def plan_command(
 @click.option(
     "--system",
     required=True,
-    help=f"Shell command answering one variant (JSON on stdin and stdout), or {BUILTIN_BM25}.",
+    help=f"Shell command answering one variant (JSON on stdin and stdout), or {api.BUILTIN_BM25}.",
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per variant.")
@@ -132,8 +129,9 @@ def run_command(
 
     Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
     """
-    items = read_plan(plan_path)
-    result = run_plan(items, system, output, jobs=jobs, timeout=timeout)
+    result = api.run_interventions(
+        plan_path, system=system, output=output, jobs=jobs, timeout=timeout
+    )
     click.echo(
         f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
         f"{len(result.failed)} failed"
@@ -144,8 +142,9 @@ def run_command(
     for reason, count in sorted(reasons.items()):
         click.echo(f"  failed: {count} x {terminal(reason)}")
     if load_it and result.answered:
-        loaded = load_ledger(_open(ctx), output)
-        runs = ", ".join(sorted({item["run"] for item in items}))
+        # --load is `hopgate load OUTPUT` after the run (docs/api.md "run_interventions").
+        loaded = api.load(_open(ctx), output)
+        runs = ", ".join(result.runs)
         click.echo(
             f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "
             f"scores them (run {terminal(runs)})"
@@ -165,7 +164,7 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
     Example: hopgate interventions metrics --run sys-a
     """
 
-    for run_id, m in read_metrics(_open(ctx), run=run).items():
+    for run_id, m in api.metrics(_open(ctx), run=run).items():
         stale = f"; stale: {m.stale_reason}" if m.stale else ""
         click.echo(f"run {terminal(run_id)} (evaluation {terminal(m.evaluation)}{terminal(stale)})")
         if not m.interventions:

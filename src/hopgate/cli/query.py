@@ -7,23 +7,19 @@ import sys
 from pathlib import Path
 
 import click
-import pyoxigraph as ox
 
-from hopgate import api, ids
-from hopgate.audit.inspection import stats as store_stats
+from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store, reader_option
-from hopgate.errors import InputRefused
+from hopgate.errors import InputRefused, QueryError
 from hopgate.escaping import json_text
-from hopgate.inputs import decode_text, read_regular
-from hopgate.library.artefacts import library_queries
-from hopgate.store import IRI, Value
+from hopgate.store import Value
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 
 
 def parse_param(text: str) -> tuple[str, Value]:
-    """Parse ``NAME=VALUE`` into a bound SPARQL value.
+    """Parse ``NAME=VALUE`` into a bound SPARQL value (VALUE read by :func:`hopgate.api.parse_value`).
 
     ``<iri>`` is an IRI; ``KIND:ID`` with a record kind (``run:sys-a``) is the
     minted IRI of that ledger id; ``"text"`` is a string; an integer, ``true``
@@ -33,35 +29,21 @@ def parse_param(text: str) -> tuple[str, Value]:
     if not match:
         raise UsageError(f"expected --param NAME=VALUE, got {text!r}")
     name, raw = match.groups()
-    kind, sep, rest = raw.partition(":")
-    value: Value
-    if raw.startswith("<") and raw.endswith(">"):
-        try:
-            value = IRI(ox.NamedNode(raw[1:-1]).value)
-        except ValueError as exc:
-            raise UsageError(f"--param {name}: not an IRI: {raw} ({exc})") from None
-    elif sep and kind in ids.KINDS and rest:
-        value = IRI(ids.mint(kind, rest))
-    elif len(raw) >= 2 and raw.startswith('"') and raw.endswith('"'):
-        value = raw[1:-1]
-    elif re.fullmatch(r"-?\d+", raw):
-        value = int(raw)
-    elif raw in ("true", "false"):
-        value = raw == "true"
-    else:
-        value = raw
-    return name, value
+    try:
+        return name, api.parse_value(raw)
+    except QueryError as exc:
+        raise UsageError(f"--param {name}: {exc}") from None
 
 
 def read_query_argument(query: str) -> str:
     """The SPARQL text of QUERY: a path ending in .rq, a library query id, or text."""
     if query.endswith(".rq"):
         try:
-            return decode_text(read_regular(Path(query)))
+            return api.read_query(Path(query))
         except InputRefused as exc:
             raise UsageError(f"{query}: cannot read the query file: {exc.detail}") from None
     if re.fullmatch(r"[a-z0-9][a-z0-9-]*", query):
-        queries = library_queries()
+        queries = api.library_queries()
         if query in queries:
             return queries[query].text
         raise UsageError(
@@ -131,7 +113,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
 
     Example: hopgate stats --format json
     """
-    result = store_stats(open_store(ctx))
+    result = api.stats(open_store(ctx))
     if fmt == "json":
         payload = {
             "records": result.records,
@@ -178,18 +160,9 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
 
     Example: hopgate dump --format nquads -o store.nq
     """
-    store = open_store(ctx)
-    if graph is not None and graph not in store.graphs():
-        raise UsageError(f"no named graph {graph} in the store")
-    if output is None or str(output) == "-":
-        store.dump(sys.stdout.buffer, format=fmt, graph=graph)  # type: ignore[arg-type]
-        return
-    try:
-        handle = output.open("wb")
-    except OSError as exc:
-        raise UsageError(f"{output}: cannot write: {exc.strerror or exc}") from None
-    with handle:
-        store.dump(handle, format=fmt, graph=graph)  # type: ignore[arg-type]
+    to_stdout = output is None or str(output) == "-"
+    stdout, path = (sys.stdout.buffer, None) if to_stdout else (None, output)
+    api.dump(open_store(ctx), stdout, path=path, format=fmt, graph=graph)  # type: ignore[arg-type]
 
 
 COMMANDS = [query, stats, dump]

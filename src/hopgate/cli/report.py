@@ -12,18 +12,12 @@ from typing import Any
 
 import click
 
-from hopgate.audit.results import FIGURES
-from hopgate.bundles.signing import read_public_key
+from hopgate import api
 from hopgate.cli.shared import UsageError, handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
-from hopgate.report.build import build_report
-from hopgate.report.diff import diff
-from hopgate.report.explain import explain
-from hopgate.report.pages import render
-from hopgate.store import Store, catalog
 
 
-def _store(ctx: click.Context) -> Store:
+def _store(ctx: click.Context) -> api.Store:
     return open_store(ctx)
 
 
@@ -33,16 +27,6 @@ def _write(text: str, output: Path | None) -> None:
         return
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
-
-
-def _run_of(ctx: click.Context, run: str | None) -> str:
-
-    if run is not None:
-        return run
-    known = catalog.runs(_store(ctx))
-    if len(known) != 1:
-        raise UsageError(f"choose a run with --run (runs in the store: {', '.join(known)})")
-    return known[0]
 
 
 @click.command("report")
@@ -127,19 +111,16 @@ def report_command(
         raise click.UsageError(
             "--trust needs --signed-export DIR (the export whose signatures to check)"
         )
-    trusted = [read_public_key(value) for value in trust] if trust else None
-
-    store = _store(ctx)
     # Only the HTML page shows pictures; the other formats need none drawn.
-    result = build_report(
-        store,
+    result = api.build_report(
+        _store(ctx),
         run=run,
         reader=reader,
         evaluation=evaluation,
         pictures=pictures if fmt == "html" else 0,
         peers=peers,
         signed_export=signed_export,
-        trusted=trusted,
+        trust=trust,
     )
     if result.header.stale:
         click.echo(
@@ -147,7 +128,7 @@ def report_command(
             f"({terminal(result.header.stale_reason)}); the report says so in its header",
             err=True,
         )
-    _write(render(result, fmt), output)
+    _write(api.render_report(result, format=fmt), output)
     if output is not None and str(output) != "-":
         click.echo(
             f"{terminal(output)}: {fmt} report of run {terminal(run)}, evaluation "
@@ -186,7 +167,7 @@ def explain_command(
     Example: hopgate explain sys-a/qA/o1
     """
 
-    result = explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
+    result = api.explain(_store(ctx), output_id, run=run, evaluation=evaluation, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return
@@ -229,11 +210,8 @@ def diff_command(
 
     if len(evaluations) not in (0, 2):
         raise UsageError("give two evaluations (EVAL_A EVAL_B) or none (the run's two latest)")
-    if run is None and evaluations:
-        run = evaluations[0].rpartition("@")[0]
-    run = _run_of(ctx, run)
     before, after = evaluations if evaluations else (None, None)
-    result = diff(_store(ctx), run=run, before=before, after=after, reader=reader)
+    result = api.diff(_store(ctx), run=run, before=before, after=after, reader=reader)
     if fmt == "json":
         click.echo(json_text(result.as_dict()))
         return
@@ -267,7 +245,7 @@ def diff_command(
     click.echo(f"\n{'metric':<28}{before:>34}  {after:>34}")
     before_m, after_m = result.metrics_before, result.metrics_after
     assert before_m is not None and after_m is not None
-    for name in FIGURES:
+    for name in api.FIGURES:
         click.echo(
             f"{name.replace('_', ' '):<28}{_figure(getattr(before_m, name)):>34}  "
             f"{_figure(getattr(after_m, name)):>34}"

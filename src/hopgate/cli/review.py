@@ -15,11 +15,9 @@ import click
 from hopgate import api
 from hopgate.cli.shared import handle_errors, open_store, reader_option
 from hopgate.escaping import json_text, terminal
-from hopgate.ingest.judgments import QUESTIONS
-from hopgate.store import Store
 
 
-def _open(ctx: click.Context) -> Store:
+def _open(ctx: click.Context) -> api.Store:
     return open_store(ctx)
 
 
@@ -111,7 +109,7 @@ def _figure(value: Any) -> str:
 
 @click.command("judge")
 @click.argument("subject")
-@click.option("--question", required=True, type=click.Choice(list(QUESTIONS)))
+@click.option("--question", required=True, type=click.Choice(list(api.JUDGMENT_QUESTIONS)))
 @click.option(
     "--decision", required=True, help="A term of the question (docs/spec/adjudication.md)."
 )

@@ -23,14 +23,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import click
 
+from hopgate import api
 from hopgate.errors import HopgateError
 from hopgate.escaping import terminal
-from hopgate.store import Store
-from hopgate.store import open_store as open_embedded
-from hopgate.store.remote import RemoteStore
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -84,8 +83,6 @@ def remote_options(func: F) -> F:
 
 
 def _is_http_url(value: str) -> bool:
-    from urllib.parse import urlsplit
-
     try:
         parts = urlsplit(value)
     except ValueError:
@@ -143,9 +140,9 @@ def remote_settings(
     }
 
 
-def open_remote(settings: dict[str, Any]) -> RemoteStore:
+def open_remote(settings: dict[str, Any]) -> api.Store:
     """The remote store the checked settings describe."""
-    return RemoteStore(**settings)
+    return api.open_endpoint(**settings)
 
 
 DEFAULT_STORE = Path(".hopgate") / "store"
@@ -200,14 +197,14 @@ def reader_option(default: str = "the evaluation's reader") -> Callable[[F], F]:
     )
 
 
-def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
+def open_store(ctx: click.Context, *, writes: bool = False) -> api.Store:
     """The store the command works on; only a writing command may create an embedded one.
 
     Reads never write (docs/spec/records.md "Writes and reads"): a read of a
     store path that holds no store is an error, not a new empty store. The
     store is closed when the command's context closes.
     """
-    store: Store
+    store: api.Store
     if ctx.obj.get("remote") is not None:
         store = open_remote(ctx.obj["remote"])
     else:
@@ -216,7 +213,7 @@ def open_store(ctx: click.Context, *, writes: bool = False) -> Store:
             raise UsageError(
                 f"no store at {path}: `hopgate load LEDGER` makes one (or give --store PATH)"
             )
-        store = open_embedded(path)
+        store = api.open_store(path)
     ctx.call_on_close(store.close)
     return store
 

@@ -13,8 +13,6 @@ from hopgate import api
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
 from hopgate.errors import HopgateError
 from hopgate.escaping import json_text, terminal
-from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport, validate_graph
-from hopgate.shacl.validation import path_text  # imports pySHACL: only when a report is printed
 
 
 def _text(node: Node | None) -> str | None:
@@ -25,7 +23,7 @@ def _text(node: Node | None) -> str | None:
     return str(node)
 
 
-def _json(report: ShaclReport) -> str:
+def _json(report: api.ShaclReport) -> str:
 
     payload = {
         "conforms": report.conforms,
@@ -37,7 +35,7 @@ def _json(report: ShaclReport) -> str:
                 "severity": _text(r.severity),
                 "source_shape": _text(r.source_shape),
                 "source_constraint_component": _text(r.source_constraint_component),
-                "path": None if r.path is None else path_text(report.graph, r.path),
+                "path": report.path_text(r),
                 "value": _text(r.value),
                 "messages": list(r.messages),
             }
@@ -52,7 +50,7 @@ def _json(report: ShaclReport) -> str:
 @click.argument("shapes", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--engine",
-    type=click.Choice(list(SHACL_ENGINES)),
+    type=click.Choice(list(api.SHACL_ENGINES)),
     default="store",
     show_default=True,
     help="store: compiled SPARQL in a scratch Oxigraph store (pySHACL for what it does "
@@ -78,7 +76,7 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
     """
 
     try:
-        report = validate_graph(data, shapes, engine=engine)
+        report = api.validate_graph(data, shapes, engine=engine)
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     if fmt == "turtle":
@@ -99,7 +97,7 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
                 f"{terminal(severity)}: {terminal(_text(r.focus_node))}: {terminal(component)}"
             )
             if r.path is not None:
-                click.echo(f"  path: {terminal(path_text(report.graph, r.path))}")
+                click.echo(f"  path: {terminal(report.path_text(r))}")
             if r.value is not None:
                 click.echo(f"  value: {terminal(_text(r.value))}")
             for message in r.messages:

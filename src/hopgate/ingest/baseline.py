@@ -200,9 +200,22 @@ def baseline_settings(store: Store) -> dict[str, dict[str, Any]]:
     return dict(found)
 
 
+def baseline_labels(store: Store) -> dict[str, dict[str, Any]]:
+    """The settings of every baseline run, by run id, each with a one-line ``summary``."""
+    labels = {}
+    for run, settings in baseline_settings(store).items():
+        summary = (
+            f"{settings.get('retriever')} k={settings.get('k')} citer={settings.get('citer')}; "
+            "outputs recorded as correct, no answer generated"
+        )
+        labels[run] = {**settings, "summary": summary}
+    return labels
+
+
 __all__ = [
     "BaselineResult",
     "baseline",
+    "baseline_labels",
     "baseline_run_id",
     "baseline_settings",
     "is_baseline",

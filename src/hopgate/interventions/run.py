@@ -37,6 +37,8 @@ class RunResult:
     abstained: int
     failed: list[dict[str, Any]]
     ledger: Path
+    #: The runs whose claim-cases the plan varied (``hopgate evaluate`` scores the answers).
+    runs: tuple[str, ...] = ()
 
 
 def request(item: dict[str, Any]) -> dict[str, Any]:
@@ -203,7 +205,8 @@ def run_plan(
     else:
         failed_path.unlink(missing_ok=True)
     abstained = sum(1 for c in cases if c["abstained"] and not c.get("outputs"))
-    return RunResult(len(cases), abstained, failed, output)
+    runs = tuple(sorted({str(item["run"]) for item in items if item.get("run") is not None}))
+    return RunResult(len(cases), abstained, failed, output, runs)
 
 
 def _identity(item: dict[str, Any]) -> dict[str, Any]:

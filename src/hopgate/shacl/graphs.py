@@ -54,6 +54,7 @@ from hopgate.shacl.compiler import compile_shapes
 from hopgate.shacl.lexical import Writer
 from hopgate.shacl.reference import literals_as_written, validate_reference
 from hopgate.shacl.runner import run_checks
+from hopgate.shacl.validation import path_text
 from hopgate.store import open_store
 
 #: The named graph of the scratch store that holds the shapes (``$shapesGraph``).
@@ -107,6 +108,10 @@ class ShaclReport:
     engine: str
     #: Why the store engine handed the shapes to pySHACL (None when it did not).
     fallback: str | None = None
+
+    def path_text(self, result: ShaclResult) -> str | None:
+        """``result``'s path written compactly (``ex:p/ex:q``, ``^ex:p``), None without a path."""
+        return None if result.path is None else path_text(self.graph, result.path)
 
     def serialize(self, format: str = "turtle") -> str:
         """The report graph as ``turtle``, ``nt``, ``json-ld`` or ``xml`` (RDF/XML).

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pyoxigraph as ox
 
+from hopgate import ids
 from hopgate.errors import QueryError
 from hopgate.store.base import IRI, BNode, Value
 from hopgate.store.dialect import uses_service, where_groups
@@ -80,6 +81,37 @@ def from_term(term: object) -> Value:
             return text
         return text
     return str(term)
+
+
+def parse_value(text: str) -> Value:
+    """A parameter value written as text, as ``hopgate query --param NAME=VALUE`` reads VALUE.
+
+    ``<iri>`` is an IRI; ``KIND:ID`` with a record kind (``run:sys-a``) is the
+    minted IRI of that ledger id; ``"text"`` is a string; an integer, ``true``
+    and ``false`` are typed; anything else is a string.
+
+    Raises:
+        QueryError: ``<...>`` that is not an IRI.
+
+    Example:
+        >>> parse_value("run:sys-a"), parse_value("3"), parse_value('"3"'), parse_value("a: b")
+        (IRI('https://w3id.org/hopgate/id/run/sys-a'), 3, '3', 'a: b')
+    """
+    kind, sep, rest = text.partition(":")
+    if text.startswith("<") and text.endswith(">"):
+        try:
+            return IRI(ox.NamedNode(text[1:-1]).value)
+        except ValueError as exc:
+            raise QueryError(f"not an IRI: {text} ({exc})") from None
+    if sep and kind in ids.KINDS and rest:
+        return IRI(ids.mint(kind, rest))
+    if len(text) >= 2 and text.startswith('"') and text.endswith('"'):
+        return text[1:-1]
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if text in ("true", "false"):
+        return text == "true"
+    return text
 
 
 def refuse_service(query: str) -> None:
