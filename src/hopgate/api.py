@@ -83,6 +83,7 @@ from hopgate.errors import (
 from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
+from hopgate.ingest.adapters.shapes import SHAPES as ANSWER_SHAPES
 from hopgate.ingest.baseline import BaselineResult, baseline_labels
 from hopgate.ingest.baseline import baseline as _baseline
 from hopgate.ingest.judgments import QUESTIONS
@@ -113,6 +114,7 @@ from hopgate.store.terms import parse_value as parse_value
 
 __all__ = [
     # What the commands' options choose from, and the columns and figures they print.
+    "ANSWER_SHAPES",
     "BUILTIN_BM25",
     "EXPORT_FORMATS",
     "FIGURES",

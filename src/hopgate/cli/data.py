@@ -92,9 +92,11 @@ def load(
 )
 @click.option(
     "--shape",
-    type=click.Choice(SHAPES),
-    help="rag: the shape the answers were logged in (default: detected from the first line; "
-    "docs/pipeline-shapes.md).",
+    type=click.Choice(api.ANSWER_SHAPES),
+    metavar="NAME",
+    help="rag: the shape the answers were logged in: "
+    + ", ".join(api.ANSWER_SHAPES)
+    + " (default: detected from the first line; docs/pipeline-shapes.md).",
 )
 @click.option("--run", "run", help="rag: the run's id (default rag-run).")
 @click.option("--evaluation", help="rag: the evaluation's id (default rag).")
