@@ -48,7 +48,16 @@ from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.queue import QueueItem
-from hopgate.audit.results import FIGURES, VERDICT_COLUMNS, GateResult, RunMetrics, VerdictRow
+from hopgate.audit.results import (
+    FIGURES,
+    GATE_POLICIES,
+    GATE_POLICY,
+    VERDICT_COLUMNS,
+    GateResult,
+    RunMetrics,
+    VerdictRow,
+    check_gate_policy,
+)
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
@@ -118,6 +127,8 @@ __all__ = [
     "BUILTIN_BM25",
     "EXPORT_FORMATS",
     "FIGURES",
+    "GATE_POLICIES",
+    "GATE_POLICY",
     "IMPORT_FORMATS",
     "JUDGMENT_QUESTIONS",
     "PICTURE_FORMATS",
@@ -495,20 +506,28 @@ def metrics(
     return found
 
 
-def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
-    """The release gate: pass only when every consequential output claim of ``run`` is accepted.
+def gate(
+    store: Store, *, run: str, evaluate: bool = False, consequential: str = GATE_POLICY
+) -> GateResult:
+    """The release gate: pass only when every output claim it weighs in ``run`` is accepted.
 
-    ``hopgate gate --run RUN [--evaluate]``, whose exit code is 0 exactly
-    when ``passed``. Reads only, unless ``evaluate``: then the run is first
-    evaluated when its latest evaluation is missing or stale. A missing or
-    stale evaluation fails the gate with ``stale`` and its ``reason``;
-    ``reasons`` says, for each output in ``failing``, why it is not accepted.
-    The result is for the run's evaluation's reader: a text of a failing row
-    repeating one withheld from it is the withheld marker.
+    ``hopgate gate --run RUN [--evaluate] [--consequential marked|all]``, whose
+    exit code is 0 exactly when ``passed``. The policy says which outputs it
+    weighs (docs/spec/acceptance.md "Release gate", ``queries/gate.rq``):
+    ``marked`` (the default), those asserting a claim marked consequential;
+    ``all``, every output claim. When the policy weighs nothing, nothing was
+    gated (``nothing_gated``, ``state``): never a pass. Reads only, unless
+    ``evaluate``: then the run is first evaluated when its latest evaluation
+    is missing or stale. A missing or stale evaluation fails the gate with
+    ``stale`` and its ``reason``; ``reasons`` says, for each output in
+    ``failing``, why it is not accepted. The result is for the run's
+    evaluation's reader: a text of a failing row repeating one withheld from
+    it is the withheld marker.
 
     Raises:
-        NotEvaluatedError: ``run`` is unknown.
+        NotEvaluatedError: ``run`` is unknown (the message names the known runs).
         EvaluationError: ``evaluate`` is set and ``run`` is unknown.
+        GateError: an unknown policy.
 
     Example:
         >>> from hopgate import gate, load, open_store
@@ -518,14 +537,17 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
         >>> gate(store, run="sys-a").reason
         "run 'sys-a' has never been evaluated"
         >>> result = gate(store, run="sys-a", evaluate=True)
-        >>> result.passed, result.consequential, [row.output for row in result.failing]
-        (False, 2, ['sys-a/qA/o1'])
+        >>> result.state, result.weighed, [row.output for row in result.failing]
+        ('failed', 2, ['sys-a/qA/o1'])
         >>> print(result.reasons["sys-a/qA/o1"])  # doctest: +ELLIPSIS
         Revise-citations: ... its citations leave out a1 of the nearest eligible set ...
+        >>> gate(store, run="sys-a", consequential="all").weighed
+        4
     """
+    check_gate_policy(consequential)
     if evaluate:
         _evaluate(store, run=run)
-    result = _gate(store, run=run)
+    result = _gate(store, run=run, consequential=consequential)
     if not (result.passed or result.stale):
         result = replace(result, reasons=reasons(store, run, result.failing))
     # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
@@ -1145,23 +1167,27 @@ def build_report(
     peers: bool = False,
     signed_export: Path | None = None,
     trust: Sequence[str] = (),
+    consequential: str = GATE_POLICY,
 ) -> Report:
     """The audit report of ``run``: header to sign, metrics, charts, every card and why.
 
     ``hopgate report --run RUN [--reader R] [--evaluation RUN@TIME]
-    [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]``;
+    [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]
+    [--consequential marked|all]``;
     :func:`render_report` writes it as HTML, Markdown or JSON. Reads the run's
     latest recorded evaluation (or ``evaluation``), filtered for ``reader``
     exactly as an export is. ``pictures`` caps the card pictures drawn
     (graphviz's ``dot``; cards needing attention first). ``signed_export`` is
     a signed export of the evaluation whose signatures are checked, against
     the ``trust`` keys (as :func:`verify` reads them) when given, for the
-    header's signature line.
+    header's signature line. The release decision is the gate's under the
+    ``consequential`` policy (as :func:`gate`), stated on the report.
 
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
         ReportError: an unknown evaluation or reader.
         SigningError: a ``trust`` value is not a public key.
+        GateError: an unknown policy.
 
     Example:
         >>> from hopgate import build_report, evaluate, load, open_store
@@ -1182,6 +1208,7 @@ def build_report(
         peers=peers,
         signed_export=signed_export,
         trusted=trusted,
+        consequential=consequential,
     )
 
 

@@ -109,6 +109,10 @@ class NotEvaluatedError(HopgateError):
     """A run asked for has no evaluation in the store (``hopgate evaluate`` makes one)."""
 
 
+class GateError(HopgateError):
+    """The release gate was asked for a policy it does not know."""
+
+
 class ValidationError(HopgateError):
     """The shapes or the data to validate could not be read or selected."""
 
@@ -200,6 +204,7 @@ __all__ = [
     "ExplainError",
     "ExportError",
     "FileRefused",
+    "GateError",
     "HopgateError",
     "IllFormedShape",
     "InputRefused",

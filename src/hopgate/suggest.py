@@ -52,4 +52,16 @@ def did_you_mean(given: str, known: Iterable[str]) -> str:
     return " (did you mean " + " or ".join(repr(name) for name in found) + "?)"
 
 
-__all__ = ["CUTOFF", "did_you_mean", "near_misses"]
+def unknown_name(kind: str, given: str, known: Iterable[str], *, where: str) -> str:
+    """The message for an unknown name: its near misses, then every known one (``where``).
+
+    Example:
+        >>> unknown_name("run", "my-rg", ["my-rag", "sys-a"], where="runs in the store")
+        "unknown run 'my-rg' (did you mean 'my-rag'?) (runs in the store: my-rag, sys-a)"
+    """
+    names = sorted(set(known))
+    listed = ", ".join(names) if names else "none"
+    return f"unknown {kind} {given!r}{did_you_mean(given, names)} ({where}: {listed})"
+
+
+__all__ = ["CUTOFF", "did_you_mean", "near_misses", "unknown_name"]

@@ -75,7 +75,7 @@ def test_report_of_the_worked_example(cedar: Any) -> None:
     assert head.loads[0].digest is not None and head.loads[0].digest.startswith("sha256:")
     assert not head.stale and head.signature.startswith("not checked")
     assert not report.gate.passed and report.gate.failing == ["sys-a/qA/o1"]
-    assert report.gate.consequential == 2
+    assert report.gate.weighed == 2 and report.gate.policy == "marked"
     m = report.metrics
     assert (m.complete_set_recall.numerator, m.complete_set_recall.denominator) == (2, 4)
     assert (m.citation_set_completeness.numerator, m.citation_set_completeness.denominator) == (

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
 from hopgate.audit.peers import peer_metrics_for_bundle
-from hopgate.audit.results import RunMetrics, evaluation_metrics
+from hopgate.audit.results import (
+    GATE_POLICY,
+    RunMetrics,
+    check_gate_policy,
+    evaluation_metrics,
+    gate_policy_text,
+    gate_rows,
+)
 from hopgate.audit.withholding import for_reader
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
@@ -85,20 +92,23 @@ METRIC_LABELS = {
     "answer_correctness": "answer correctness",
     "whole_answer": "whole answer",
 }
-GATE_POLICY = (
-    "The release gate passes only when the run's latest evaluation is current and every "
-    "output claim asserting a consequential claim is accepted (hopgate gate)."
-)
 
 
 @dataclass
 class GateDecision:
-    """The release gate's decision on the evaluation the report reads."""
+    """The release gate's decision on the evaluation the report reads, and its policy."""
 
     passed: bool
-    consequential: int
+    #: How many output claims the gate weighed under ``policy``.
+    weighed: int
     failing: list[str]
+    #: ``marked`` or ``all`` (hopgate.audit.results.GATE_POLICIES).
     policy: str
+    #: The policy in words: which outputs it weighs.
+    policy_text: str
+    #: ``passed``, ``failed`` (a stale evaluation fails), ``nothing gated``, or ``not
+    #: decided`` (not the run's latest evaluation: the gate reads only the latest).
+    state: str
     note: str | None = None
 
 
@@ -137,9 +147,9 @@ class Report:
         }
 
 
-def _blocking(store: Store, bundle: str) -> tuple[int, set[str]]:
+def _blocking(store: Store, bundle: str, policy: str) -> tuple[int, set[str]]:
     """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
-    weighed = store.select(library_query("gate").text, params={"bundle": IRI(bundle)})
+    weighed = gate_rows(store, bundle, policy=policy)
     failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
     return len(weighed), failing
 
@@ -154,8 +164,13 @@ def build_report(
     peers: bool = False,
     signed_export: Path | None = None,
     trusted: Sequence[str] | None = None,
+    consequential: str = GATE_POLICY,
 ) -> Report:
     """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
+
+    The release decision is the gate's under the ``consequential`` policy
+    (``marked`` or ``all``: hopgate.audit.results.GATE_POLICIES), stated on
+    the report; a policy that weighs nothing shows that nothing was gated.
 
     ``pictures`` caps how many card pictures are drawn (the cards needing
     attention first; graphviz's ``dot`` draws each); the rest name the
@@ -189,7 +204,8 @@ def build_report(
         trusted=trusted,
     )
     head = header(store, chosen, signature=signature.line)
-    weighed, blocking = _blocking(store, chosen.evaluation.bundle)
+    check_gate_policy(consequential)
+    weighed, blocking = _blocking(store, chosen.evaluation.bundle, consequential)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
@@ -198,15 +214,32 @@ def build_report(
     metrics = evaluation_metrics(store, chosen.evaluation)
     failing = [c.row.output for c in cards if c.row.output in blocking]
     note = None
+    state = "passed" if weighed and not failing else "failed"
+    if not weighed:
+        state = "nothing gated"
+        note = (
+            "No output claim asserts a claim marked consequential, so nothing was gated: "
+            "mark the claims that must hold, or read the report with --consequential all."
+            if consequential == "marked"
+            else "The run has no output claim, so nothing was gated."
+        )
     if not chosen.latest:
+        state = "not decided"
         note = "This is not the run's latest evaluation; the gate reads only the latest."
     elif chosen.stale:
+        state = "failed"
         note = f"The evaluation is stale ({chosen.stale_reason}): the gate fails on it."
     gate = GateDecision(
-        passed=not failing and not chosen.stale and chosen.latest,
-        consequential=weighed,
+        passed=state == "passed" and not chosen.stale and chosen.latest,
+        weighed=weighed,
         failing=failing,
-        policy=GATE_POLICY,
+        policy=consequential,
+        policy_text=(
+            "The release gate passes only when the run's latest evaluation is current, it "
+            f"weighs at least one output claim, and {gate_policy_text(consequential)} "
+            f"(hopgate gate --consequential {consequential})."
+        ),
+        state=state,
         note=note,
     )
     strata: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))

@@ -19,7 +19,7 @@ from typing import Any
 
 from hopgate import ids
 from hopgate._version import __version__
-from hopgate.audit.results import VerdictRow, evaluation_cards
+from hopgate.audit.results import VerdictRow, evaluation_cards, unknown_run
 from hopgate.audit.withholding import MARKER, check_reader, evaluation_reader, withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
@@ -81,7 +81,7 @@ def resolve_evaluation(
     """
     known = catalog.runs(store)
     if run not in known:
-        raise NotEvaluatedError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+        raise NotEvaluatedError(unknown_run(run, known))
     recorded = catalog.evaluations(store, run)
     if not recorded:
         raise NotEvaluatedError(
