@@ -33,7 +33,9 @@ from hopgate.audit.results import (
 from hopgate.audit.withholding import for_reader
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
+from hopgate.library import spec
 from hopgate.library.artefacts import library_query
+from hopgate.library.spec import Definition, figure_definition
 from hopgate.report.data import (
     CardDetail,
     ChosenEvaluation,
@@ -52,32 +54,10 @@ if TYPE_CHECKING:
 
 FORMATS = ("html", "md", "json")
 
-#: One-sentence definitions of the figures (docs/spec/acceptance.md "Metrics").
-DEFINITIONS = {
-    "complete_set_recall": "Answerable claim-cases whose retrieved spans contain an eligible "
-    "evidence set, out of all answerable claim-cases.",
-    "citation_set_completeness": "Independently supported output claims (judged correct, claim "
-    "answerable) whose citations contain an eligible evidence set, out of all independently "
-    "supported output claims.",
-    "answer_correctness": "Answerable claim-cases with an output claim asserting the claim that "
-    "is judged correct, out of all answerable claim-cases.",
-    "whole_answer": "Questions all of whose required claims pass (answerable, retrieved complete "
-    "and answered correctly), out of questions whose required claims are all answerable; "
-    "reported beside the claim-case figures, never folded into them.",
-}
-COUNTS = {
-    "unsupported": "Output claims that are not independently supported (judged incorrect, or "
-    "their claim is not answerable, or they assert no reference claim).",
-    "omitted": "Answerable claim-cases with no output claim asserting the required claim.",
-    "blocked": "Claim-cases whose claim has no eligible set for this reader, though an "
-    "adjudicated set would be eligible but for who may read it.",
-    "not_found": "Claim-cases whose claim has no adjudicated set that passes the time rules "
-    "(not found; never in the answerable denominators).",
-    "appropriate_abstentions": "Cases where the system abstained and no required claim is "
-    "answerable: abstaining was right.",
-    "escalated": "Output claims awaiting adjudication (verdict escalate: an unresolved "
-    "contradiction, a cited proposed set, or an unreviewed extra assertion).",
-}
+#: Each figure's and count's definition, in the words of the spec section that defines it
+#: (hopgate.library.spec quotes docs/spec/acceptance.md: one home for what a figure means).
+DEFINITIONS: dict[str, Definition] = {name: figure_definition(name) for name in spec.FIGURES}
+COUNTS: dict[str, Definition] = {name: figure_definition(name) for name in spec.COUNTS}
 COUNT_LABELS = {
     "unsupported": "unsupported outputs",
     "omitted": "omitted required claims",
@@ -136,8 +116,8 @@ class Report:
             "header": asdict(self.header),
             "gate": asdict(self.gate),
             "metrics": self.metrics.as_dict(),
-            "definitions": DEFINITIONS,
-            "count_definitions": COUNTS,
+            "definitions": {name: asdict(d) for name, d in DEFINITIONS.items()},
+            "count_definitions": {name: asdict(d) for name, d in COUNTS.items()},
             "peers": self.peers,
             "verdict_counts": self.verdict_counts,
             "verdict_strata": self.verdict_strata,
