@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the FEVER scorer (PyPI fever-scorer 2.0.39) into the environment of
-# PYTHON (default .venv/bin/python), for bench/real.py.
+# PYTHON (default .venv/bin/python), for bench/real.py and for tests/audit/test_peers.py
+# (`make install-test` runs it under CI=true).
 #
 # Its setup.py passes Python's builtin `license` object (license=license), so
 # building its metadata fails ("'_Printer' object has no attribute 'split'").

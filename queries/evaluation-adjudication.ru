@@ -1,41 +1,46 @@
 # id: evaluation-adjudication
-# description: Which final judgments are in force for the run's evaluation: the annotation version of each evidence set (re-annotated by its latest final entailment or alternatives judgment), the contradictions a final contradiction judgment resolves, and the extra assertions a final boundary judgment decides? Writes the answer into the evaluation's scratch graph; the load graphs are only read.
+# description: Which final judgments are in force for the run's evaluation: the annotation version of each evidence set (re-annotated by its latest recorded final entailment or alternatives judgment), the contradictions a final contradiction judgment resolves, and the extra assertions a final boundary judgment decides? Writes the answer into the evaluation's scratch graph; the load graphs are only read.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?set hg:reannotatedBy ?judgment (the latest final entailment or alternatives judgment of the set), ?set hg:statusInForce ?status (hg:Adjudicated, hg:Proposed or hg:Rejected: the re-annotated status, else the loaded one), ?contradiction hg:resolvedBy ?judgment, ?output hg:boundaryDecidedBy ?judgment
-# spec: docs/spec/adjudication.md "Effect on scoring", docs/spec/adjudication.md "Edge cases"
+# returns: nothing; inserts into GRAPH ?scratch: ?set hg:reannotatedBy ?judgment (the latest recorded final entailment or alternatives judgment of the set), ?set hg:statusInForce ?status (hg:Adjudicated, hg:Proposed or hg:Rejected: the re-annotated status, else the loaded one), ?contradiction hg:resolvedBy ?judgment, ?output hg:boundaryDecidedBy ?judgment
+# spec: docs/spec/adjudication.md "Effect on scoring", docs/spec/adjudication.md "Recording", docs/spec/adjudication.md "Edge cases"
 #
 # Runs first among the evaluation's updates; evaluation-eligibility and
 # evaluation-routes read hg:statusInForce instead of the loaded hg:setStatus,
 # evaluation-verdicts reads hg:resolvedBy and hg:boundaryDecidedBy.
 # Only final judgments whose decision is a term of their question count
 # (initial judgments, and the old spelling without hg:question, score
-# nothing). The latest final judgment wins: the greatest time (a judgment
-# without one is the earliest), then the greatest hg:ledgerId (compared as
-# plain strings: on Virtuoso 7.2.5, MAX of xsd:string literals is not the
-# greatest string); judgments stay terms, no key is built from an id. An update's
+# nothing). Rule latest recorded: the judgment in force is the one the store
+# recorded last, the greatest hg:recordNumber (the loader's stamp, in the
+# order loads and their ledgers recorded them; never the time a judgment
+# claims, prov:generatedAtTime, which its author chose). A judgment recorded
+# before the store numbered its recordings counts as number 0, recorded
+# before every numbered one; among equal numbers (only those, or two writers
+# racing on a remote store) the greatest hg:ledgerId, compared as a plain
+# string (on Virtuoso 7.2.5, MAX of xsd:string literals is not the greatest
+# string). Judgments stay terms, no key is built from an id. An update's
 # WHERE reads no union default graph, so every pattern names its graph.
 INSERT { GRAPH ?scratch { ?set hg:reannotatedBy ?judgment } }
 WHERE {
   {
-    SELECT ?set ?latestAt (MAX(STR(?id)) AS ?latestId)
+    SELECT ?set ?latestRecord (MAX(STR(?id)) AS ?latestId)
     WHERE {
       {
-        SELECT ?set (MAX(?when) AS ?latestAt)
+        SELECT ?set (MAX(?rank) AS ?latestRecord)
         WHERE {
           GRAPH ?g1 { ?j hg:judges ?set ; hg:final true ; hg:question ?q ; hg:decision ?d }
           GRAPH ?g2 { ?set hg:supportsClaim ?claim }
           FILTER (?q IN ("entailment", "alternatives") && ?d IN ("sufficient", "insufficient"))
-          OPTIONAL { GRAPH ?g3 { ?j prov:generatedAtTime ?at } }
-          BIND (COALESCE(?at, "0001-01-01T00:00:00Z"^^xsd:dateTime) AS ?when)
+          OPTIONAL { GRAPH ?g3 { ?j hg:recordNumber ?number } }
+          BIND (COALESCE(?number, 0) AS ?rank)
         }
         GROUP BY ?set
       }
       GRAPH ?g4 { ?j hg:judges ?set ; hg:final true ; hg:question ?q ; hg:decision ?d ; hg:ledgerId ?id }
       FILTER (?q IN ("entailment", "alternatives") && ?d IN ("sufficient", "insufficient"))
-      OPTIONAL { GRAPH ?g5 { ?j prov:generatedAtTime ?at } }
-      FILTER (COALESCE(?at, "0001-01-01T00:00:00Z"^^xsd:dateTime) = ?latestAt)
+      OPTIONAL { GRAPH ?g5 { ?j hg:recordNumber ?recorded } }
+      FILTER (COALESCE(?recorded, 0) = ?latestRecord)
     }
-    GROUP BY ?set ?latestAt
+    GROUP BY ?set ?latestRecord
   }
   GRAPH ?g6 { ?judgment hg:judges ?set ; hg:ledgerId ?judgmentId ; a hg:Judgment }
   FILTER (STR(?judgmentId) = ?latestId)
@@ -56,24 +61,24 @@ WHERE {
 INSERT { GRAPH ?scratch { ?contradiction hg:resolvedBy ?judgment } }
 WHERE {
   {
-    SELECT ?contradiction ?latestAt (MAX(STR(?id)) AS ?latestId)
+    SELECT ?contradiction ?latestRecord (MAX(STR(?id)) AS ?latestId)
     WHERE {
       {
-        SELECT ?contradiction (MAX(?when) AS ?latestAt)
+        SELECT ?contradiction (MAX(?rank) AS ?latestRecord)
         WHERE {
           GRAPH ?g1 { ?j hg:judges ?contradiction ; hg:final true ; hg:question "contradiction" ; hg:decision ?d }
           FILTER (?d IN ("material", "immaterial"))
-          OPTIONAL { GRAPH ?g3 { ?j prov:generatedAtTime ?at } }
-          BIND (COALESCE(?at, "0001-01-01T00:00:00Z"^^xsd:dateTime) AS ?when)
+          OPTIONAL { GRAPH ?g3 { ?j hg:recordNumber ?number } }
+          BIND (COALESCE(?number, 0) AS ?rank)
         }
         GROUP BY ?contradiction
       }
       GRAPH ?g4 { ?j hg:judges ?contradiction ; hg:final true ; hg:question "contradiction" ; hg:decision ?d ; hg:ledgerId ?id }
       FILTER (?d IN ("material", "immaterial"))
-      OPTIONAL { GRAPH ?g5 { ?j prov:generatedAtTime ?at } }
-      FILTER (COALESCE(?at, "0001-01-01T00:00:00Z"^^xsd:dateTime) = ?latestAt)
+      OPTIONAL { GRAPH ?g5 { ?j hg:recordNumber ?recorded } }
+      FILTER (COALESCE(?recorded, 0) = ?latestRecord)
     }
-    GROUP BY ?contradiction ?latestAt
+    GROUP BY ?contradiction ?latestRecord
   }
   GRAPH ?g6 { ?judgment hg:judges ?contradiction ; hg:ledgerId ?judgmentId ; a hg:Judgment }
   FILTER (STR(?judgmentId) = ?latestId)
@@ -81,24 +86,24 @@ WHERE {
 INSERT { GRAPH ?scratch { ?output hg:boundaryDecidedBy ?judgment } }
 WHERE {
   {
-    SELECT ?output ?latestAt (MAX(STR(?id)) AS ?latestId)
+    SELECT ?output ?latestRecord (MAX(STR(?id)) AS ?latestId)
     WHERE {
       {
-        SELECT ?output (MAX(?when) AS ?latestAt)
+        SELECT ?output (MAX(?rank) AS ?latestRecord)
         WHERE {
           GRAPH ?g1 { ?j hg:judges ?output ; hg:final true ; hg:question "boundary" ; hg:decision ?d }
           FILTER (?d IN ("new-claim", "not-a-claim", "unsupported"))
-          OPTIONAL { GRAPH ?g3 { ?j prov:generatedAtTime ?at } }
-          BIND (COALESCE(?at, "0001-01-01T00:00:00Z"^^xsd:dateTime) AS ?when)
+          OPTIONAL { GRAPH ?g3 { ?j hg:recordNumber ?number } }
+          BIND (COALESCE(?number, 0) AS ?rank)
         }
         GROUP BY ?output
       }
       GRAPH ?g4 { ?j hg:judges ?output ; hg:final true ; hg:question "boundary" ; hg:decision ?d ; hg:ledgerId ?id }
       FILTER (?d IN ("new-claim", "not-a-claim", "unsupported"))
-      OPTIONAL { GRAPH ?g5 { ?j prov:generatedAtTime ?at } }
-      FILTER (COALESCE(?at, "0001-01-01T00:00:00Z"^^xsd:dateTime) = ?latestAt)
+      OPTIONAL { GRAPH ?g5 { ?j hg:recordNumber ?recorded } }
+      FILTER (COALESCE(?recorded, 0) = ?latestRecord)
     }
-    GROUP BY ?output ?latestAt
+    GROUP BY ?output ?latestRecord
   }
   GRAPH ?g6 { ?judgment hg:judges ?output ; hg:ledgerId ?judgmentId ; a hg:Judgment }
   FILTER (STR(?judgmentId) = ?latestId)

@@ -1,4 +1,10 @@
-"""Shared fixtures: a minimal valid ledger, writing it in every spelling, a store."""
+"""Shared fixtures and helpers: the worked example, a minimal valid ledger in every spelling,
+a store, the shared data (../shared/data), a private Virtuoso, and the test session's options.
+
+Under ``CI=true`` what a test needs must be there: missing data, Virtuoso, graphviz or
+Chromium fail the test instead of skipping it. Hypothesis explores new examples on every
+CI run; the seed is printed in the session header (``HOPGATE_HYPOTHESIS_SEED`` replays it).
+"""
 
 from __future__ import annotations
 
@@ -6,39 +12,174 @@ import copy
 import gzip
 import json
 import os
+import random
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import yaml
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, settings
 
 import hopgate
+from hopgate.cli import cli
+from hopgate.decide.evaluation import evaluate
 from hopgate.ingest.ledger import KINDS
 
+#: The project's root folder, its worked example and the ledgers the tests share.
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+CEDAR = EXAMPLES / "cedar.yaml"
+LEDGERS = ROOT / "tests" / "fixtures" / "ledgers"
+#: The worked example's verdicts (the header of examples/cedar.yaml).
+CEDAR_VERDICTS = {
+    "sys-a/qA/o1": "revise-citations",
+    "sys-a/qB/o1": "revise-citations",
+    "sys-a/qC/o1": "accept",
+    "sys-a/qD/o1": "reject",
+}
+#: Real benchmark data and test suites beside the project, never committed (its README):
+#: ``shared/data`` in the nearest folder above the checkout that has one (beside a
+#: clone or a worktree too); HOPGATE_SHARED_DATA names another folder.
+SHARED_DATA = Path(
+    os.environ.get("HOPGATE_SHARED_DATA")
+    or next(
+        (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+        ROOT.parent / "shared" / "data",
+    )
+)
+
+#: Under CI=true a test's requirements must be met: a missing one fails the test.
+CI = os.environ.get("CI", "").lower() == "true"
 #: Tests marked slow (10k claims, minutes each) run under CI=true or HOPGATE_SLOW_TESTS=1;
 #: `make test` on a workstation stays within minutes without them.
-RUN_SLOW = os.environ.get("CI", "").lower() == "true" or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
+RUN_SLOW = CI or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
+#: Tests marked benchmark only measure scale: they run with HOPGATE_BENCHMARKS=1 (bench/README.md).
+RUN_BENCHMARKS = os.environ.get("HOPGATE_BENCHMARKS") == "1"
+
+T = TypeVar("T")
 
 
-#: The seed of the fuzz tests (tests/test_hostile_input.py): fixed, so CI runs the same
-#: examples every time; HOPGATE_FUZZ_SEED explores others. pytest's header prints it.
-FUZZ_SEED = int(os.environ.get("HOPGATE_FUZZ_SEED", "20250025"))
+def examples(count: int) -> int:
+    """How many examples a Hypothesis test draws: ``count`` under CI (or with slow tests),
+    a third of it otherwise, so that `make test` on a workstation stays within minutes."""
+    return count if RUN_SLOW else max(5, count // 3)
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    """Print the fuzz seed, so that a failing run can be repeated."""
-    return f"hopgate fuzz seed: {FUZZ_SEED} (HOPGATE_FUZZ_SEED to change)"
+def required(reason: str) -> None:
+    """A test's requirement is missing: fail under ``CI=true``, else skip with ``reason``."""
+    if CI:
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def shared_data(*parts: str) -> Path:
+    """The path of ``../shared/data/<parts>``; a missing one fails under CI, else skips."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        required(f"the shared data is not present: {path} (see {SHARED_DATA / 'README.md'})")
+    return path
+
+
+def within(seconds: float, call: Callable[[], T]) -> T:
+    """``call()``, failing the test if it has not returned after ``seconds`` (a hang guard).
+
+    Not a timing: the bound is minutes above what the call takes on a loaded machine, and
+    only says that the call came back at all. The call runs in a daemon thread, so a hung
+    call is abandoned with the test.
+    """
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # re-raised in the test's thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"still running after {seconds:.0f} s: it hangs", pytrace=False)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
+
+
+# ---- the session: Hypothesis under CI, slow tests, benchmarks ---------------------------
+
+#: Under CI every run draws new examples (Hypothesis's own "ci" profile derandomizes,
+#: so each CI run would replay the same ones); no example database is kept.
+settings.register_profile(
+    "hopgate-ci",
+    derandomize=False,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+if CI:
+    settings.load_profile("hopgate-ci")
+
+
+def _hypothesis_seed() -> int | None:
+    """The seed asked for (HOPGATE_HYPOTHESIS_SEED), a fresh one under CI, else None."""
+    asked = os.environ.get("HOPGATE_HYPOTHESIS_SEED")
+    if asked:
+        return int(asked)
+    return random.SystemRandom().randrange(2**32) if CI else None
+
+
+#: The session's seed: new on each CI run, printed in the header, replayed by
+#: HOPGATE_HYPOTHESIS_SEED; None on a workstation (each test draws its own).
+SESSION_SEED = _hypothesis_seed()
+#: The seed of the fuzz tests (tests/ingest/test_hostile_input.py, ``@seed``): the session's
+#: under CI, so that each run explores new inputs; fixed on a workstation; HOPGATE_FUZZ_SEED
+#: sets it. The header prints it.
+FUZZ_SEED = int(
+    os.environ.get("HOPGATE_FUZZ_SEED") or (SESSION_SEED if SESSION_SEED is not None else 20250025)
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Seed Hypothesis (unless ``--hypothesis-seed`` was given) before its plugin reads it."""
+    if config.getoption("hypothesis_seed", None) is None and SESSION_SEED is not None:
+        config.option.hypothesis_seed = SESSION_SEED
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """The Hypothesis seed of this session and the fuzz seed, and how to replay them."""
+    seed = config.getoption("hypothesis_seed", None)
+    profile = f"hypothesis profile {settings.get_current_profile_name()!r}, "
+    fuzz = f"hopgate fuzz seed: {FUZZ_SEED} (HOPGATE_FUZZ_SEED to change)"
+    if seed is None:
+        return [profile + "seed random per test (HOPGATE_HYPOTHESIS_SEED=N fixes one)", fuzz]
+    replay = f"{'CI=true ' if CI else ''}HOPGATE_HYPOTHESIS_SEED={seed} make test"
+    return [profile + f"seed {seed} (replay: {replay})", fuzz]
+
+
+#: Fixtures that start Virtuoso servers (tens of seconds each, and minutes of tests on them).
+SERVER_FIXTURES = {"virtuoso", "servers"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the tests marked slow unless CI=true or HOPGATE_SLOW_TESTS=1."""
-    if RUN_SLOW:
-        return
-    skip = pytest.mark.skip(reason="slow: runs under CI=true or HOPGATE_SLOW_TESTS=1")
+    """Skip slow tests unless CI=true or HOPGATE_SLOW_TESTS=1, benchmarks unless asked for.
+
+    A test on a Virtuoso server is slow: it runs under CI=true (where a missing
+    server fails it) or HOPGATE_SLOW_TESTS=1.
+    """
+    slow = pytest.mark.skip(reason="slow: runs under CI=true or HOPGATE_SLOW_TESTS=1")
+    benchmark = pytest.mark.skip(reason="a benchmark of scale: runs with HOPGATE_BENCHMARKS=1")
     for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+        if "benchmark" in item.keywords and not RUN_BENCHMARKS:
+            item.add_marker(benchmark)
+        elif "slow" in item.keywords and not RUN_SLOW:
+            item.add_marker(slow)
 
 
 #: The text of the minimal ledger's one version (non-ASCII on purpose; "R17" occurs twice).
@@ -178,6 +319,26 @@ def store() -> Iterator[hopgate.OxigraphStore]:
         yield opened  # type: ignore[misc]
 
 
+@pytest.fixture(scope="module")
+def cedar() -> Iterator[hopgate.OxigraphStore]:
+    """The worked example (examples/cedar.yaml), loaded and evaluated once per module, in memory."""
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, CEDAR)
+        evaluate(store)
+        yield store  # type: ignore[misc]
+
+
+@pytest.fixture
+def hg(tmp_path: Path) -> Callable[..., Result]:
+    """``hg(*args)``: ``hopgate --store <tmp_path>/store ARGS`` in-process (stderr apart)."""
+    runner = CliRunner()
+
+    def run(*args: str) -> Result:
+        return runner.invoke(cli, ["--store", str(tmp_path / "store"), *args], obj={})
+
+    return run
+
+
 @pytest.fixture
 def locate() -> Callable[[dict[str, Any], str, int, str], str]:
     """``locate(ledger, plural, index, fmt)``: the record location a load error names."""
@@ -204,9 +365,7 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     reason = missing()
     if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true and {reason}")
-        pytest.skip(reason)
+        required(reason)
     server = VirtuosoServer(tmp_path_factory.mktemp("virtuoso"))
     try:
         server.start()

@@ -13,10 +13,15 @@ from typing import Any
 from hopgate.audit import results
 from hopgate.audit.peers import PeerMetric
 from hopgate.audit.peers import peer_metrics as _peer_metrics
+from hopgate.audit.results import VERDICT_COLUMNS
 from hopgate.bundles.export import export_bundle as _export_bundle
 from hopgate.decide.evaluation import evaluate
 from hopgate.store import Store
 from hopgate.store.catalog import runs
+
+#: The columns of a verdict row that the spec's model (tests/spec_model.py) computes too:
+#: the JSON contract's columns and the inadmissible citations.
+MODEL_COLUMNS = (*VERDICT_COLUMNS, "inadmissible_citations")
 
 
 def evaluated(store: Store, run: str | None = None) -> Store:

@@ -322,7 +322,8 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
                     "id": f"{run['id']}/{question['id']}/o{n}",
                     "text": "generated",
                     "claim": asserted,
-                    "correct": draw(st.integers(0, 3)) < 3,
+                    # null: nobody judged it (acceptance.md, rule unknown correctness).
+                    "correct": draw(st.sampled_from([True, True, True, False, None])),
                 }
                 cites = _delivered(draw, versions, positioned, span_ids, preferred)
                 if cites or draw(st.booleans()):
@@ -333,13 +334,15 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
             cases.append(case)
 
     # Structured judgments (docs/spec/adjudication.md): initial and final, on
-    # sets, contradictions and extra assertions; times tie so ids decide.
+    # sets, contradictions and extra assertions; one load records at most one
+    # final judgment of a subject's question ("Recording"), and times never order.
     subjects = [("set", g["id"]) for g in evidence_sets]
     subjects += [("contradiction", k["id"]) for k in contradictions]
     subjects += [
         ("extra", o["id"]) for c in cases for o in c.get("outputs") or [] if o["claim"] is None
     ]
     judgments = []
+    decided: set[tuple[str, str]] = set()
     for number in range(draw(st.integers(0, 4)) if subjects else 0):
         kind, subject = draw(st.sampled_from(subjects))
         if kind == "set":
@@ -355,6 +358,11 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
             "final": draw(st.booleans()),
             "reason": "generated",
         }
+        group = "re-annotation" if question in ("entailment", "alternatives") else question
+        if judged["final"] and (subject, group) in decided:
+            judged["final"] = False
+        if judged["final"]:
+            decided.add((subject, group))
         if draw(st.booleans()):
             judged["at"] = draw(st.sampled_from(["2026-06-02", "2026-06-03T10:00:00Z"]))
         judgments.append(judged)

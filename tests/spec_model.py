@@ -57,12 +57,19 @@ it; docs/spec/acceptance.md now states each as a rule):
 * Every run of the ledger has a metrics entry, even one with no cases; a run
   with no answerable claim-case has value ``None`` (never 1) for the ratios.
 
+Unknown correctness (docs/spec/acceptance.md "Per output claim"): an output
+whose ``correct`` is null is neither supported nor (when its claim is
+answerable) unsupported, and escalated when its claim is answerable; a
+claim-case with no output judged correct and some not judged is left out of
+answer correctness. Both are counted apart.
+
 Final judgments (docs/spec/adjudication.md "Effect on scoring"), applied before
 anything above reads a set's status, a contradiction or an extra assertion:
 
 * Only final judgments with a ``question`` and a decision that is a term of it
-  count; the latest wins: the greatest time (no time is the earliest), then
-  the greatest id.
+  count; the one recorded last wins, whatever time it claims. A ledger is one
+  load, which records at most one final judgment of a subject's question, so
+  the model finds at most one (the time a judgment claims never orders it).
 * A final ``entailment`` or ``alternatives`` judgment of a set gives it the
   status ``adjudicated`` (``sufficient``) or ``rejected`` (``insufficient``).
 * Any final ``contradiction`` judgment (``material`` or ``immaterial``)
@@ -83,13 +90,12 @@ VERDICTS = ("accept", "revise-citations", "abstain", "reject", "escalate")
 SET_TERMS = {"sufficient": "adjudicated", "insufficient": "rejected"}
 CONTRADICTION_TERMS = ("material", "immaterial")
 BOUNDARY_TERMS = ("new-claim", "not-a-claim", "unsupported")
-_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def _latest_final(
     judgments: list[dict[str, Any]], subject: str, questions: tuple[str, ...], terms: Any
 ) -> dict[str, Any] | None:
-    """The final judgment in force of ``subject``: latest time, then greatest id."""
+    """The final judgment in force of ``subject``: the one this ledger (one load) records."""
     found = [
         j
         for j in judgments
@@ -100,7 +106,8 @@ def _latest_final(
     ]
     if not found:
         return None
-    return max(found, key=lambda j: (parse_time(j["at"]) if j.get("at") else _EARLIEST, j["id"]))
+    assert len(found) == 1, "one load records at most one final judgment of a subject's question"
+    return found[0]
 
 
 def parse_time(value: str) -> datetime:
@@ -377,8 +384,11 @@ def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[st
     applies_at = model.claims[claim_id].get("applies_at") if claim_id is not None else None
     inadmissible = sorted({s.id for s in cited if not model.admissible(s, evaluation, applies_at)})
     status = model.status(claim_id, evaluation) if claim_id is not None else None
+    # ``correct: null``: nobody judged it (acceptance.md "Per output claim", rule
+    # unknown correctness): never read as correct or incorrect.
+    known = output["correct"] is not None
     correct = bool(output["correct"])
-    supported = correct and status == "answerable"
+    supported = known and correct and status == "answerable"
 
     proposed_cited = claim_id is not None and any(
         g["status"] == "proposed" and model.contained(g["members"], cited)
@@ -389,6 +399,7 @@ def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[st
         (claim_id is None and boundary == "new-claim")
         or (claim_id is not None and claim_id in model.unresolved)
         or (proposed_cited and not citation_complete)
+        or (status == "answerable" and not known)
     ):
         verdict = "escalate"
     elif claim_id is None:
@@ -407,6 +418,7 @@ def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[st
         "output": output["id"],
         "claim": claim_id,
         "supported": supported,
+        "support_unknown": status == "answerable" and not known,
         "retrieved_complete": retrieved_complete,
         "citation_complete": citation_complete,
         "missing": missing,
@@ -415,13 +427,18 @@ def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[st
     }
 
 
-def verdict_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per output claim of each case, sorted by (run, question, output)."""
+def _all_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows with what the metrics also need (``support_unknown``), sorted."""
     model = Ledger(ledger)
     rows = [
         _row(model, case, output) for case in model.cases for output in case.get("outputs") or []
     ]
     return sorted(rows, key=lambda r: (r["run"], r["question"], r["output"]))
+
+
+def verdict_rows(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per output claim of each case, sorted by (run, question, output)."""
+    return [{k: v for k, v in row.items() if k != "support_unknown"} for row in _all_rows(ledger)]
 
 
 def _ratio(numerator: int, denominator: int) -> dict[str, Any]:
@@ -464,14 +481,14 @@ def _whole_answer(model: Ledger, cases: list[dict[str, Any]]) -> dict[str, Any]:
 def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per run id: the three ratios, the side counts and the whole-answer ratio."""
     model = Ledger(ledger)
-    rows = verdict_rows(ledger)
+    rows = _all_rows(ledger)
     result: dict[str, dict[str, Any]] = {}
     for run_id in sorted(model.runs):
         evaluation = model.evaluation_of(run_id)
         cases = [c for c in model.cases if c["run"] == run_id]
         run_rows = [r for r in rows if r["run"] == run_id]
 
-        answerable = recalled = correct = omitted = blocked = not_found = 0
+        answerable = recalled = correct = judged = omitted = blocked = not_found = 0
         appropriate = 0
         for case in cases:
             retrieved = model.delivered_all(case.get("retrieved"))
@@ -493,6 +510,9 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 asserting = [o for o in outputs if o.get("claim") == claim_id]
                 if any(o["correct"] for o in asserting):
                     correct += 1
+                    judged += 1
+                elif all(o["correct"] is not None for o in asserting):
+                    judged += 1  # else unknown: left out of answer correctness
                 if not asserting:
                     omitted += 1
             if case.get("abstained", False) and all(s != "answerable" for s in statuses.values()):
@@ -504,11 +524,15 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "citation_set_completeness": _ratio(
                 sum(1 for r in supported if r["citation_complete"]), len(supported)
             ),
-            "answer_correctness": _ratio(correct, answerable),
+            "answer_correctness": _ratio(correct, judged),
             "counts": {
                 "unsupported": sum(
-                    1 for r in run_rows if not r["supported"] and r["verdict"] != "accept"
+                    1
+                    for r in run_rows
+                    if not r["supported"] and r["verdict"] != "accept" and not r["support_unknown"]
                 ),
+                "correctness_unknown": sum(1 for r in run_rows if r["support_unknown"]),
+                "answer_correctness_unknown": answerable - judged,
                 "omitted": omitted,
                 "blocked": blocked,
                 "not_found": not_found,
@@ -562,7 +586,7 @@ def intervention_outcomes(ledger: dict[str, Any]) -> list[dict[str, Any]]:
             allowed = [d for d in cited if any(model.covers(c, d) for c in citable)]
             supported = _surviving_route(model, eligible, allowed, unreadable) is not None
             observed = "supported answer" if supported else "unsupported synthesis"
-            correct = bool(output["correct"])
+            correct = None if output["correct"] is None else bool(output["correct"])
             outside = any(not any(model.covers(c, d) for c in context) for d in cited)
         else:
             observed = "appropriate abstention" if route is None else "missed answer"

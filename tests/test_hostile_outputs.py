@@ -22,7 +22,8 @@ loaded, evaluated, judged and evaluated again through the command line with host
 - PROV exports (every format): they read back as the exported quads;
 - card pictures: DOT labels hold no raw control character, SVG is a plain drawing.
 
-Examples are few and ledgers small; under CI the examples are fixed (derandomized).
+Examples are few and ledgers small; under CI each run draws new ones from the session's
+printed seed (tests/conftest.py), as every Hypothesis test does.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import csv
 import dataclasses
 import io
 import json
-import os
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,6 +39,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import required
 from hostile_data import MARKERS, Hostile, hostile_ledgers, ledger_of
 from hypothesis import HealthCheck, Phase, given, settings
 from markdown_it import MarkdownIt
@@ -58,12 +59,9 @@ from hopgate.report.build import Report, build_report
 from hopgate.report.pages import render
 from hopgate.testing import gate_message
 
-CI = os.environ.get("CI") == "true"
 FEW = settings(
     max_examples=2,
     deadline=None,
-    derandomize=CI,
-    database=None if CI else settings.default.database,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # an example takes seconds: no shrinking
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -273,6 +271,7 @@ def check_json(store: Path, hostile: Hostile) -> None:
         ("diff", "--run", run, "--format", "json"),
         ("review", "queue", "--format", "json"),
         ("review", "changes", "--run", run, "--format", "json"),
+        ("review", "judgments", "--all", "--format", "json"),
         ("query", "verdicts", "--format", "json"),
     ):
         result = _invoke(store, *args)
@@ -317,6 +316,7 @@ def check_terminal(store: Path, hostile: Hostile) -> None:
         ("diff", "--run", run),
         ("review", "queue"),
         ("review", "changes", "--run", run),
+        ("review", "judgments", "--all"),
         ("stats",),
         ("query", "verdicts"),
         ("report", "--run", run, "--format", "md", "--reader", public),
@@ -348,9 +348,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from browser import Browser, chromium
 
     if chromium() is None:
-        if CI:
-            pytest.fail("chromium is required under CI (apt-get install chromium)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+        required("chromium is not installed (apt-get install chromium)")
     with Browser(tmp_path_factory.mktemp("profile")) as opened:
         yield opened
 

@@ -14,7 +14,11 @@ import pkgutil
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import hopgate
+
+pytestmark = pytest.mark.metadata
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"

@@ -289,6 +289,17 @@ def test_review_queue_and_changes_withhold_judgment_reasons(folder: Path) -> Non
     assert "it says Cedar maps to zqnarrowed7731 kestrel" in seen
 
 
+def test_review_judgments_withholds_judgment_reasons(folder: Path) -> None:
+    """`review judgments` (issue 25 item 5) passes the same filter: for a reader, or, with
+    none given, withholding what any reader of the store may not see."""
+    for args in ((), ("--reader", "public")):
+        for fmt in ("text", "json"):
+            shown = _run(folder, "review", "judgments", "--all", *args, "--format", fmt)
+            assert _hits(shown) == 0, (args, fmt)
+    seen = _run(folder, "review", "judgments", "--all", "--reader", "analyst", "--format", "json")
+    assert "it says Cedar maps to zqnarrowed7731 kestrel" in seen
+
+
 def test_gate_rows_withhold_a_judgment_reason(folder: Path) -> None:
     result = CliRunner().invoke(
         cli, ["--store", str(folder / "store"), "gate", "--run", "r"], obj={}

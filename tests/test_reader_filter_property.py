@@ -261,6 +261,8 @@ def _outputs(store: Any, reader: str, other: str) -> list[tuple[str, str]]:
     found.append(("metrics", json.dumps(figures)))
     queue = [i.as_dict() for i in hopgate.review_queue(store, reader=reader)]
     found.append(("review queue", json.dumps(queue)))
+    judged = hopgate.review_judgments(store, final_only=False, reader=reader)
+    found.append(("review judgments", json.dumps([(j.as_dict(), s.as_dict()) for j, s in judged])))
     every = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER (isLiteral(?o)) }"
     constructed = hopgate.query(store, every, reader=reader)
     assert isinstance(constructed, bytes)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.metadata
+
 ROOT = Path(__file__).parents[1]
 SPEC_DIR = ROOT / "docs" / "spec"
 QUERY_DIR = ROOT / "queries"

@@ -43,11 +43,11 @@ from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.audit import adjudication
 from hopgate.audit import queue as _review
-from hopgate.audit.adjudication import Recorded, ScoreChanges
+from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
 from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics
-from hopgate.audit.queue import QueueItem
+from hopgate.audit.queue import JudgmentRecord, QueueItem
 from hopgate.audit.results import (
     FIGURES,
     GATE_POLICIES,
@@ -61,10 +61,12 @@ from hopgate.audit.results import (
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
-from hopgate.audit.withholding import Readers, check_reader, for_reader
+from hopgate.audit.withholding import Readers, Withholding, check_reader, for_reader
+from hopgate.bundles import judgment_proofs
 from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
 from hopgate.bundles.export import Export, export_bundle, write_export
 from hopgate.bundles.formats import PICTURE_EXTENSIONS
+from hopgate.bundles.judgment_proofs import Signature
 from hopgate.bundles.picture import card_dot
 from hopgate.bundles.picture import render as draw
 from hopgate.bundles.proofs import SignResult, sign_directory
@@ -95,6 +97,7 @@ from hopgate.ingest.adapters import import_files as _import_files
 from hopgate.ingest.adapters.shapes import SHAPES as ANSWER_SHAPES
 from hopgate.ingest.baseline import BaselineResult, baseline_labels
 from hopgate.ingest.baseline import baseline as _baseline
+from hopgate.ingest.correctness import Judge
 from hopgate.ingest.judgments import QUESTIONS
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load
@@ -104,6 +107,7 @@ from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import BUILTIN_BM25, RunResult, run_plan
 from hopgate.library.artefacts import LibraryQuery, artefact
 from hopgate.library.artefacts import library_queries as _library_queries
+from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits
 from hopgate.progress import Reporter
 from hopgate.report.build import Report
 from hopgate.report.build import build_report as _build_report
@@ -125,6 +129,7 @@ __all__ = [
     # What the commands' options choose from, and the columns and figures they print.
     "ANSWER_SHAPES",
     "BUILTIN_BM25",
+    "DEFAULT_OUTPUT_CAP",
     "EXPORT_FORMATS",
     "FIGURES",
     "GATE_POLICIES",
@@ -144,6 +149,7 @@ __all__ = [
     "Export",
     "GateResult",
     "ImportResult",
+    "JudgmentRecord",
     "LibraryQuery",
     "LoadResult",
     "PeerMetric",
@@ -156,6 +162,7 @@ __all__ = [
     "RunResult",
     "ScoreChanges",
     "ShaclReport",
+    "Signature",
     "SignResult",
     "SigningKey",
     "Stats",
@@ -192,6 +199,7 @@ __all__ = [
     "query",
     "render_report",
     "review_changes",
+    "review_judgments",
     "review_queue",
     "run_interventions",
     "sign",
@@ -881,20 +889,26 @@ def judge(
     settles: Sequence[str] = (),
     judgment_id: str | None = None,
     keep_in: Path | None = None,
+    sign: Path | None = None,
 ) -> Recorded:
     """Record one judgment of ``subject``, appended as a one-judgment ledger loaded all or nothing.
 
     ``hopgate judge SUBJECT --question Q --decision D --by NAME --reason TEXT
-    [--final] [--settles J1,J2] [--id ID] [--keep-in DIR]``. Nothing earlier
-    is edited; a final judgment takes effect at the next :func:`evaluate`.
-    ``keep_in`` is where the ledger file is kept (default: beside an on-disk
-    store; an in-memory store needs one).
+    [--final] [--settles J1,J2] [--id ID] [--keep-in DIR] [--sign KEY]``.
+    Nothing earlier is edited; a final judgment takes effect at the next
+    :func:`evaluate`, where the judgment recorded last is in force
+    (docs/spec/adjudication.md "Recording"). ``keep_in`` is where the ledger
+    file is kept (default: beside an on-disk store; an in-memory store needs
+    one). ``sign`` is a private key file (``hopgate keys new``): the judgment
+    carries its signature, which :func:`review_judgments` and the report
+    check against trusted keys.
 
     Raises:
         AdjudicationError: a missing reviewer or reason, settles on an initial
             judgment, or no folder to keep the file in.
         LedgerError: an unknown subject or question, a decision that is not a
             term of the question; nothing is kept.
+        SigningError: ``sign`` is not a readable private key.
 
     Example:
         >>> import tempfile
@@ -921,7 +935,77 @@ def judge(
         settles=settles,
         judgment_id=judgment_id,
         folder=keep_in,
+        signer=_signer(sign),
     )
+
+
+def _signer(key_file: Path | None) -> Signer | None:
+    if key_file is None:
+        return None
+    key = read_private_key(key_file)
+    return lambda fields: judgment_proofs.sign(fields, key)
+
+
+def review_judgments(
+    store: Store,
+    *,
+    subject: str | None = None,
+    final_only: bool = True,
+    trust: Sequence[str] = (),
+    reader: str | None = None,
+) -> list[tuple[JudgmentRecord, Signature]]:
+    """The judgments of the store (of ``subject``, a ledger id, when given), each with its signature.
+
+    ``hopgate review judgments [--subject ID] [--all] [--trust KEY]...``: by
+    subject, in the order the store recorded them (the last recorded final
+    judgment of a question is the one in force, docs/spec/adjudication.md
+    "Recording"), with who recorded each, when, and whether it is signed by
+    a key in ``trust`` (.pub files, did:keys or Multikeys; none given: the
+    signature is checked, the key is not). ``final_only`` (the default)
+    leaves initial judgments out. Reads only. Every text is shown for
+    ``reader`` (docs/spec/records.md "What a reader is shown"); with none
+    given, a text withheld from any reader of the store is withheld (the
+    judgments belong to no one run, so no run's reader is the default). Each
+    signature is checked against what the store holds, before that filter.
+
+    Raises:
+        SigningError: a ``trust`` value is not a public key.
+        ReviewError: an unknown reader.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import judge, load, open_store, review_judgments
+        >>> from hopgate.library.artefacts import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     _ = judge(store, "gC2", question="entailment", decision="sufficient", by="ana",
+        ...               reason="both hops stated", final=True, judgment_id="j-ana",
+        ...               keep_in=Path(folder))
+        >>> [(j.id, j.recorded_by, s.describe()) for j, s in review_judgments(store)]
+        [('j-ana', 'ana', 'unsigned')]
+    """
+    trusted = [read_public_key(value) for value in trust] if trust else None
+    if reader is not None:
+        check_reader(store, reader, ReviewError)
+        shown = for_reader(store, reader)
+    else:
+        shown = _withheld_from_any_reader(store)
+    found = [
+        j
+        for j in _review.judgments(store)
+        if (subject is None or j.subject == subject) and (j.final or not final_only)
+    ]
+    return [(shown.redact(j), shown.redact(judgment_proofs.check(j, trusted))) for j in found]
+
+
+def _withheld_from_any_reader(store: Store) -> Withholding:
+    """The filter withholding every text that any reader class of the store may not see."""
+    texts: set[str] = set()
+    for row in store.select("SELECT DISTINCT ?id WHERE { ?r a hg:ReaderClass ; hg:ledgerId ?id }"):
+        texts.update(for_reader(store, str(row["id"])).texts)
+    return Withholding("every reader", texts)
 
 
 def baseline(
@@ -1039,6 +1123,9 @@ def import_files(
     predictions: Path | None = None,
     max_evidence: int = 5,
     drop_empty: bool = False,
+    correctness_judge: str | None = None,
+    judge_timeout: float = 60.0,
+    pass_env: Sequence[str] = (),
 ) -> ImportResult:
     """Convert a pipeline's or a benchmark's files to a JSON Lines ledger at ``output``.
 
@@ -1049,6 +1136,10 @@ def import_files(
     ``max_evidence`` for fever), ``multihop-rag``, ``wice`` (``drop_empty``),
     ``ragas`` (docs/adapters.md). ``--load`` is :func:`load` of ``output``
     after it. ``notes`` says what the import took by default or ignored.
+    ``correctness_judge`` (rag) is a command deciding the answers with no
+    ``correct`` label and no ``short_answer`` matching the reference, run with
+    ``judge_timeout`` seconds and the minimal environment plus ``pass_env``
+    (:mod:`hopgate.processes`); without one they are of unknown correctness.
 
     Raises:
         LedgerError: an input is malformed; the message names file, record
@@ -1081,6 +1172,9 @@ def import_files(
         run=run,
         evaluation=evaluation,
         shape=shape,
+        judge=None
+        if correctness_judge is None
+        else Judge(correctness_judge, Limits(timeout=judge_timeout, pass_env=tuple(pass_env))),
     )
 
 
@@ -1124,16 +1218,29 @@ def plan_interventions(
 
 
 def run_interventions(
-    plan: Path, *, system: str, output: Path, jobs: int = 1, timeout: float = 60.0
+    plan: Path,
+    *,
+    system: str,
+    output: Path,
+    jobs: int = 1,
+    timeout: float = 60.0,
+    max_output: int = DEFAULT_OUTPUT_CAP,
+    pass_env: Sequence[str] = (),
+    correctness_judge: str | None = None,
 ) -> RunResult:
     """Run a system on every variant of a plan and write its answers as ledger cases.
 
     ``hopgate interventions run --plan PLAN --system SYSTEM -o OUTPUT [--jobs N]
-    [--timeout S]``: ``system`` is a shell command answering one variant
-    (JSON on stdin and stdout) or ``builtin:bm25``. A timeout, a non-zero exit
-    or malformed output is a failed variant (listed with its reason in
-    ``OUTPUT.failed.jsonl``), never an abstention. ``--load`` is
-    :func:`load` of ``output`` after it (when a variant was answered).
+    [--timeout S] [--max-output BYTES] [--pass-env NAME]...
+    [--correctness-judge CMD]``: ``system`` is a shell command answering one
+    variant (JSON on stdin and stdout) or ``builtin:bm25``; it runs with the
+    minimal environment plus ``pass_env``, in its own process group, its
+    output read up to ``max_output`` bytes (:mod:`hopgate.processes`). A
+    timeout, a non-zero exit, output over the cap or malformed output is a
+    failed variant (listed with its reason in ``OUTPUT.failed.jsonl``), never
+    an abstention. Correctness is never guessed (:mod:`hopgate.ingest.correctness`).
+    ``--load`` is :func:`load` of ``output`` after it (when a variant was
+    answered).
 
     Raises:
         RunError: the plan holds no variant.
@@ -1154,7 +1261,16 @@ def run_interventions(
         >>> result.answered, len(result.failed)
         (37, 0)
     """
-    return run_plan(read_plan(plan), system, output, jobs=jobs, timeout=timeout)
+    return run_plan(
+        read_plan(plan),
+        system,
+        output,
+        jobs=jobs,
+        timeout=timeout,
+        pass_env=tuple(pass_env),
+        output_cap=max_output,
+        correctness_judge=correctness_judge,
+    )
 
 
 def build_report(

@@ -191,6 +191,10 @@ class SystemAnswerError(HopgateError):
     """A system's answer to one variant cannot be used (kept as the variant's failure)."""
 
 
+class CommandError(HopgateError):
+    """A command the user named could not start, ran past its time, or wrote past its cap."""
+
+
 class MissingExtraError(HopgateError):
     """An optional dependency of this input format is not installed; names the pip command."""
 
@@ -199,6 +203,7 @@ __all__ = [
     "AdjudicationError",
     "AnchorError",
     "BaselineError",
+    "CommandError",
     "ConflictError",
     "EvaluationError",
     "ExplainError",

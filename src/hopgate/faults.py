@@ -1,7 +1,8 @@
 """Named step boundaries of the writes, where the crash tests kill the process.
 
 A load, an evaluation and an intervention plan each publish in the same steps
-(bulk write, snapshots, catalog entry: :func:`hopgate.store.publish.publish`). The crash-safety tests (tests/store/test_crash.py) run a real
+(bulk write, snapshots, catalog entry: :func:`hopgate.store.publish.publish`);
+``judge`` writes its one-judgment ledger (``judge:written``) before it loads it. The crash-safety tests (tests/store/test_crash.py) run a real
 ``hopgate`` process with ``HOPGATE_KILL_AT=<step>`` in its environment; at
 that boundary the process kills itself with SIGKILL (no cleanup, no
 ``finally``), exactly as a power cut or an OOM kill would leave the store.
@@ -14,7 +15,7 @@ import os
 import signal
 
 #: The step boundaries, in the order each kind of write passes them.
-STEPS = tuple(
+STEPS = ("judge:written",) + tuple(
     f"{kind}:{boundary}"
     for kind in ("load", "evaluate", "plan")
     for boundary in ("graph-added", "snapshots-kept", "published")

@@ -43,11 +43,12 @@ def reason(row: VerdictRow) -> str:
             why = "no eligible evidence set exists for its claim (not found)"
         return f"{what}: abstain: {why}, so the system should have abstained."
     if row.verdict == "escalate":
-        why = (
-            "it asserts no reference claim (an unreviewed extra assertion)"
-            if row.claim is None
-            else "its claim has an unresolved contradiction or only a proposed evidence set cited"
-        )
+        if row.claim is None:
+            why = "it asserts no reference claim (an unreviewed extra assertion)"
+        elif not row.correctness_known:
+            why = "nobody judged whether the answer is correct (its correctness is unknown)"
+        else:
+            why = "its claim has an unresolved contradiction or only a proposed evidence set cited"
         return f"{what}: escalate: {why}; it awaits adjudication."
     return f"{what}: {row.verdict}."
 

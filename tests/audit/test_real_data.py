@@ -1,8 +1,9 @@
 """The importers, peer metrics and baselines on the real benchmark samples.
 
 The data lives in ``../shared/data`` beside the project (never committed);
-each test skips when its folder is absent. Expected figures are those of each
-folder's README (for FEVER: the FEVER scorer's own output on the same files).
+each test skips when its folder is absent, and fails under ``CI=true``.
+Expected figures are those of each folder's README (for FEVER: the FEVER
+scorer's own output on the same files).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import rdflib
 from click.testing import CliRunner
+from conftest import SHARED_DATA, shared_data
 from evaluated import metrics, peer_metrics
 
 import hopgate
@@ -24,7 +26,9 @@ from hopgate.ingest.adapters import import_files
 from hopgate.ingest.baseline import baseline
 from hopgate.library.artefacts import artefact
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+pytestmark = pytest.mark.conformance
+
+DATA = SHARED_DATA
 FEVER = DATA / "fever-scorer-testdata"
 HOTPOTQA = DATA / "hotpotqa-sample" / "hotpotqa_train_100.json"
 MULTIHOP = DATA / "multihop-rag" / "multihoprag_subset500.json"
@@ -32,8 +36,8 @@ WICE = DATA / "wice" / "claim"
 
 
 def _needs(path: Path) -> None:
-    if not path.exists():
-        pytest.skip(f"benchmark data not present: {path}")
+    """Skip without ``path`` (../shared/data); fail under CI=true."""
+    shared_data(str(path.relative_to(SHARED_DATA)))
 
 
 def _store(ledger: Path) -> hopgate.Store:
@@ -64,11 +68,13 @@ def fever_full(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hopgate.Sto
     store.close()
 
 
+@pytest.mark.slow
 def test_fever_complete_set_recall_is_the_scorers_recall(fever_full: hopgate.Store) -> None:
     recall = metrics(fever_full)["fever-run"].complete_set_recall
     assert (recall.numerator, recall.denominator) == (2948, 6666)
 
 
+@pytest.mark.slow
 def test_fever_peer_figures_are_the_scorers(fever_full: hopgate.Store) -> None:
     peers = {p.name: p for p in peer_metrics(fever_full)["fever-run"]}
     assert (peers["strict score"].numerator, peers["strict score"].denominator) == (3257, 9999)
@@ -213,6 +219,7 @@ def _flagged_claims(store: hopgate.Store, file: str, constraint: str) -> set[str
     return {str(row["this"]) for row in store.select(_constraint_select(file, constraint))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("split", "supersets", "duplicates"), [("dev", 231, 13), ("test", 219, 8)])
 def test_wice_family_checks_fire_for_the_readme_claims(
     tmp_path: Path, split: str, supersets: int, duplicates: int
@@ -231,6 +238,7 @@ def test_wice_family_checks_fire_for_the_readme_claims(
     assert len(distinct) == duplicates
 
 
+@pytest.mark.slow
 def test_wice_dev_validate_reports_the_family_warnings(tmp_path: Path) -> None:
     """The same check through hopgate.validate: every shipped shape, in-store engine.
 

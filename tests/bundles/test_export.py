@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
+from conftest import CEDAR, required
 from evaluated import export_bundle
 
 import hopgate
@@ -32,18 +32,8 @@ from hopgate.report.pages import render
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 WITHHELD = ROOT / "examples" / "withheld.yaml"
 SPAN = "https://w3id.org/hopgate/id/span/"
-
-
-@pytest.fixture(scope="module")
-def cedar() -> Iterator[hopgate.OxigraphStore]:
-    """The worked example, loaded and evaluated, in memory."""
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        yield store  # type: ignore[misc]
 
 
 def _canonical(quads: list[ox.Quad]) -> list[str]:
@@ -258,7 +248,10 @@ def _may_see(reader: str, visibility: tuple[Any, Any], with_text: bool) -> bool:
     return span_readers is None or reader in span_readers
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+#: Each seed is a minute of exports on a loaded machine: the first runs everywhere, all under CI.
+@pytest.mark.parametrize(
+    "seed", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
+)
 def test_no_format_leaks_a_string_its_reader_may_not_see(
     seed: int, tmp_path: Path, write_ledger: Any
 ) -> None:
@@ -469,9 +462,7 @@ DOT_MISSING = shutil.which("dot") is None
 
 def _needs_dot() -> None:
     if DOT_MISSING:
-        if os.environ.get("CI") == "true":
-            pytest.fail("graphviz's dot is required under CI (apt-get install graphviz)")
-        pytest.skip("graphviz's dot is not installed (Debian: apt-get install graphviz)")
+        required("graphviz's dot is not installed (Debian: apt-get install graphviz)")
 
 
 def test_cli_export_and_verify(tmp_path: Path) -> None:
@@ -560,8 +551,6 @@ def test_demo_exports_provn_and_trig(tmp_path: Path) -> None:
 
 # --- a generated ledger of 10k claims ---------------------------------------------------
 
-SLOW = os.environ.get("CI") == "true" or os.environ.get("HOPGATE_SLOW_TESTS") == "1"
-
 
 @pytest.fixture(scope="module")
 def synthetic_10k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hopgate.OxigraphStore]:
@@ -585,7 +574,9 @@ def exported_10k(synthetic_10k: Any) -> Any:
     return export_quads(synthetic_10k, resolve_scope(synthetic_10k, graph=graph, reader="public"))
 
 
-@pytest.mark.slow
+#: The 10k-claim round trips measure scale (minutes each): benchmarks, run with
+#: HOPGATE_BENCHMARKS=1 (bench/README.md); every format's round trip is tested above.
+@pytest.mark.benchmark
 @pytest.mark.parametrize("fmt", ["trig", "jsonld"])
 def test_10k_claims_round_trip_rdf(exported_10k: Any, fmt: str) -> None:
     exported = exported_10k
@@ -597,10 +588,7 @@ def test_10k_claims_round_trip_rdf(exported_10k: Any, fmt: str) -> None:
     assert canonical == sorted(line.rstrip(b"\n") for line in exported.lines)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(
-    not SLOW, reason="PROV formats at 10k claims take minutes: CI=true or HOPGATE_SLOW_TESTS=1"
-)
+@pytest.mark.benchmark
 @pytest.mark.parametrize("fmt", ["provn", "provjson", "provxml"])
 def test_10k_claims_round_trip_prov(synthetic_10k: Any, fmt: str) -> None:
     graph = synthetic_10k.graphs()[-1]

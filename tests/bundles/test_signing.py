@@ -9,15 +9,14 @@ import re
 import shutil
 import stat
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
+from conftest import CEDAR, shared_data
 
-import hopgate
 from hopgate.bundles.export import FORMATS, export_bundle, write_export
 from hopgate.bundles.proofs import PROOFS, file_dataset, sign_directory
 from hopgate.bundles.signing import (
@@ -39,33 +38,21 @@ from hopgate.bundles.signing import (
 from hopgate.bundles.signing import hash_data as combined_hash
 from hopgate.bundles.verify import verify
 from hopgate.cli import cli
-from hopgate.decide.evaluation import evaluate
 from hopgate.errors import SigningError
 from hopgate.report.build import build_report
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
-#: The vectors sit in the shared data folder beside the checkout (or beside its worktrees).
-VECTORS = next(
-    (
-        found
-        for parent in ROOT.parents
-        if (found := parent / "shared" / "data" / "w3c-eddsa-rdfc-2022").is_dir()
-    ),
-    ROOT.parent / "shared" / "data" / "w3c-eddsa-rdfc-2022",
-)
 
 
 def _vector(name: str) -> bytes:
-    path = VECTORS / name
-    if not path.is_file():
-        pytest.skip(f"the W3C test vectors are not in {VECTORS} (see its README)")
-    return path.read_bytes()
+    """A file of the W3C test vectors (../shared/data; skipped without, failed under CI)."""
+    return shared_data("w3c-eddsa-rdfc-2022", name).read_bytes()
 
 
 # --- the specification's own test vectors --------------------------------------------------
 
 
+@pytest.mark.conformance
 def test_the_w3c_key_pair_decodes_and_derives_its_public_key() -> None:
     pair = json.loads(_vector("keyPair.json"))
     key = SigningKey.from_multibase(pair["privateKeyMultibase"])
@@ -74,6 +61,7 @@ def test_the_w3c_key_pair_decodes_and_derives_its_public_key() -> None:
     assert b58decode(pair["publicKeyMultibase"][1:])[:2] == bytes.fromhex("ed01")
 
 
+@pytest.mark.conformance
 def test_canonical_forms_and_hashes_match_the_w3c_vectors() -> None:
     canon_doc = _vector("canonDocDataInt.txt")
     document = canonical_nquads(ox.parse(canon_doc, format=ox.RdfFormat.N_QUADS))
@@ -97,6 +85,7 @@ def test_canonical_forms_and_hashes_match_the_w3c_vectors() -> None:
     )
 
 
+@pytest.mark.conformance
 def test_the_signer_reproduces_and_the_verifier_accepts_the_w3c_signature() -> None:
     pair = json.loads(_vector("keyPair.json"))
     key = SigningKey.from_multibase(pair["privateKeyMultibase"])
@@ -113,6 +102,7 @@ def test_the_signer_reproduces_and_the_verifier_accepts_the_w3c_signature() -> N
     assert not check_canonical(other, document, configuration, value)
 
 
+@pytest.mark.conformance
 def test_the_verifier_accepts_the_signed_w3c_credential_proof() -> None:
     signed = json.loads(_vector("signedDataInt.json"))
     proof = dict(signed["proof"])
@@ -150,14 +140,6 @@ def test_keys_are_written_0600_never_overwritten_and_read_back(tmp_path: Path) -
 
 
 # --- signed export directories -------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def cedar() -> Iterator[hopgate.OxigraphStore]:
-    with hopgate.open_store(None) as store:
-        hopgate.load(store, CEDAR)
-        evaluate(store)
-        yield store  # type: ignore[misc]
 
 
 def _signed_directory(store: Any, out: Path, key: SigningKey) -> None:

@@ -120,8 +120,9 @@ def test_dump_formats(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
     lines = target.read_text(encoding="utf-8").splitlines()
     # 532, plus 4 rank triples (a prov:Usage with hg:rank) for each of the 8 retrieved spans,
     # less the 4 that recorded the OS user as the load's person (issue 15: only --by names
-    # one), plus the catalog's two snapshot digests.
-    assert lines == sorted(lines) and len(lines) == 562
+    # one), plus the catalog's two snapshot digests, plus the recording number of the
+    # ledger's judgment (docs/spec/adjudication.md "Recording").
+    assert lines == sorted(lines) and len(lines) == 563
     trig = run("dump", "--format", "trig").output
     assert "GRAPH" in trig or "{" in trig
     missing = run("dump", "--graph", "https://example.org/nope")
@@ -182,11 +183,13 @@ def test_parse_param() -> None:
     assert parse_param("t=hello: world") == ("t", "hello: world")
 
 
+@pytest.mark.metadata
 def test_every_command_has_an_example() -> None:
     for name, command in cli.commands.items():
         assert command.help and "Example:" in command.help, name
 
 
+@pytest.mark.metadata
 def test_public_api() -> None:
     errors = set(hopgate.errors.__all__)
     assert sorted(set(hopgate.__all__) - errors) == sorted(
@@ -224,6 +227,7 @@ def test_public_api() -> None:
             "query",
             "render_report",
             "review_changes",
+            "review_judgments",
             "review_queue",
             "run_interventions",
             "sign",
@@ -236,6 +240,7 @@ def test_public_api() -> None:
     assert errors <= set(hopgate.__all__)
 
 
+@pytest.mark.metadata
 def test_every_error_is_a_hopgate_error_in_errors() -> None:
     """One home for the errors: each class hopgate raises on purpose lives in hopgate.errors."""
     for info in pkgutil.walk_packages(hopgate.__path__, "hopgate."):

@@ -8,33 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaluated import metrics, verdicts
+import spec_model
+from conftest import examples, write
+from evaluated import MODEL_COLUMNS, metrics, verdicts
 from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import data as st_data
+from ledger_strategies import ledgers
 
 import hopgate
 
-try:
-    from tests import spec_model
-    from tests.conftest import write
-    from tests.ledger_strategies import ledgers
-except ImportError:  # run from inside tests/
-    import spec_model  # type: ignore[no-redef]
-    from conftest import write  # type: ignore[no-redef]
-    from ledger_strategies import ledgers  # type: ignore[no-redef]
-
-ROW_KEYS = (
-    "run",
-    "question",
-    "output",
-    "claim",
-    "supported",
-    "retrieved_complete",
-    "citation_complete",
-    "missing",
-    "inadmissible_citations",
-    "verdict",
-)
 RATIOS = ("complete_set_recall", "citation_set_completeness", "answer_correctness", "whole_answer")
 
 
@@ -44,7 +26,7 @@ def _engine(ledger: dict[str, Any], directory: Path) -> tuple[list[dict[str, Any
         hopgate.load(store, path)
         if not ledger.get("runs"):
             return [], {}
-        rows = [{k: r.as_dict()[k] for k in ROW_KEYS} for r in verdicts(store)]
+        rows = [{k: r.as_dict()[k] for k in MODEL_COLUMNS} for r in verdicts(store)]
         figures = metrics(store)
     summary = {
         run: {
@@ -64,7 +46,7 @@ def _engine(ledger: dict[str, Any], directory: Path) -> tuple[list[dict[str, Any
 
 
 def _model(ledger: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    rows = [{k: r[k] for k in ROW_KEYS} for r in spec_model.verdict_rows(ledger)]
+    rows = [{k: r[k] for k in MODEL_COLUMNS} for r in spec_model.verdict_rows(ledger)]
     summary = {
         run: {**{name: m[name] for name in RATIOS}, "counts": m["counts"]}
         for run, m in spec_model.metrics(ledger).items()
@@ -77,7 +59,7 @@ def _key(row: dict[str, Any]) -> tuple[str, str, str]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -159,7 +141,7 @@ def _with_interventions(ledger: dict[str, Any], data: Any) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=80,
+    max_examples=examples(80),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -266,6 +248,9 @@ def _model_answers(ledger: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
                     min(len(set(g["members"])) for g in eligible) if eligible else None,
                     bool(asserting),
                     any(bool(o["correct"]) for o in asserting),
+                    # Unknown: none judged correct and some not judged (acceptance.md "Metrics").
+                    any(bool(o["correct"]) for o in asserting)
+                    or all(o["correct"] is not None for o in asserting),
                     _source_age(model, claim, evaluation, eligible),
                 )
             )
@@ -289,7 +274,7 @@ def _model_answers(ledger: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
                     question,
                     output["id"],
                     claim,
-                    bool(output["correct"]),
+                    output["correct"],  # None: not judged, unbound in the store
                     _STATUS.get(status) if status else None,
                     row["supported"],
                     row["retrieved_complete"],
@@ -412,6 +397,7 @@ def _engine_answers(store: Any) -> dict[str, set[tuple[Any, ...]]]:
             r["hops"],
             r["answered"],
             r["answeredCorrectly"],
+            r["correctnessKnown"],
             r["sourceAgeDays"],
         )
         for r in _rows(store, "claim-cases")
@@ -444,7 +430,7 @@ def _engine_answers(store: Any) -> dict[str, set[tuple[Any, ...]]]:
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

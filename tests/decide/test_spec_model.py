@@ -14,19 +14,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
+from conftest import CEDAR
 from hypothesis import HealthCheck, given, settings
-
-try:  # tests/ as a package (python -m pytest from the root) or on sys.path (rootdir mode)
-    from tests.ledger_strategies import check_valid, ledgers
-    from tests.spec_model import VERDICTS, metrics, parse_time, verdict_rows
-except ImportError:  # pragma: no cover
-    from ledger_strategies import check_valid, ledgers  # type: ignore[no-redef]
-    from spec_model import VERDICTS, metrics, parse_time, verdict_rows  # type: ignore[no-redef]
+from ledger_strategies import check_valid, ledgers
+from spec_model import VERDICTS, metrics, parse_time, verdict_rows
 
 ROOT = Path(__file__).parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 SCHEMA = ROOT / "src" / "hopgate" / "ingest" / "schema" / "ledger.schema.json"
 
 
@@ -149,6 +145,8 @@ def test_cedar_metrics() -> None:
     assert run["answer_correctness"] == ratio(3, 4)
     assert run["counts"] == {
         "unsupported": 1,
+        "correctness_unknown": 0,
+        "answer_correctness_unknown": 0,
         "omitted": 0,
         "blocked": 0,
         "not_found": 0,
@@ -290,6 +288,8 @@ def test_blocked_set_with_a_rule_3_failure_elsewhere_is_still_blocked() -> None:
     ledger["evidence_sets"].pop()
     assert metrics(ledger)["r"]["counts"] == {
         "unsupported": 0,
+        "correctness_unknown": 0,
+        "answer_correctness_unknown": 0,
         "omitted": 0,
         "blocked": 0,
         "not_found": 1,
@@ -692,7 +692,6 @@ def test_rows_are_sorted_by_run_question_output() -> None:
 
 
 def _schema_validator() -> Any:
-    jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads(SCHEMA.read_text("utf-8"))
     return jsonschema.Draft202012Validator(schema)
 
@@ -722,7 +721,10 @@ def _check_model_invariants(ledger: dict[str, Any]) -> list[dict[str, Any]]:
             part = run[name]
             assert 0 <= part["numerator"] <= part["denominator"]
             assert (part["value"] is None) == (part["denominator"] == 0)
-        assert run["complete_set_recall"]["denominator"] == run["answer_correctness"]["denominator"]
+        # Every answerable claim-case is in answer correctness or counted as unknown, never both.
+        assert run["complete_set_recall"]["denominator"] == (
+            run["answer_correctness"]["denominator"] + run["counts"]["answer_correctness_unknown"]
+        )
     json.dumps(result)
     json.dumps(rows)
     return rows

@@ -30,6 +30,7 @@ def _peers(store: hopgate.Store, run: str) -> dict[str, tuple[float, int]]:
     return {p.name: (p.numerator, p.denominator) for p in peer_metrics(store, run=run)[run]}
 
 
+@pytest.mark.conformance
 def test_fever_fixture_scores_as_the_scorer(tmp_path: Path) -> None:
     store = _load(
         tmp_path, "fever", ["fever-gold.jsonl"], predictions=FIXTURES / "fever-pred.jsonl"

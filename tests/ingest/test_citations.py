@@ -24,7 +24,8 @@ from hopgate.ingest.adapters import import_files
 from hopgate.ingest.adapters.corpus import Corpus, Located
 from hopgate.ingest.adapters.gold import GoldClaim, GoldQuestion
 from hopgate.ingest.adapters.items import ItemError
-from hopgate.ingest.adapters.rag import Judging, case_record
+from hopgate.ingest.adapters.rag import case_record
+from hopgate.ingest.correctness import Tally
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -78,6 +79,7 @@ Q3 = {
     "id": "q3",
     "answer": "It uses Stripe.",
     "contexts": [{"doc": "charter", "text": "builds the new billing platform"}],
+    "correct": True,
 }
 
 
@@ -156,6 +158,7 @@ def test_segments_reach_the_ledger_and_the_store(tmp_path: Path) -> None:
     answer = {
         "id": "q2",
         "answer": "Dana Reyes leads Project Orion and works in the Lisbon office.",
+        "correct": True,
         "contexts": [
             {"doc": "charter", "text": "Project Orion is led by Dana Reyes."},
             {"doc": "directory", "text": "Dana Reyes works in the Lisbon office."},
@@ -264,6 +267,7 @@ def test_the_record_api_takes_every_citation_form() -> None:
         run="p",
         question="q3",
         answer="The platform pays through Stripe.",
+        short_answer="Stripe",
         contexts=[{"doc": "charter", "text": "builds the new billing platform"}],
         citations=[
             {"context": 1, "segment": [0, 12]},
@@ -281,7 +285,7 @@ def test_case_record_cites_without_repeats() -> None:
     corpus.texts["d"] = "Alpha is R17."
     question = GoldQuestion("q", "R17", [GoldClaim("q", "R17")])
     item = {"answer": "R17 [1][1].", "contexts": ["d"], "citations": [1, "d", {"context": 1}]}
-    case = case_record(corpus, question, item, run="r", judging=Judging())
+    case = case_record(corpus, question, item, run="r", judging=Tally())
     assert case["outputs"][0]["cites"] == [Located("d", 0, 13).inline()]
     with pytest.raises(ItemError):
-        case_record(corpus, question, {**item, "citations": "1"}, run="r", judging=Judging())
+        case_record(corpus, question, {**item, "citations": "1"}, run="r", judging=Tally())

@@ -9,6 +9,7 @@ changed by the renaming and results map back one to one.
 from __future__ import annotations
 
 import copy
+import csv
 import io
 import json
 import re
@@ -18,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import spec_model
 from click.testing import CliRunner
-from evaluated import export_bundle, verdicts
+from conftest import write
+from evaluated import MODEL_COLUMNS, export_bundle, verdicts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ledger_strategies import ledgers
 
 import hopgate
 from hopgate import ids
@@ -32,17 +36,9 @@ from hopgate.bundles.quads import export_quads
 from hopgate.bundles.scope import resolve_scope
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
+from hopgate.escaping import csv_cell
 from hopgate.library.artefacts import library_query
 from hopgate.shacl.validation import validate
-
-try:
-    from tests import spec_model
-    from tests.conftest import write
-    from tests.ledger_strategies import ledgers
-except ImportError:  # run from inside tests/
-    import spec_model  # type: ignore[no-redef]
-    from conftest import write  # type: ignore[no-redef]
-    from ledger_strategies import ledgers  # type: ignore[no-redef]
 
 Ledger = dict[str, Any]
 
@@ -189,18 +185,6 @@ renamings = st.builds(
     Renaming,
     st.fixed_dictionaries({kind: st.tuples(affixes, affixes) for kind in KINDS}),
 )
-MODEL_KEYS = (
-    "run",
-    "question",
-    "output",
-    "claim",
-    "supported",
-    "retrieved_complete",
-    "citation_complete",
-    "missing",
-    "inadmissible_citations",
-    "verdict",
-)
 
 
 def _check_hostile_against_plain(ledger: Ledger, renaming: Renaming, tmp_path: Path) -> None:
@@ -211,8 +195,8 @@ def _check_hostile_against_plain(ledger: Ledger, renaming: Renaming, tmp_path: P
         (_plain(r) for r in plain_rows), key=_key
     )
     # And the spec's model agrees on the hostile ledger itself (ids sort by code point).
-    model = [{k: r[k] for k in MODEL_KEYS} for r in spec_model.verdict_rows(hostile)]
-    engine = [{k: r[k] for k in MODEL_KEYS} for r in hostile_rows]
+    model = [{k: r[k] for k in MODEL_COLUMNS} for r in spec_model.verdict_rows(hostile)]
+    engine = [{k: r[k] for k in MODEL_COLUMNS} for r in hostile_rows]
     assert sorted(engine, key=_key) == sorted(model, key=_key)
 
 
@@ -305,7 +289,7 @@ def _invoke(store: Path, *args: str) -> Any:
 @pytest.fixture(scope="module")
 def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store directory with the minimal ledger under hostile ids, loaded and evaluated."""
-    from tests.conftest import _minimal_ledger
+    from conftest import _minimal_ledger
 
     directory = tmp_path_factory.mktemp("hostile")
     ledger = renamed(_two_outputs(_minimal_ledger()), HOSTILE)
@@ -319,6 +303,8 @@ def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_command_reads_hostile_ids(hostile_store: Path) -> None:
     run, output = HOSTILE("run", "sys-a"), HOSTILE("output", "sys-a/q1/o1")
+    second = HOSTILE("output", "sys-a/q1/o2")
+    shown: dict[tuple[str, ...], str] = {}
     result = _invoke(hostile_store, "verdicts", "--format", "json")
     assert result.exit_code == 0, result.output
     rows = {row["output"]: row for row in json.loads(result.output)}
@@ -339,8 +325,19 @@ def test_every_command_reads_hostile_ids(hostile_store: Path) -> None:
         ("verdicts", "--format", "json"),
     ):
         result = _invoke(hostile_store, *args)
-        assert result.exit_code in (0, 1), (args, result.output)  # gate: 1 = not accepted
+        # The gate fails: output o1 leaves a1 of its route uncited (revise-citations).
+        assert result.exit_code == (1 if args[0] == "gate" else 0), (args, result.output)
         assert "Error" not in result.output, (args, result.output)
+        shown[args] = result.stdout
+    # What the machine-readable outputs say, read back: the hostile ids whole.
+    assert list(json.loads(shown[("metrics", "--run", run, "--format", "json")])) == [run]
+    assert json.loads(shown[("stats", "--format", "json")])["records"]["output claims"] == 2
+    table = list(csv.DictReader(io.StringIO(shown[("query", "verdicts", "--format", "csv")])))
+    # CSV cells show line ends and controls as escapes (hopgate.escaping.csv_cell).
+    assert sorted(row["output"] for row in table) == sorted(map(csv_cell, [output, second]))
+    assert shown[("dump", "--format", "nquads")].count("hg:") == 0  # N-Quads: full IRIs
+    again = json.loads(shown[("verdicts", "--format", "json")])
+    assert {row["output"] for row in again} == {output, second}
     query = json.loads(
         _invoke(
             hostile_store, "query", "missing-hops", "--param", f"run=run:{run}", "--format", "json"
@@ -393,7 +390,7 @@ def test_a_card_picture_of_hostile_ids(hostile_store: Path) -> None:
 
 
 def test_evaluate_by_run_id_with_hostile_ids(tmp_path: Path) -> None:
-    from tests.conftest import _minimal_ledger
+    from conftest import _minimal_ledger
 
     ledger = renamed(_minimal_ledger(), HOSTILE)
     path = write(tmp_path / "ledger", ledger, "yaml")

@@ -10,22 +10,19 @@ import copy
 import gzip
 import io
 import json
-import subprocess
-import sys
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from conftest import CEDAR
 
 import hopgate
 from hopgate import ids
 from hopgate.ingest.ledger import read_records
 from hopgate.vocab import CATALOG_GRAPH, HG, OA, PROV
 
-CEDAR = Path(__file__).parents[2] / "examples" / "cedar.yaml"
 Ledger = dict[str, Any]
 
 
@@ -452,45 +449,6 @@ def test_span_before_its_version_in_jsonl(
     a2 = ids.mint("span", "a2")
     assert values(store, a2, PROV + "wasQuotedFrom") == [ids.mint("version", "registry@1")]
     assert values(store, a2 + "/quote", OA + "exact") == ["Record R17 is held by Entity R"]
-
-
-# ---- the store lock --------------------------------------------------------------------
-
-_OPEN_SCRIPT = textwrap.dedent(
-    """
-    import sys
-    from pathlib import Path
-    import hopgate
-    try:
-        hopgate.open_store(Path(sys.argv[1])).close()
-    except Exception as exc:
-        print(type(exc).__name__)
-    else:
-        print("opened")
-    """
-)
-
-
-def _open_elsewhere(path: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", _OPEN_SCRIPT, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
-def test_a_store_in_use_is_locked_for_another_process(tmp_path: Path) -> None:
-    path = tmp_path / "store"
-    store = hopgate.open_store(path)
-    try:
-        assert _open_elsewhere(path) == "StoreLockedError"
-        assert issubclass(hopgate.StoreLockedError, hopgate.StoreError)
-    finally:
-        store.close()
-    assert _open_elsewhere(path) == "opened"
 
 
 # ---- references across ledgers ---------------------------------------------------------

@@ -78,7 +78,9 @@ def test_builder_errors_at_the_call() -> None:
 
 def test_assert_gate_gives_a_reason_per_output(tmp_path: Path) -> None:
     builder = _builder()
-    builder.record(question="q1", answer="Entity Q", contexts=["a", "b"], citations=[1, 2])
+    builder.record(
+        question="q1", answer="Entity Q", correct=False, contexts=["a", "b"], citations=[1, 2]
+    )
     builder.record(question="q2", abstained=True)
     ledger = tmp_path / "p.jsonl"
     builder.write(ledger)
@@ -101,6 +103,7 @@ def test_record_one_response_at_a_time() -> None:
         run="live",
         question="q1",
         answer="Entity R owns it [1][2].",
+        short_answer="Entity R",
         contexts=["Alpha is mapped to R17.", {"doc": "b", "text": "R17 belongs to Entity R."}],
     )
     hopgate.record(store, run="live", question="q2", answer="Entity R.", correct=True)

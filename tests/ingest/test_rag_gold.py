@@ -51,6 +51,7 @@ ANSWER = {
     "id": "q1",
     "answer": "Entity R holds them [1][2].",
     "contexts": ["registry", "holders", "summary"],
+    "short_answer": "Entity R",
 }
 
 
@@ -113,8 +114,12 @@ def test_a_proposed_set_cited_escalates(tmp_path: Path) -> None:
     assert (row.verdict, row.answerability) == ("escalate", "not found")
 
 
-def test_a_reference_answer_judges_the_answer(tmp_path: Path) -> None:
+def test_a_reference_answer_judges_the_short_answer(tmp_path: Path) -> None:
+    # The short answer is the reference answer: correct (the baseline is accepted). Not it:
+    # correctness unknown, never guessed incorrect, and the verdict waits for a judgment.
     _, row = _run(tmp_path, [_question(answer="Entity Q")])
+    assert row.verdict == "escalate"
+    _, row = _run(tmp_path, [_question(answer="Entity Q")], answer={**ANSWER, "correct": False})
     assert row.verdict == "reject"
 
 

@@ -27,11 +27,12 @@ V02 = [
         "reference": "Project Cedar is hosted in Zurich.",
         "retrieved_contexts": [CEDAR, TREES],
         "reference_contexts": [CEDAR],
+        "answer_correctness": 0.92,
     },
     {
         "user_input": "Who approved the budget?",
-        "response": "The board did.",
-        "reference": "The board",
+        "response": "The board.",
+        "reference": "The board",  # the response is the reference, normalized: correct
         # A passage of the reference context, and a chunk containing it whole.
         "retrieved_contexts": ["The board approved", f"Minutes. {BUDGET} End."],
         "reference_contexts": [BUDGET],
@@ -42,6 +43,7 @@ V02 = [
         "reference": "The logo is green.",
         "retrieved_contexts": [TREES],
         "reference_contexts": ["The logo is green."],
+        "answer_correctness": 0.05,
     },
 ]
 V01 = [
@@ -129,6 +131,25 @@ def test_score_column_decides_correctness(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(s) + "\n" for s in scored), encoding="utf-8")
     found = _verdicts(_store(tmp_path, path))
     assert found["ragas-3"] == "revise-citations"  # judged correct by its score
+
+
+def test_containment_decides_nothing(tmp_path: Path) -> None:
+    # Issue 25: "not in Zurich" holds the reference's words; without a correct
+    # column, a score or an exact match, correctness is unknown, never correct.
+    negated = [
+        {k: v for k, v in V02[0].items() if k != "answer_correctness"}
+        | {"response": "It is definitely not hosted in Zurich [1]."}
+    ]
+    path = tmp_path / "negated.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in negated), encoding="utf-8")
+    ledger = tmp_path / "negated.ledger.jsonl"
+    import_files("ragas", [path], output=ledger)
+    [case] = [json.loads(line) for line in ledger.read_text("utf-8").splitlines()[1:]
+              if json.loads(line)["type"] == "case"]  # fmt: skip
+    assert case["outputs"][0]["correct"] is None
+    store = hopgate.open_store(None)
+    hopgate.load(store, ledger)
+    assert _verdicts(store) == {"ragas-1": "escalate"}
 
 
 def test_missing_question_names_both_spellings(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CEDAR
 
 import hopgate
 from hopgate.audit.results import metrics, verdicts
@@ -29,7 +30,6 @@ from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_pl
 from hopgate.store import Store, catalog
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 
 # A later version of the rights schedule holding a2's quote, observed after the
 # cutoff: the temporal replacement of a2 (not admissible under rule 1).
@@ -304,7 +304,12 @@ def test_failures_are_failed_variants_not_abstentions(
     store = _store()
     result = plan(store, "sys-a", variants=("gold-only",), max_sets=1)
     answers = tmp_path / "answers.jsonl"
-    ran = run_plan(result.variants, _script(tmp_path, "bad", script), answers, timeout=0.5, jobs=4)
+    # Only the sleeper needs a short limit; a busy machine may take longer than
+    # half a second to start Python, which must not turn a failure into a timeout.
+    timeout = 0.5 if script == SLEEPS else 60.0
+    ran = run_plan(
+        result.variants, _script(tmp_path, "bad", script), answers, timeout=timeout, jobs=4
+    )
     assert ran.answered == 0 and ran.abstained == 0
     assert len(ran.failed) == len(result.variants)
     assert all(f["reason"].startswith(reason) for f in ran.failed)
@@ -464,3 +469,72 @@ def test_cli_plan_run_metrics(tmp_path: Path) -> None:
     assert step[0]["spec"] == 'docs/spec/interventions.md "Cards and figures"'
     done = runner.invoke(cli, [*base, "interventions", "plan", "--run", "nope", "-o", "x"], obj={})
     assert done.exit_code == 2 and "unknown run" in done.output
+
+
+REMEMBERS = """
+import json, sys
+request = json.load(sys.stdin)
+json.dump({"answer": "Entity R", "cites": request["citable"], "correct": True}, sys.stdout)
+"""
+
+
+def _agreement(store: Store) -> tuple[int, int]:
+    figure = metrics(store, run="sys-a")["sys-a"].interventions["all"]["outcome_agreement"]
+    return figure.numerator, figure.denominator
+
+
+def test_scored_against_the_recorded_plan_not_the_answers_file(tmp_path: Path) -> None:
+    """Issue 25: a system writing its own answers file widened `citable` (and `retrieved`)
+    to every span it cited, the remembered hop included, and outcome agreement rose
+    from 9/37 to 27/37. The plan recorded in the store decides what was supplied and
+    citable, so the widened file scores as the honest one does."""
+    system = _script(tmp_path, "remembers", REMEMBERS)
+    (tmp_path / "honest").mkdir()
+    honest_store, _, _ = _answered(tmp_path / "honest", system)
+    assert _agreement(honest_store) == (9, 37)
+    store = _store()
+    result = plan(store, "sys-a")
+    answers = tmp_path / "widened.jsonl"
+    run_plan(result.variants, system, answers)
+    lines = [json.loads(line) for line in answers.read_text("utf-8").splitlines()]
+    for case, item in zip(lines[1:], result.variants, strict=True):
+        everything = sorted(
+            {c["id"] for c in item["context"]} | ({item["member"]} if item.get("member") else set())
+        )
+        case["intervention"]["citable"] = everything
+        case["retrieved"] = everything
+        for output in case.get("outputs", []):
+            output["cites"] = everything
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    hopgate.load(store, answers)
+    evaluate(store, run="sys-a")
+    assert _agreement(store) == (9, 37)
+    classes = _classes(store)
+    # The removed hop, cited: an unsupported synthesis, whatever the file says was citable.
+    assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.UNSUPPORTED_SYNTHESIS)
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    hop = [o for o in recorded(store, latest.bundle) if o.variant == "hop-removal"]
+    assert all(o.cited_outside_context for o in hop if o.member == "a1")
+
+
+def test_unplanned_answers_are_shown_but_never_counted(tmp_path: Path) -> None:
+    store = _store()
+    case = {
+        "type": "case",
+        "run": "sys-a",
+        "question": "qA",
+        "intervention": {"set": "gA1", "variant": "hop-removal", "member": "a1"},
+        "retrieved": ["a1", "a2"],
+        "outputs": [{"id": "x/o1", "claim": "cA", "correct": True, "cites": ["a1", "a2"]}],
+    }
+    path = tmp_path / "unplanned.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    hopgate.load(store, path)
+    evaluate(store, run="sys-a")
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    [outcome] = recorded(store, latest.bundle)
+    assert outcome.unplanned and outcome.observed == v.SUPPORTED_ANSWER
+    assert figures([outcome]) == {}
+    assert metrics(store, run="sys-a")["sys-a"].interventions == {}

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
 import pytest
 from rdflib import paths
 from rdflib.plugins.sparql import prepareQuery
@@ -14,7 +12,6 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
-import hopgate
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import RDF_TYPE, Projection, projection_of, query_iris
 from hopgate.library.steps import (
@@ -24,8 +21,6 @@ from hopgate.library.steps import (
     evaluation_projection,
     reading_projection,
 )
-from hopgate.store import snapshots
-from hopgate.store.snapshots import FOLDER
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cedar.yaml"
@@ -106,94 +101,4 @@ def test_projection_of_several_texts_is_their_union() -> None:
     projection = projection_of(["SELECT * { ?s a hg:Run }", "SELECT * { ?s prov:used ?o }"])
     assert projection == Projection(
         frozenset({HG + "Run", PROV + "used", RDF_TYPE}), frozenset({HG + "Run", PROV + "used"})
-    )
-
-
-# ---- snapshots: the projected quads of a load graph, kept beside the store ----
-
-
-def _verdicts(store: Any) -> list[dict[str, Any]]:
-    from evaluated import verdicts
-
-    return [{**row.as_dict(), "card": None} for row in verdicts(store)]
-
-
-def _snapshot(store: Any, graph: str, projection: Projection) -> Path | None:
-    """The verified snapshot of ``graph`` for ``projection``, as an evaluation would use it."""
-    return snapshots.verified(store, graph, projection, snapshots.recorded(store, [graph]))
-
-
-@pytest.mark.parametrize("projection", [evaluation_projection(), reading_projection()])
-def test_a_load_keeps_a_recorded_snapshot_of_what_its_projection_keeps(
-    tmp_path: Path, projection: Projection
-) -> None:
-    store = hopgate.open_store(tmp_path / "store")
-    loaded = hopgate.load(store, EXAMPLE)
-    snapshot = _snapshot(store, loaded.graph, projection)
-    assert snapshot is not None
-    kept = ox.Store()
-    kept.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS)
-    # Exactly the graph's quads that the projection keeps.
-    expected = [
-        quad
-        for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(loaded.graph))
-        if projection.keeps(quad.predicate.value, quad.object.value)
-    ]
-    assert len(kept) == len(expected) > 0
-    assert all(quad in kept for quad in expected)
-    snapshots.remove(store, loaded.graph)
-    assert not snapshots.snapshot_path(
-        tmp_path / "store" / FOLDER, loaded.graph, projection
-    ).exists()
-    store.close()
-
-
-def test_an_evaluation_bundle_keeps_a_snapshot_for_its_readers(tmp_path: Path) -> None:
-    from hopgate.decide.evaluation import evaluate
-
-    store = hopgate.open_store(tmp_path / "store")
-    hopgate.load(store, EXAMPLE)
-    bundles = [record.graph for record in evaluate(store)]
-    assert bundles
-    for bundle in bundles:
-        assert _snapshot(store, bundle, reading_projection()) is not None
-    store.close()
-
-
-def _metrics(store: Any) -> dict[str, Any]:
-    from evaluated import metrics
-
-    return {run: {**m.as_dict(), "evaluation": None} for run, m in metrics(store).items()}
-
-
-def test_evaluation_without_snapshots_reads_the_store_and_agrees(tmp_path: Path) -> None:
-    from hopgate.decide.evaluation import evaluate
-
-    store = hopgate.open_store(tmp_path / "store")
-    hopgate.load(store, EXAMPLE)
-    with_snapshots = _verdicts(store), _metrics(store)
-    shutil.rmtree(tmp_path / "store" / FOLDER)  # as a store loaded by an older hopgate
-    evaluate(store, force=True)
-    shutil.rmtree(tmp_path / "store" / FOLDER)  # the new bundle's snapshot too
-    assert (_verdicts(store), _metrics(store)) == with_snapshots
-    memory = hopgate.open_store(None)
-    hopgate.load(memory, EXAMPLE)
-    assert (_verdicts(memory), _metrics(memory)) == with_snapshots
-    store.close()
-
-
-def test_a_snapshot_of_another_projection_is_not_used(tmp_path: Path) -> None:
-    store = hopgate.open_store(tmp_path / "store")
-    loaded = hopgate.load(store, EXAMPLE)
-    other = projection_of(["SELECT * { ?s hg:ofRun ?o }"])
-    assert _snapshot(store, loaded.graph, other) is None
-    with snapshots.working_copy(store, other, [loaded.graph]) as copy:
-        assert copy.count() == store.count(loaded.graph) - _not_kept(store, loaded.graph, other)
-    store.close()
-
-
-def _not_kept(store: Any, graph: str, projection: Projection) -> int:
-    return sum(
-        not projection.keeps(quad.predicate.value, quad.object.value)
-        for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from pathlib import Path
 
@@ -11,8 +12,7 @@ import rdflib
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Node, URIRef
 
-from hopgate import IRI, load, open_store
-from hopgate.decide.evaluation import evaluate
+from hopgate import IRI, open_store
 from hopgate.library.artefacts import artefact
 from hopgate.shacl.validation import (
     SHAPES,
@@ -22,7 +22,7 @@ from hopgate.shacl.validation import (
     validate,
     validate_graphs,
 )
-from hopgate.store import OxigraphStore
+from hopgate.store import OxigraphStore, catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "shacl"
@@ -103,6 +103,7 @@ def test_fixture(entry: URIRef) -> None:
     assert all(r.severity != "Violation" for r in results) is bool(conforms.toPython())  # type: ignore[union-attr]
 
 
+@pytest.mark.metadata
 def test_every_shape_has_a_violating_fixture() -> None:
     """Each shape IRI that can report a result is the source shape of some fixture's result."""
     reported = {str(s) for s in MANIFEST.objects(None, SH.sourceShape)}
@@ -126,12 +127,14 @@ def _shape_files() -> list[Path]:
     return sorted(SHAPES_DIR.glob("*.ttl"))
 
 
+@pytest.mark.metadata
 def test_shapes_are_packaged() -> None:
     """The wheel's data package holds the same shapes files as the repository folder."""
     packaged = {e.name for e in artefact("shapes").iterdir()}
     assert {p.name for p in _shape_files()} <= packaged
 
 
+@pytest.mark.conformance
 @pytest.mark.parametrize("path", _shape_files(), ids=lambda p: p.name)
 def test_shapes_conform_to_shacl_shacl(path: Path) -> None:
     """Each shapes file validates against the W3C SHACL-for-SHACL shapes (shipped by pySHACL)."""
@@ -144,6 +147,7 @@ def test_shapes_conform_to_shacl_shacl(path: Path) -> None:
     assert conforms, text
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("path", _shape_files(), ids=lambda p: p.name)
 def test_shapes_file_header_and_metadata(path: Path) -> None:
     """A header node with title, version and description; every named shape and SPARQL
@@ -180,6 +184,7 @@ def test_shapes_file_header_and_metadata(path: Path) -> None:
     assert severities == ({SH.Warning} if path.stem.endswith("-warnings") else {SH.Violation})
 
 
+@pytest.mark.metadata
 def test_report_reader_names_shapes() -> None:
     """read_report gives the shape's sh:name and the ledger id of the focus node."""
     data = rdflib.Graph().parse(FIXTURES / "base.ttl")
@@ -204,19 +209,14 @@ def test_report_reader_names_shapes() -> None:
 # ---------------------------------------------------------- the worked example
 
 
-def _worked_example() -> tuple[bytes, str]:
-    with open_store(None) as store:
-        load(store, ROOT / "examples" / "cedar.yaml")
-        [record] = evaluate(store)
-        buffer = __import__("io").BytesIO()
-        store.dump(buffer, format="nquads")
-        return buffer.getvalue(), record.graph
-
-
 @pytest.fixture(scope="module")
-def evaluated_example() -> tuple[bytes, str]:
+def evaluated_example(cedar: OxigraphStore) -> tuple[bytes, str]:
     """The worked example loaded and evaluated, as N-Quads, and its bundle graph."""
-    return _worked_example()
+    latest = catalog.latest(cedar, "sys-a")
+    assert latest is not None
+    buffer = io.BytesIO()
+    cedar.dump(buffer, format="nquads")
+    return buffer.getvalue(), latest.bundle
 
 
 def _store_from(nquads: bytes) -> OxigraphStore:
@@ -300,6 +300,7 @@ def test_removing_what_a_card_points_to_fails(
         assert any(term in r.message for r in card_results), [r.message for r in card_results]
 
 
+@pytest.mark.metadata
 def test_labels_are_readable() -> None:
     """The manifest labels every entry (what the fixture shows)."""
     assert all(MANIFEST.value(e, RDFS.label) is not None for e in ENTRIES)

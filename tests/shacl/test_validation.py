@@ -11,14 +11,17 @@ import io
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import pytest
 import rdflib
+from conftest import CEDAR, LEDGERS
 from rdflib.namespace import SH
 from rdflib.term import URIRef
 from test_shapes import ENTRIES, HGT, MANIFEST, MF, _data, _key, _shapes
 
+import hopgate
 from hopgate import load, open_store
 from hopgate.decide.evaluation import evaluate
 from hopgate.errors import UnsupportedShape, ValidationError
@@ -75,13 +78,11 @@ MUTATIONS = {
 
 
 @pytest.fixture(scope="module")
-def example_nquads() -> bytes:
-    with open_store(None) as store:
-        load(store, ROOT / "examples" / "cedar.yaml")
-        evaluate(store)
-        buffer = io.BytesIO()
-        store.dump(buffer, format="nquads")
-        return buffer.getvalue()
+def example_nquads(cedar: OxigraphStore) -> bytes:
+    """The worked example, loaded and evaluated, as N-Quads."""
+    buffer = io.BytesIO()
+    cedar.dump(buffer, format="nquads")
+    return buffer.getvalue()
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS)
@@ -235,3 +236,26 @@ def test_counts_other_than_one_agree_with_pyshacl() -> None:
 
     assert focus_and_component(report) == focus_and_component(expected)
     assert sum(focus_and_component(report).values()) == 4
+
+
+def test_a_later_load_never_fails_an_earlier_card(hg: Any) -> None:
+    """History validates against its own past: a later load never fails an earlier card."""
+    hg("load", str(CEDAR))
+    hg("evaluate")
+    hg("load", str(LEDGERS / "more-for-a.yaml"))
+    hg("evaluate")
+    for args in ((), ("--all-history",), ("--run", "sys-a")):
+        result = hg("validate", *args)
+        assert result.exit_code == 0, (args, result.output)
+
+
+def test_validation_still_finds_a_card_that_misses_a_set_it_could_see(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    (record,) = evaluate(store)
+    store.update(f"DELETE WHERE {{ GRAPH <{record.graph}> {{ ?card hg:referenceRoute ?set }} }}")
+    for all_history in (False, True):
+        result = validate(store, all_history=all_history)
+        assert not result.conforms
+        assert any("evidence set" in r.message for r in result.violations)
+    store.close()

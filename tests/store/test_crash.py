@@ -141,6 +141,40 @@ def test_a_killed_evaluation(
     assert _state(store) == never_killed["evaluated"]
 
 
+JUDGE = ["judge", "gC2", "--question", "alternatives", "--decision", "insufficient",
+         "--by", "ana", "--reason", "c3 and c4 do not name Project Cedar's vendor", "--final"]  # fmt: skip
+
+
+def _kept(store: Path) -> list[str]:
+    """The judgment files that look recorded: those beside the store, not pending."""
+    return sorted(p.name for p in (store / "hopgate-judgments").glob("*.yaml"))
+
+
+def _judged(store: Path) -> bool:
+    shown = json.loads(_hopgate(store, "review", "judgments", "--format", "json").stdout)
+    return any(row["subject"] == "gC2" and row["decision"] == "insufficient" for row in shown)
+
+
+@pytest.mark.parametrize("step", ["judge:written", *(s for s in STEPS if s.startswith("load:"))])
+def test_a_killed_judge_leaves_nothing_that_looks_recorded(
+    step: str, base: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 25: a judge killed between writing its file and loading it left a
+    final-judgment file in STORE/hopgate-judgments/ that nothing removed. The file
+    joins the recorded ones only once the load is published; the store is the truth."""
+    source, _ = base
+    store = tmp_path / "store"
+    shutil.copytree(source, store)
+    killed = _hopgate(store, *JUDGE, kill_at=step)
+    assert killed.returncode == -signal.SIGKILL
+    recorded = step == "load:published"
+    assert _judged(store) is recorded
+    assert _kept(store) == []  # killed before the move: recorded or not, no file looks kept
+    again = _hopgate(store, *JUDGE)
+    assert again.returncode == 0, again.stderr
+    assert _judged(store) and len(_kept(store)) == 1
+
+
 @pytest.mark.parametrize("step", [s for s in STEPS if s.startswith("plan:")])
 def test_a_killed_intervention_plan(step: str, base: tuple[Path, Path], tmp_path: Path) -> None:
     """A plan is published as a load and a bundle are (hopgate.store.publish): all or nothing."""

@@ -8,15 +8,13 @@ run the rewritten text on a server.
 
 from __future__ import annotations
 
-from pathlib import Path
+from conftest import CEDAR
 
 import hopgate
 from hopgate.library.artefacts import library_queries, library_update
 from hopgate.library.steps import SCRATCH_UPDATES
 from hopgate.store.dialect import exists_as_values, operations, without_comments
 from hopgate.store.remote import RemoteStore
-
-CEDAR = Path(__file__).resolve().parents[2] / "examples" / "cedar.yaml"
 
 
 def test_exists_in_bind_is_wrapped_and_filter_left_alone() -> None:

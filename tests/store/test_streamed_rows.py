@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import pytest
+from conftest import within
 
 from hopgate.errors import QueryError
 from hopgate.store import IRI
@@ -87,7 +88,6 @@ def test_an_answer_that_stops_midway_is_an_error_within_the_timeout() -> None:
     """
     import socket
     import threading
-    import time
 
     from hopgate.errors import StoreError
     from hopgate.store.remote import RemoteStore
@@ -141,14 +141,18 @@ def test_an_answer_that_stops_midway_is_an_error_within_the_timeout() -> None:
     threading.Thread(target=serve, daemon=True).start()
     port = listener.getsockname()[1]
     store = RemoteStore(f"http://127.0.0.1:{port}/sparql", retries=3, timeout=1)
+    found: list[dict[str, Any]] = []
+
+    def read() -> None:
+        for row in store.select_rows("SELECT ?a WHERE { ?a ?b ?c }"):
+            found.append(row)
+
     try:
-        clock = time.monotonic()
-        found = []
+        # The client's 1 s read timeout ends it; the guard only says it came back at all.
         with pytest.raises(StoreError, match="stopped sending an answer for 1 s"):
-            for row in store.select_rows("SELECT ?a WHERE { ?a ?b ?c }"):
-                found.append(row)
+            within(600, read)
         assert found == [{"a": "1"}]
-        assert time.monotonic() - clock < 10
+        # Rows were used, so the query was not sent again (retries=3 notwithstanding).
         assert sum(b"Bundle" not in body for body in requests) == 1
     finally:
         listener.close()

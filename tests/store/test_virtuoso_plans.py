@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from conftest import CEDAR
 
 import hopgate
 from hopgate.cli import cli
@@ -34,7 +35,6 @@ from hopgate.store.remote import RemoteStore
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[2]
-CEDAR = ROOT / "examples" / "cedar.yaml"
 SCRATCH = "https://w3id.org/hopgate/id/evaluation-activity/test/scratch"
 RUN = hopgate.IRI("https://w3id.org/hopgate/id/run/sys-a")
 

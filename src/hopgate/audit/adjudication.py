@@ -5,9 +5,13 @@ ledger kept under the store's folder and loaded as any ledger is, all or
 nothing (docs/spec/ledger.md "Loading"): every check of the loader applies
 (the decision is a term of the question, the subject exists and is of the
 right kind, a final judgment settles initial judgments of its own subject
-and question), and a rejected judgment leaves neither a graph nor a file.
-Nothing is edited: the judgment is a new record, and the runs that depend on
-its subject become stale (queries/run-inputs.rq).
+and question, its time is not after its recording), and a rejected judgment
+leaves neither a graph nor a file. The store is the truth: the file is
+written in a pending folder and takes its place beside the recorded
+judgments only once the load has published it, so a ``judge`` killed before
+that leaves nothing that looks recorded. Nothing is edited: the judgment is
+a new record, and the runs that depend on its subject become stale
+(queries/run-inputs.rq).
 
 :func:`changes` compares a run's two latest evaluations ("Changed scores"):
 every output whose verdict changed with the final judgments and annotation
@@ -17,8 +21,10 @@ versions that bear on its card, and the metrics before and after.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from hopgate import ids
+from hopgate import faults, ids
 from hopgate.audit import results
 from hopgate.errors import AdjudicationError
 from hopgate.ingest.judgments import QUESTIONS
@@ -39,6 +45,13 @@ from hopgate.vocab import VERDICTS
 #: Where recorded judgments are kept in an on-disk store's folder (not among the
 #: snapshots, which are a cache that may be deleted).
 JUDGMENTS_FOLDER = "hopgate-judgments"
+#: A judgment's file waits under a folder with this prefix until its load is published.
+PENDING_PREFIX = ".pending-"
+#: A pending folder older than this (seconds) was left by a killed ``judge``: removed.
+PENDING_AGE = 3600.0
+
+#: Signs a judgment's record (its fields) and returns the proof (hopgate.bundles.judgment_proofs).
+Signer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -75,8 +88,14 @@ def judge(
     at: datetime | None = None,
     judgment_id: str | None = None,
     folder: Path | None = None,
+    signer: Signer | None = None,
 ) -> Recorded:
     """Append one judgment of ``subject`` as a one-judgment ledger, loaded all or nothing.
+
+    ``by`` is also the person the load is recorded for (``recorded_by``).
+    ``signer`` adds a proof over the judgment's fields (``judge --sign KEY``;
+    docs/spec/adjudication.md "Signed judgments"). The ledger file is kept
+    in ``folder`` once the load is published, and only then.
 
     Raises:
         AdjudicationError: a missing reviewer or reason, settles on an initial
@@ -112,23 +131,39 @@ def judge(
     }
     if settles:
         record["settles"] = list(settles)
+    if signer is not None:
+        record["proof"] = signer(dict(record))
     text = yaml.safe_dump({"ledger": 1, "judgments": [record]}, allow_unicode=True, sort_keys=False)
     target = judgments_folder(store, folder)
     target.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(target)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    path = target / f"judgment-{moment.strftime('%Y%m%dT%H%M%S%f')}-{digest}.yaml"
-    # Written under a temporary name and renamed: a kept file is always whole.
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=target, suffix=".part", delete=False
-    ) as out:
-        out.write(text)
-    Path(out.name).replace(path)
+    name = f"judgment-{moment.strftime('%Y%m%dT%H%M%S%f')}-{digest}.yaml"
+    # The file waits in a pending folder of its own (the load records its
+    # name) and joins the recorded ones only after the load is published: a
+    # judge killed before then leaves no file that looks recorded, and one
+    # killed after leaves the store recorded (the store is the truth).
+    pending = Path(tempfile.mkdtemp(prefix=PENDING_PREFIX, dir=target))
     try:
-        loaded = load_ledger(store, path, agent=by)
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
+        (pending / name).write_text(text, encoding="utf-8")
+        faults.step("judge:written")
+        loaded = load_ledger(store, pending / name, agent=by)
+        path = target / name
+        (pending / name).replace(path)
+    finally:
+        shutil.rmtree(pending, ignore_errors=True)
     return Recorded(judgment_id, str(path), loaded)
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Remove the pending folders a killed ``judge`` left (older than :data:`PENDING_AGE`)."""
+    cutoff = time.time() - PENDING_AGE
+    for entry in folder.glob(PENDING_PREFIX + "*"):
+        try:
+            if entry.is_dir() and entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue
 
 
 # ---- changed scores ------------------------------------------------------------
@@ -331,7 +366,9 @@ def changes(store: Store, run: str) -> ScoreChanges:
 
 
 __all__ = [
+    "PENDING_PREFIX",
     "Recorded",
+    "Signer",
     "ScoreChanges",
     "VerdictChange",
     "changes",

@@ -22,7 +22,15 @@ from hopgate.store import IRI, Store, Value, catalog
 
 @dataclass(frozen=True)
 class JudgmentRecord:
-    """One judgment as a reviewer reads it: ledger ids, not IRIs."""
+    """One judgment as a reviewer reads it: ledger ids, not IRIs.
+
+    ``by`` and ``at`` are what the judgment claims; ``record_number``,
+    ``recorded_at`` and ``recorded_by`` are the store's stamps
+    (docs/spec/adjudication.md "Recording"): its place in the order of
+    recordings, when and for whom the load that recorded it ran. ``proof`` is
+    its signature as written (JSON text), checked by whoever reads it with
+    trusted keys (hopgate.bundles.judgment_proofs).
+    """
 
     id: str
     subject: str
@@ -33,11 +41,16 @@ class JudgmentRecord:
     reason: str | None
     final: bool
     settles: tuple[str, ...] = ()
+    record_number: int | None = None
+    recorded_at: str | None = None
+    recorded_by: str | None = None
+    proof: str | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON form of a judgment."""
+        """The JSON form of a judgment (its proof as ``signed``: true or false)."""
         found = asdict(self)
         found["settles"] = list(self.settles)
+        found["signed"] = found.pop("proof") is not None
         return found
 
 
@@ -66,7 +79,8 @@ def _text(value: Value) -> str | None:
 
 
 def judgments(store: Store, subject: str | None = None) -> list[JudgmentRecord]:
-    """Every judgment (of the subject IRI ``subject``, when given), by subject, time and id."""
+    """Every judgment (of the subject IRI ``subject``, when given), by subject, then in the
+    order the store recorded them."""
     return [j for found in _judgments_by_subject(store, subject).values() for j in found]
 
 
@@ -95,6 +109,12 @@ def _judgments_by_subject(
             reason=_text(row["reason"]),
             final=bool(row["final"]),
             settles=settles,
+            record_number=number if isinstance((number := row["recordNumber"]), int) else None,
+            recorded_at=_text(row["recordedAt"]),
+            recorded_by=None
+            if row["recordedBy"] is None
+            else ids.ledger_id(str(row["recordedBy"])),
+            proof=_text(row["proof"]),
         )
     grouped: dict[str, list[JudgmentRecord]] = {}
     for key, record in found.items():

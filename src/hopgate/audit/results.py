@@ -70,6 +70,9 @@ class VerdictRow:
     interventions: dict[str, Any] | None = None
     #: Cited spans no retrieved span of the case covers (beside the verdict, never changing it).
     unretrieved_citations: list[str] = field(default_factory=list)
+    #: False when nobody judged the output (acceptance.md "Per output claim", rule unknown
+    #: correctness): it is then neither correct nor incorrect.
+    correctness_known: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -237,6 +240,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 card=ids.ledger_id(card),
                 judgments=judged[card],
                 interventions=items.get(card),
+                correctness_known=bool(row["correctnessKnown"]),
             )
         )
     return result
@@ -306,12 +310,14 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
         ),
         answer_correctness=_proportion(
             _int(row["answeredCorrectly"]),
-            _int(row["answerable"]),
-            clusters("answeredCorrectly", "answerable"),
+            _int(row["correctnessJudged"]),
+            clusters("answeredCorrectly", "correctnessJudged"),
         ),
         whole_answer=_proportion(_int(row["wholePassed"]), _int(row["wholeAnswerable"])),
         counts={
             "unsupported": _int(row["unsupported"]),
+            "correctness_unknown": _int(row["correctnessUnknown"]),
+            "answer_correctness_unknown": _int(row["answerCorrectnessUnknown"]),
             "omitted": _int(row["omitted"]),
             "blocked": _int(row["blocked"]),
             "not_found": _int(row["notFound"]),
@@ -330,7 +336,7 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
                 _int(stratum["citationComplete"]), _int(stratum["supported"])
             ),
             "answer_correctness": _proportion(
-                _int(stratum["answeredCorrectly"]), _int(stratum["answerable"])
+                _int(stratum["answeredCorrectly"]), _int(stratum["correctnessJudged"])
             ),
         }
     _, intervention_outcomes = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))

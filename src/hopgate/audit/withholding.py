@@ -104,7 +104,8 @@ NAMES: dict[str, frozenset[str]] = {
         "OutputChange": "output claim verdict cited_route retrieved_route missing answerability",
         "StoreChange": "load kind record claim",
         "QueueItem": "run subject kind question outputs",
-        "JudgmentRecord": "id subject by at question settles",
+        "JudgmentRecord": "id subject by at question settles recorded_at recorded_by",
+        "Signature": "state signer key",
         "ScoreChanges": "run before after",
         "VerdictChange": "output question before after judgments annotation_versions",
     }.items()

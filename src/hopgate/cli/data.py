@@ -15,7 +15,13 @@ import click
 
 from hopgate import api
 from hopgate.cli.demo import run_demo
-from hopgate.cli.shared import UsageError, handle_errors, open_store
+from hopgate.cli.shared import (
+    UsageError,
+    correctness_judge_option,
+    handle_errors,
+    open_store,
+    pass_env_option,
+)
 from hopgate.escaping import terminal
 
 
@@ -120,6 +126,15 @@ def load(
     help="fever: predicted sentences retrieved per claim (the scorer's max_evidence).",
 )
 @click.option("--drop-empty", is_flag=True, help="wice: drop empty supporting sets (counted).")
+@correctness_judge_option
+@click.option(
+    "--judge-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="rag: seconds per call of --correctness-judge.",
+)
+@pass_env_option
 @click.pass_context
 @handle_errors
 def import_command(
@@ -137,6 +152,9 @@ def import_command(
     predictions: Path | None,
     max_evidence: int,
     drop_empty: bool,
+    correctness_judge: str | None,
+    judge_timeout: float,
+    pass_env: tuple[str, ...],
 ) -> None:
     """Convert a pipeline's or a benchmark's files to a ledger.
 
@@ -165,6 +183,8 @@ def import_command(
         raise _usage(f"--predictions applies to fever and hotpotqa, not {format}")
     if drop_empty and format != "wice":
         raise _usage(f"--drop-empty applies to wice, not {format}")
+    if correctness_judge is not None and format != "rag":
+        raise _usage(f"--correctness-judge applies to rag, not {format}")
     if output is None:
         if inputs:
             output = inputs[0].with_name(inputs[0].name + ".ledger.jsonl")
@@ -185,6 +205,9 @@ def import_command(
         run=run,
         evaluation=evaluation,
         shape=shape,
+        correctness_judge=correctness_judge,
+        judge_timeout=judge_timeout,
+        pass_env=pass_env,
     )
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(result.records.items()))
     click.echo(f"{terminal(output)}: wrote {kinds}")

@@ -11,7 +11,12 @@ import click
 
 from hopgate import api
 from hopgate.cli.formatting import render
-from hopgate.cli.shared import handle_errors, open_store
+from hopgate.cli.shared import (
+    correctness_judge_option,
+    handle_errors,
+    open_store,
+    pass_env_option,
+)
 from hopgate.escaping import terminal
 
 
@@ -102,7 +107,22 @@ def plan_command(
     help=f"Shell command answering one variant (JSON on stdin and stdout), or {api.BUILTIN_BM25}.",
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per variant.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds per variant; past it the command's whole process group is killed.",
+)
+@click.option(
+    "--max-output",
+    type=click.IntRange(min=1),
+    default=api.DEFAULT_OUTPUT_CAP,
+    show_default=True,
+    help="Bytes of standard output read per variant; more is a failed variant.",
+)
+@pass_env_option
+@correctness_judge_option
 @click.option(
     "-o",
     "--output",
@@ -119,23 +139,40 @@ def run_command(
     system: str,
     jobs: int,
     timeout: float,
+    max_output: int,
+    pass_env: tuple[str, ...],
+    correctness_judge: str | None,
     output: Path,
     load_it: bool,
 ) -> None:
     """Run a system on every planned variant and write its answers as ledger cases.
 
-    A timeout, a non-zero exit or malformed output is a failed variant, listed
-    with its reason in OUTPUT.failed.jsonl, never an abstention.
+    The system gets only PATH, HOME, LANG and TMPDIR of the environment (and
+    each --pass-env NAME) and runs in its own process group. A timeout, a
+    non-zero exit, output over --max-output or malformed output is a failed
+    variant, listed with its reason in OUTPUT.failed.jsonl, never an
+    abstention. An answer is correct by the system's "correct", by a
+    "short_answer" matching the reference answer, or by --correctness-judge;
+    otherwise its correctness is unknown.
 
     Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
     """
     result = api.run_interventions(
-        plan_path, system=system, output=output, jobs=jobs, timeout=timeout
+        plan_path,
+        system=system,
+        output=output,
+        jobs=jobs,
+        timeout=timeout,
+        max_output=max_output,
+        pass_env=pass_env,
+        correctness_judge=correctness_judge,
     )
     click.echo(
         f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
         f"{len(result.failed)} failed"
     )
+    for note in result.notes:
+        click.echo(f"  {terminal(note)}")
     reasons: dict[str, int] = {}
     for failure in result.failed:
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1

@@ -64,8 +64,9 @@ def _write(text: str, output: Path | None) -> None:
 @click.option(
     "--trust",
     multiple=True,
-    help="With --signed-export: a trusted signer's public key (.pub file, did:key or "
-    "Multikey); repeatable.",
+    help="A trusted signer's public key (.pub file, did:key or Multikey); repeatable. "
+    "Checks the signatures of the final judgments in force and, with --signed-export, "
+    "of the export.",
 )
 @click.option(
     "--consequential",
@@ -116,10 +117,6 @@ def report_command(
     Example: hopgate report --run sys-a --signed-export bundles/ --trust alice.key.pub
     """
 
-    if trust and signed_export is None:
-        raise click.UsageError(
-            "--trust needs --signed-export DIR (the export whose signatures to check)"
-        )
     # Only the HTML page shows pictures; the other formats need none drawn.
     result = api.build_report(
         _store(ctx),

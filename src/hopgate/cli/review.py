@@ -62,8 +62,60 @@ def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: 
             reason = f": {terminal(j.reason)}" if j.reason else ""
             click.echo(
                 f"  {terminal(j.id)} by {terminal(j.by)} at {terminal(j.at or '(no time)')}: "
-                f"{terminal(j.decision)}{reason}"
+                f"{terminal(j.decision)}{reason} ({_recorded(j)})"
             )
+
+
+def _recorded(j: api.JudgmentRecord) -> str:
+    """Where the store put a judgment: its recording number, when, and for whom."""
+    number = "unnumbered" if j.record_number is None else f"#{j.record_number}"
+    who = terminal(j.recorded_by or "no one named")
+    return f"recorded {number} at {terminal(j.recorded_at or '(unknown)')} for {who}"
+
+
+@review_group.command("judgments")
+@click.option("--subject", help="Only the judgments of this subject (its ledger id).")
+@click.option("--all", "show_all", is_flag=True, help="Initial judgments too (default: final).")
+@click.option(
+    "--trust",
+    multiple=True,
+    help="A trusted signer's public key (.pub file, did:key or Multikey); repeatable.",
+)
+@reader_option("withhold what any reader may not see")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+@handle_errors
+def judgments_command(
+    ctx: click.Context,
+    subject: str | None,
+    show_all: bool,
+    trust: tuple[str, ...],
+    reader: str | None,
+    fmt: str,
+) -> None:
+    """List final judgments in the order the store recorded them: who recorded each, and its signature.
+
+    The last recorded final judgment of a subject's question is the one in
+    force (docs/spec/adjudication.md "Recording"); the time a judgment claims
+    never orders it. Each says whether it is signed by a trusted key.
+
+    Example: hopgate review judgments --subject gC2 --trust adjudicator.key.pub
+    """
+    found = api.review_judgments(
+        _open(ctx), subject=subject, final_only=not show_all, trust=trust, reader=reader
+    )
+    if fmt == "json":
+        click.echo(json_text([{**j.as_dict(), "signature": sig.as_dict()} for j, sig in found]))
+        return
+    click.echo(f"{len(found)} {'judgment' if show_all else 'final judgment'}(s)")
+    for j, sig in found:
+        kind = "final" if j.final else "initial"
+        click.echo(
+            f"- {terminal(repr(j.subject))}: {kind} {terminal(j.question or '(no question)')} "
+            f"{terminal(repr(j.decision))}, {terminal(repr(j.id))} by {terminal(repr(j.by))} "
+            f"(claims {terminal(j.at or 'no time')})"
+        )
+        click.echo(f"  {_recorded(j)}; {terminal(sig.describe())}")
 
 
 @review_group.command("changes")
@@ -124,6 +176,13 @@ def _figure(value: Any) -> str:
     type=click.Path(file_okay=False, path_type=Path),
     help="Where to keep the judgment's ledger file (default: beside an on-disk store).",
 )
+@click.option(
+    "--sign",
+    "sign",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Sign the judgment with this private key (hopgate keys new); readers check it "
+    "against the keys they trust (review judgments --trust, report --trust).",
+)
 @click.pass_context
 @handle_errors
 def judge_command(
@@ -137,12 +196,14 @@ def judge_command(
     settles: str,
     judgment_id: str | None,
     keep_in: Path | None,
+    sign: Path | None,
 ) -> None:
     """Record one judgment of SUBJECT (an evidence set, contradiction, output, span or version).
 
     Appended as a one-judgment ledger, loaded all or nothing; nothing earlier
     is edited. A final judgment re-annotates a set, resolves a contradiction
-    or decides an extra assertion at the next `hopgate evaluate`.
+    or decides an extra assertion at the next `hopgate evaluate`: the one the
+    store recorded last is in force. --by is also who the store records it for.
 
     Example: hopgate judge gC2 --question alternatives --decision sufficient --by ana --reason "both hops stated" --final --settles j1,j2
     """
@@ -158,10 +219,13 @@ def judge_command(
         settles=settled,
         judgment_id=judgment_id,
         keep_in=keep_in,
+        sign=sign,
     )
     kind = "final" if final else "initial"
+    signed = ", signed" if sign is not None else ""
     click.echo(
-        f"recorded {kind} judgment {terminal(repr(recorded.id))} ({terminal(recorded.file)})"
+        f"recorded {kind} judgment {terminal(repr(recorded.id))}{signed} "
+        f"({terminal(recorded.file)})"
     )
 
 

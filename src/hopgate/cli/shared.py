@@ -187,6 +187,35 @@ def format_option(*choices: str) -> Callable[[F], F]:
     )
 
 
+def pass_env_option(func: F) -> F:
+    """``--pass-env NAME`` (repeatable): a variable a named command gets beyond the minimal ones.
+
+    A command the user names (a system, a correctness judge) gets only PATH,
+    HOME, LANG and TMPDIR of hopgate's environment (hopgate.processes).
+    """
+    return click.option(
+        "--pass-env",
+        "pass_env",
+        multiple=True,
+        metavar="NAME",
+        help="Pass this environment variable to the named command too (repeatable); it gets "
+        "only PATH, HOME, LANG and TMPDIR otherwise.",
+    )(func)
+
+
+def correctness_judge_option(func: F) -> F:
+    """``--correctness-judge CMD``: the judge command that decides unlabelled answers."""
+    return click.option(
+        "--correctness-judge",
+        "correctness_judge",
+        metavar="CMD",
+        help="A shell command judging answers that carry no correct label and no short answer "
+        'matching the reference: JSON {"question", "answer", "short_answer", '
+        '"reference_answer"} on stdin, {"correct": true|false|null} on stdout. Without it such '
+        "answers are of unknown correctness.",
+    )(func)
+
+
 def reader_option(default: str = "the evaluation's reader") -> Callable[[F], F]:
     """The shared ``--reader`` option: the reader class an output is for
     (docs/spec/records.md "What a reader is shown")."""

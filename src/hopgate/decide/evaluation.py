@@ -206,10 +206,16 @@ class _Decided:
     spool: Spool
     state: AnnotationState
     outcomes: list[interventions.Outcome]
+    plans: dict[tuple[str, ...], interventions.PlannedVariant]
 
 
 def _compute(
-    store: Store, run: str, scratch: str, params: dict[str, Value], spool: Spool
+    store: Store,
+    run: str,
+    scratch: str,
+    params: dict[str, Value],
+    spool: Spool,
+    plans: dict[tuple[str, ...], interventions.PlannedVariant],
 ) -> _Decided:
     """Run the evaluation's updates and queries on ``store`` into ``spool``; the scratch graph is removed."""
     try:
@@ -234,8 +240,8 @@ def _compute(
         intervention_rows = list(_rows(store, "evaluation-interventions", run, scratch))
     finally:
         store.remove_graph(scratch)
-    outcomes = interventions.classify(intervention_rows)
-    return _Decided(spool, state, outcomes)
+    outcomes = interventions.classify(intervention_rows, plans)
+    return _Decided(spool, state, outcomes, plans)
 
 
 @contextmanager
@@ -269,6 +275,9 @@ def _evaluate_run(
     _remove_stale_scratch(store)
     scratch = _scratch_graph(run)
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
+    # The recorded plans of the run (interventions.md "The plan"): its
+    # intervention answers are scored against them, not against their own files.
+    plans = interventions.planned(store, run)
     with tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir:
         spool = Spool(Path(scratch_dir))
         try:
@@ -276,7 +285,7 @@ def _evaluate_run(
                 _progress.phase(f"evaluate {run}: decide"),
                 _decision_space(store, graphs, scratch) as work,
             ):
-                decided = _compute(work, run, scratch, params, spool)
+                decided = _compute(work, run, scratch, params, spool, plans)
             ended = datetime.now(UTC)
             bundle_file = Path(scratch_dir) / "bundle.nq"
             catalog_file = Path(scratch_dir) / "catalog.nq"
@@ -348,7 +357,7 @@ def _write_bundle(
         )
         for row in spool.claim_case_rows():
             writer.claim_case(row)
-        writer.items = _write_outcomes(writer, store, run, decided.outcomes)
+        writer.items = _write_outcomes(writer, run, decided)
         name = f"evaluate {run}: write cards"
         total = spool.count("verdicts")
         for card in _progress.counted(spool.cards(), name, total, unit="cards"):
@@ -377,14 +386,11 @@ class _CardItems:
         ]
 
 
-def _write_outcomes(
-    writer: _BundleWriter, store: Store, run: str, outcomes: list[interventions.Outcome]
-) -> _CardItems:
+def _write_outcomes(writer: _BundleWriter, run: str, decided: _Decided) -> _CardItems:
     """Outcomes of the answered variants, linked from claim-cases; what the cards link (interventions.md)."""
-    plans = interventions.planned(store, run)
+    plans = decided.plans
     answered: dict[tuple[str, str], list[str]] = {}
-    for number, outcome in enumerate(outcomes, 1):
-        outcome.planned_as = plans.get(interventions.outcome_key(outcome, outcome.replacement))
+    for number, outcome in enumerate(decided.outcomes, 1):
         node = f"{writer.activity}/intervention-outcome/{number}"
         writer._write(interventions.outcome_lines(outcome, node, writer.activity))
         asked = (ids.mint("question", outcome.question), ids.mint("claim", outcome.claim))
@@ -446,6 +452,7 @@ class _BundleWriter:
             f"{s} <{HG}retrievedComplete> {nt.boolean(bool(row['retrievedComplete']))}",
             f"{s} <{HG}answered> {nt.boolean(bool(row['answered']))}",
             f"{s} <{HG}answeredCorrectly> {nt.boolean(bool(row['answeredCorrectly']))}",
+            f"{s} <{HG}correctnessKnown> {nt.boolean(bool(row['correctnessKnown']))}",
             f"{s} <{HG}contradictionPresent> {nt.boolean(bool(row['contradiction']))}",
         ]
         if row["eligibleSets"] is not None:
@@ -490,6 +497,7 @@ class _BundleWriter:
             f"{s} <{HG}forOutput> {nt.iri(output)}",
             f"{s} <{HG}forQuestion> {nt.iri(str(row['question']))}",
             f"{s} <{HG}supported> {nt.boolean(bool(row['supported']))}",
+            f"{s} <{HG}correctnessKnown> {nt.boolean(bool(row['correctnessKnown']))}",
             f"{s} <{HG}retrievedComplete> {nt.boolean(bool(row['retrievedComplete']))}",
             f"{s} <{HG}citationComplete> {nt.boolean(bool(row['citationComplete']))}",
             f"{s} <{HG}verdict> {nt.iri(str(row['verdict']))}",

@@ -12,6 +12,7 @@ cases never enter the plain metrics: no other step reads them.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hopgate import ids
@@ -26,6 +27,7 @@ from hopgate.decide.variants import (
     agrees,
     covers,
     expected,
+    inline_place,
     observed,
     surviving_route,
 )
@@ -53,6 +55,25 @@ class Outcome:
     output: str | None = None
     replacement: str | None = None
     planned_as: str | None = None
+    #: Matched no planned variant with its spans recorded: classified from its own
+    #: citable spans, shown, and kept out of the figures (interventions.md "Edge cases").
+    unplanned: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedVariant:
+    """A variant as the recorded plan holds it (interventions.md "The plan", rule recorded plan).
+
+    ``context`` and ``citable`` are the places of the spans the plan supplied
+    and allowed, read from the store, never from the answers; ``recorded`` is
+    False for a plan recorded before its spans were (such a plan cannot be
+    scored against, so its answers are unplanned).
+    """
+
+    iri: str
+    context: tuple[Place, ...]
+    citable: tuple[Place, ...]
+    recorded: bool
 
 
 @dataclass
@@ -83,8 +104,14 @@ def _place(row: Row) -> Place | None:
     )
 
 
-def classify(rows: list[Row]) -> list[Outcome]:
-    """Classify every intervention case in the rows of ``evaluation-interventions``."""
+def classify(rows: list[Row], plans: Mapping[tuple[str, ...], PlannedVariant]) -> list[Outcome]:
+    """Classify every intervention case in the rows of ``evaluation-interventions``.
+
+    An answer to a planned variant (``plans``, from :func:`planned`) is
+    classified against the context and citable spans the recorded plan holds,
+    whatever its own case says it was given (interventions.md "Observed
+    class"); any other answer is unplanned.
+    """
     cases: dict[str, _Case] = {}
     eligible: dict[str, dict[str, list[Place]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
@@ -112,14 +139,31 @@ def classify(rows: list[Row]) -> list[Outcome]:
             case.citable.append(place)
     for case in cases.values():
         case.eligible = eligible[str(case.row["claim"])]
-    return [_outcome(iri, case) for iri, case in sorted(cases.items())]
+    return [
+        _outcome(iri, case, plans.get(_row_key(case.row))) for iri, case in sorted(cases.items())
+    ]
 
 
-def _outcome(iri: str, case: _Case) -> Outcome:
+def _row_key(row: Row) -> tuple[str, ...]:
+    """The key of :func:`planned` for a case row of ``evaluation-interventions``."""
+    return tuple(
+        str(row[name]) if row[name] is not None else ""
+        for name in ("question", "claim", "set", "variant", "member", "replacement")
+    )
+
+
+def _outcome(iri: str, case: _Case, plan: PlannedVariant | None) -> Outcome:
     row = case.row
     member = ids.ledger_id(str(row["member"])) if row["member"] is not None else None
     variant = str(row["variant"])
-    citable = case.citable or case.context
+    unplanned = plan is None or not plan.recorded
+    if plan is not None and plan.recorded:
+        # Rule recorded plan: what the system was given and allowed is what the
+        # plan recorded; an answers file's own citable and retrieved lists are
+        # claims of whoever wrote it (docs/security.md).
+        context, citable = list(plan.context), list(plan.citable)
+    else:
+        context, citable = case.context, case.citable or case.context
     unreadable = frozenset({member}) if variant == "permission" and member else frozenset()
     route = surviving_route(case.eligible, citable, unreadable=unreadable)
     expect = expected(route)
@@ -131,7 +175,7 @@ def _outcome(iri: str, case: _Case) -> Outcome:
         allowed = [d for d in cited if any(covers(c, d) for c in citable)]
         supported = surviving_route(case.eligible, allowed, unreadable=unreadable) is not None
         correct = case.correct[output]
-        outside = any(not any(covers(c, d) for c in case.context) for d in cited)
+        outside = any(not any(covers(c, d) for c in context) for d in cited)
     return Outcome(
         iri,
         ids.ledger_id(str(row["question"])),
@@ -146,6 +190,8 @@ def _outcome(iri: str, case: _Case) -> Outcome:
         outside,
         output,
         str(row["replacement"]) if row["replacement"] is not None else None,
+        planned_as=None if unplanned or plan is None else plan.iri,
+        unplanned=unplanned,
     )
 
 
@@ -175,7 +221,7 @@ def outcome_lines(outcome: Outcome, node: str, activity: str) -> list[str]:
         lines.append(f"{s} <{HG}replacement> {nt.iri(outcome.replacement)}")
     if outcome.planned_as is not None:
         lines.append(f"{s} <{HG}plannedAs> {nt.iri(outcome.planned_as)}")
-    else:
+    if outcome.unplanned:
         lines.append(f"{s} <{HG}unplanned> {nt.boolean(True)}")
     return lines
 
@@ -186,42 +232,63 @@ PLANNED_NOT_RUN = "planned, not run"
 NONE = "none"
 
 _PLANNED = (
-    "SELECT ?v ?question ?claim ?set ?variant ?member ?replacement WHERE {"
+    "SELECT ?v ?question ?claim ?set ?variant ?member ?replacement ?count ?kind ?span ?spanId"
+    " ?versionId ?start ?end ?locator WHERE {"
     " ?plan a hg:InterventionPlan ; hg:planOf ?run ."
     " ?v hg:partOfPlan ?plan ; hg:interventionQuestion ?question ; hg:interventionClaim ?claim ;"
     " hg:selectedSet ?set ; hg:variant ?variant ."
-    " OPTIONAL { ?v hg:interventionMember ?member } OPTIONAL { ?v hg:replacement ?replacement } }"
+    " OPTIONAL { ?v hg:interventionMember ?member } OPTIONAL { ?v hg:replacement ?replacement }"
+    " OPTIONAL { ?v hg:plannedCitableCount ?count }"
+    ' OPTIONAL { { ?v hg:plannedContext ?span BIND ("context" AS ?kind) }'
+    '   UNION { ?v hg:plannedCitable ?span BIND ("citable" AS ?kind) }'
+    "   OPTIONAL { ?span hg:ledgerId ?spanId ; prov:wasQuotedFrom ?version ."
+    "     ?version hg:ledgerId ?versionId }"
+    "   OPTIONAL { ?span oa:hasSelector ?position . ?position oa:start ?start ; oa:end ?end }"
+    "   OPTIONAL { ?span oa:hasSelector ?locatorNode . ?locatorNode rdf:value ?locator } } }"
 )
 
 
-def planned(store: Store, run: str) -> dict[tuple[str, ...], str]:
-    """The variants every recorded plan of ``run`` planned: key -> planned variant IRI.
+def planned(store: Store, run: str) -> dict[tuple[str, ...], PlannedVariant]:
+    """The variants every recorded plan of ``run`` planned: key -> the planned variant.
 
     The key is (question, claim, set, variant, member, replacement) as IRIs
     ("" when absent); the latest plan's node wins when several plan the same.
+    Each planned span's place is read from the store (an inline replacement
+    no answer delivered yet is placed by its id, ``version[start:end]``).
     """
-
-    found: dict[tuple[str, ...], str] = {}
+    variants: dict[str, tuple[tuple[str, ...], bool, dict[str, list[Place]]]] = {}
     rows = store.select(_PLANNED, params={"run": IRI(ids.mint("run", run))})
-    for row in sorted(rows, key=lambda r: str(r["v"])):
-        key = tuple(
-            str(row[name]) if row[name] is not None else ""
-            for name in ("question", "claim", "set", "variant", "member", "replacement")
+    for row in rows:
+        node = str(row["v"])
+        if node not in variants:
+            key = tuple(
+                str(row[name]) if row[name] is not None else ""
+                for name in ("question", "claim", "set", "variant", "member", "replacement")
+            )
+            variants[node] = (key, row["count"] is not None, {"context": [], "citable": []})
+        if row["kind"] is None:
+            continue
+        span_id = ids.ledger_id(str(row["span"]))
+        place = _place(row) or inline_place(span_id)
+        listed = variants[node][2][str(row["kind"])]
+        if place not in listed:
+            listed.append(place)
+    found: dict[tuple[str, ...], PlannedVariant] = {}
+    for node in sorted(variants, key=_plan_order):
+        key, recorded, spans = variants[node]
+        found[key] = PlannedVariant(
+            node,
+            tuple(sorted(spans["context"], key=lambda p: p.id)),
+            tuple(sorted(spans["citable"], key=lambda p: p.id)),
+            recorded=recorded,
         )
-        found[key] = str(row["v"])
     return found
 
 
-def outcome_key(outcome: Outcome, replacement: str | None = None) -> tuple[str, ...]:
-    """The key of :func:`planned` for an outcome."""
-    return (
-        ids.mint("question", outcome.question),
-        ids.mint("claim", outcome.claim),
-        ids.mint("set", outcome.set),
-        outcome.variant,
-        ids.mint("span", outcome.member) if outcome.member else "",
-        replacement or "",
-    )
+def _plan_order(node: str) -> tuple[str, int]:
+    # A planned variant is <plan>/variant/<n>: by plan (its id holds its time), then n.
+    plan, _, number = node.rpartition("/variant/")
+    return plan, int(number) if number.isdigit() else 0
 
 
 def card_item(
@@ -254,6 +321,8 @@ def figures(outcomes: list[Outcome]) -> dict[str, dict[str, Figure]]:
     """interventions.md "Cards and figures": per variant (and ``all``), the three figures."""
     groups: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
+        if outcome.unplanned:
+            continue  # shown on its card, never in the figures (interventions.md "Edge cases")
         groups[outcome.variant].append(outcome)
         groups["all"].append(outcome)
     result = {}
@@ -291,6 +360,7 @@ def _from_row(row: Row) -> Outcome:
         bool(row["correct"]) if row["correct"] is not None else None,
         bool(row["outside"]),
         replacement=opt("replacement"),
+        unplanned=bool(row["unplanned"]),
     )
 
 
@@ -342,12 +412,13 @@ def recorded(store: Store, bundle: str) -> list[Outcome]:
 
     rows = store.select(
         "SELECT ?o ?case ?question ?set ?variant ?member ?expected ?route ?observed ?correct"
-        " ?outside WHERE { GRAPH ?bundle { ?o a hg:InterventionOutcome ; hg:outcomeOf ?case ;"
+        " ?outside ?unplanned WHERE { GRAPH ?bundle { ?o a hg:InterventionOutcome ; hg:outcomeOf ?case ;"
         " hg:interventionQuestion ?question ; hg:selectedSet ?set ; hg:variant ?variant ;"
         " hg:expectedOutcome ?expected ; hg:observedClass ?observed ;"
         " hg:citedOutsideContext ?outside ."
         " OPTIONAL { ?o hg:interventionMember ?member } OPTIONAL { ?o hg:survivingRoute ?route }"
-        " OPTIONAL { ?o hg:outcomeCorrect ?correct } } } ORDER BY ?case",
+        " OPTIONAL { ?o hg:outcomeCorrect ?correct } OPTIONAL { ?o hg:unplanned ?unplanned } } }"
+        " ORDER BY ?case",
         params={"bundle": IRI(bundle)},
     )
     out = []
@@ -365,6 +436,7 @@ def recorded(store: Store, bundle: str) -> list[Outcome]:
                 str(row["observed"]),
                 bool(row["correct"]) if row["correct"] is not None else None,
                 bool(row["outside"]),
+                unplanned=bool(row["unplanned"]),
             )
         )
     return out
@@ -375,10 +447,10 @@ __all__ = [
     "APPROPRIATE_ABSTENTION",
     "NONE",
     "PLANNED_NOT_RUN",
+    "PlannedVariant",
     "card_item",
     "entry",
     "read_bundle",
-    "outcome_key",
     "planned",
     "Figure",
     "Outcome",

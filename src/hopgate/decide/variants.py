@@ -41,6 +41,19 @@ class Place:
     locator: str | None = None
 
 
+def inline_place(span_id: str) -> Place:
+    """The place an inline span's id names (``version[start:end]``, ledger.md "Delivered spans").
+
+    Any other id gets a place of its own only: it covers and is covered by
+    itself alone.
+    """
+    version, bracket, rest = span_id.rpartition("[")
+    start, colon, end = rest.removesuffix("]").partition(":")
+    if bracket and colon and rest.endswith("]") and start.isdigit() and end.isdigit():
+        return Place(span_id, version, int(start), int(end))
+    return Place(span_id, "")
+
+
 def covers(delivered: Place, reference: Place) -> bool:
     """acceptance.md "Coverage": ``delivered`` covers ``reference``."""
     if delivered.id == reference.id:
@@ -114,6 +127,7 @@ __all__ = [
     "contained",
     "covers",
     "expected",
+    "inline_place",
     "observed",
     "surviving_route",
 ]

@@ -153,7 +153,7 @@ def load(
         >>> store = open_store(None)
         >>> result = load(store, artefact("examples") / "cedar.yaml")
         >>> result.records["claim"], result.records["case"], result.triples
-        (4, 4, 541)
+        (4, 4, 542)
         >>> load(store, artefact("examples") / "cedar.yaml").already_loaded
         True
     """
@@ -179,7 +179,7 @@ def _load(
     # lists only published graphs.
     snapshots.discard_unpublished(store)
     store.remove_graph(graph)
-    loader = _Loader(store, path, graph, allow_files=allow_files)
+    loader = _Loader(store, path, graph, allow_files=allow_files, recorded_at=started)
     index = loader.index()
     if not any(table for table in index.ids.values()) and not index.cases:
         raise LedgerError("the ledger holds no records (nothing to load)", file=str(path))
@@ -226,9 +226,19 @@ def _already_loaded(store: Store, graph: str) -> bool:
 
 class _Loader:
     def __init__(
-        self, store: Store, path: Path, graph: str, *, allow_files: tuple[Path, ...] = ()
+        self,
+        store: Store,
+        path: Path,
+        graph: str,
+        *,
+        allow_files: tuple[Path, ...] = (),
+        recorded_at: datetime | None = None,
     ) -> None:
         self.store = store
+        # When this load records what it writes: a judgment may not claim a
+        # later time (docs/spec/adjudication.md "Recording").
+        self.recorded_at = (recorded_at or datetime.now(UTC)).astimezone(UTC)
+        self._numbers: dict[str, int] | None = None
         self.allow_files = allow_files
         self.path = path
         self.file = str(path)
@@ -250,6 +260,7 @@ class _Loader:
 
     def index(self) -> _Index:
         index = _Index()
+        finals: dict[tuple[str, str], Record] = {}
         name = f"load {self.path.name}: check"
         for record in _progress.counted(read_records(self.path), name, unit="records"):
             if record.kind == "case":
@@ -276,7 +287,29 @@ class _Loader:
             elif record.kind == "judgment":
                 d = record.data
                 index.judgments[record.id] = (d["subject"], d.get("question"), bool(d.get("final")))
+                self._one_final(finals, record)
         return index
+
+    def _one_final(self, finals: dict[tuple[str, str], Record], record: Record) -> None:
+        """At most one final judgment of a subject's question per load (adjudication.md
+        "Recording"): which one is in force never depends on the order of a file."""
+        d = record.data
+        question = d.get("question")
+        if not d.get("final") or question is None:
+            return
+        # Entailment and alternatives both re-annotate a set: one decision.
+        decides = "re-annotation" if question in ("entailment", "alternatives") else question
+        key = (str(d["subject"]), decides)
+        first = finals.setdefault(key, record)
+        if first is not record:
+            self._fail(
+                f"a second final judgment of {d['subject']!r} ({decides}) in this ledger, after "
+                f"{first.id!r} at {first.where}: one load records at most one final judgment of a "
+                "subject's question, so which is in force never depends on the order of a file; "
+                "record it with a later load (hopgate judge, or another ledger)",
+                record,
+                "final",
+            )
 
     def _register(
         self, index: _Index, kind: str, ledger_id: str, where: str, record: Record, name: str
@@ -343,6 +376,7 @@ class _Loader:
     # ---- pass two ---------------------------------------------------------
 
     def emit(self, index: _Index, out: TextIO, existing: set[str]) -> None:
+        self._number_judgments(index, existing)
         captured: dict[str, tuple[Record, list[str]]] = {}
         taken: list[tuple[str, str]] = []  # output ids of new cases that the store holds
         total = len(index.cases) + sum(len(t) for k, t in index.ids.items() if k != "output")
@@ -365,6 +399,8 @@ class _Loader:
             if record.kind == "case":
                 outputs = [o["id"] for o in record.data.get("outputs") or []]
                 taken += [("output", o) for o in outputs if ids.mint("output", o) in existing]
+            elif record.kind == "judgment":
+                lines += self._recording(main)
             self._write(out, lines)
         if captured or taken:
             self._settle_existing(out, captured, taken)
@@ -373,6 +409,33 @@ class _Loader:
         graph_term = self._graph_term
         out.write("".join(line + graph_term for line in lines))
         self.triples += len(lines)
+
+    def _recording(self, judgment: str) -> list[str]:
+        """The store's stamp on a judgment this load writes (adjudication.md "Recording").
+
+        Its recording number: one more than the greatest in the store, then
+        in the order of the ids of the judgments this load writes (never the
+        order of the file, so the same ledger loads the same triples), so that
+        recordings are strictly ordered; each load holds the store's writer
+        lock (see the spec on remote stores). When and for whom the load ran
+        is its catalog entry's. A ledger cannot write this: it is the
+        loader's, never a record's field.
+        """
+        assert self._numbers is not None
+        return [f"{nt.iri(judgment)} <{HG}recordNumber> {nt.integer(self._numbers[judgment])}"]
+
+    def _number_judgments(self, index: _Index, existing: set[str]) -> None:
+        written = sorted(
+            node
+            for node in (ids.mint("judgment", j) for j in index.judgments)
+            if node not in existing
+        )
+        base = 0
+        if written:
+            rows = self.store.select("SELECT (MAX(?n) AS ?latest) WHERE { ?j hg:recordNumber ?n }")
+            latest = rows[0]["latest"] if rows else None
+            base = latest if isinstance(latest, int) and not isinstance(latest, bool) else 0
+        self._numbers = {node: base + rank for rank, node in enumerate(written, start=1)}
 
     def _settle_existing(
         self,
@@ -389,8 +452,13 @@ class _Loader:
                 rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt")
             )
             values = " ".join(subjects)
+            # The records as loaded (load graphs only: not the catalog's facts
+            # about agents, nor what an evaluation recorded about a record),
+            # without the store's own stamp (a judgment's recording number).
             theirs_nt = self.store.construct(
-                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }}"
+                f" GRAPH <{CATALOG_GRAPH}> {{ ?g prov:wasGeneratedBy ?load . ?load a hg:Load }}"
+                f" FILTER (?p NOT IN ({_RECORDING})) }}"
             )
             theirs = _normalised(rdflib.Graph().parse(data=theirs_nt.decode("utf-8"), format="nt"))
             if mine == theirs:
@@ -822,7 +890,8 @@ class _Loader:
             if output.get("claim") is not None:
                 claim = self._ref(index, "claim", output["claim"], record, f"{name}.claim")
                 yield f"{o} <{HG}asserts> {nt.iri(claim)}"
-            yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
+            if output["correct"] is not None:  # null: not judged (acceptance.md "Verdict")
+                yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
             for cited_number, item in enumerate(output.get("cites") or []):
                 where = f"{name}.cites[{cited_number}]"
                 segmented = isinstance(item, dict) and "segment" in item
@@ -912,7 +981,25 @@ class _Loader:
         yield f"{s} <{HG}judges> {nt.iri(subject)}"
         yield f"{s} <{PROV}wasAttributedTo> {nt.iri(ids.mint('agent', d['by']))}"
         if d.get("at"):
-            yield f"{s} <{PROV}generatedAtTime> {nt.datetime(self._time(record, d, 'at'))}"
+            at = self._time(record, d, "at")
+            # A judgment's place is when the store recorded it, and it cannot
+            # claim a time after that (docs/spec/adjudication.md "Recording").
+            if datetime.fromisoformat(at.replace("Z", "+00:00")) > self.recorded_at:
+                self._fail(
+                    f"the judgment's time {at} is after its recording "
+                    f"({_stamp(self.recorded_at)}): a judgment cannot be dated after the load "
+                    "that records it",
+                    record,
+                    "at",
+                )
+            yield f"{s} <{PROV}generatedAtTime> {nt.datetime(at)}"
+        if d.get("proof") is not None:
+            # A signature over the judgment (docs/spec/adjudication.md "Signed
+            # judgments"), kept as written; checked when read, against trusted keys.
+            payload = json.dumps(d["proof"], sort_keys=True, ensure_ascii=False)
+            if literal_size(payload) > MAX_LITERAL_BYTES:
+                raise _TooLarge(f"the proof is over the {MAX_LITERAL_BYTES:,}-byte limit", "proof")
+            yield f"{s} <{HG}proof> {nt.literal(payload, RDF + 'JSON')}"
         yield f"{s} <{HG}decision> {nt.string(d['decision'])}"
         if d.get("reason"):
             yield f"{s} <{HG}reason> {nt.string(d['reason'])}"
@@ -1064,6 +1151,10 @@ class _Loader:
             ]
         catalog = f" <{CATALOG_GRAPH}> .\n"
         out.write("".join(line + catalog for line in lines))
+
+
+#: The loader's stamp on a judgment it records (not a ledger's to state; adjudication.md).
+_RECORDING = f"<{HG}recordNumber>"
 
 
 def _extension(s: str, data: dict[str, Any]) -> Iterator[str]:

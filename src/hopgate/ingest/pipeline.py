@@ -30,6 +30,7 @@ from hopgate.ingest.adapters import gold, rag
 from hopgate.ingest.adapters.common import ImportResult, Record, write_ledger
 from hopgate.ingest.adapters.corpus import Corpus
 from hopgate.ingest.adapters.items import Item, ItemError, item_error
+from hopgate.ingest.correctness import Tally
 from hopgate.ingest.loader import LoadResult, load
 from hopgate.store import IRI, Store
 
@@ -182,6 +183,7 @@ class LedgerBuilder:
         citations: Sequence[Any] | None = None,
         abstained: bool = False,
         correct: bool | None = None,
+        short_answer: str | None = None,
     ) -> None:
         """Record the pipeline's response to ``question`` (a gold question's id).
 
@@ -192,6 +194,9 @@ class LedgerBuilder:
         document ids (retrieved or not), ``{"doc", "quote"}``, ``{"doc",
         "start", "end"}``, ``{"context", "quote"}``, each object optionally with
         ``"segment": [start, end]``, the part of the answer it supports.
+        Correctness is ``correct``, else True when ``short_answer`` is the
+        reference answer after SQuAD normalization, else unknown
+        (:mod:`hopgate.ingest.correctness`): never guessed from ``answer``'s text.
 
         Raises:
             LedgerError: an unknown question, a second response to it, a context
@@ -204,6 +209,7 @@ class LedgerBuilder:
             citations=None if citations is None else list(citations),
             abstained=abstained or None,
             correct=correct,
+            short_answer=short_answer,
         )
         where = f"record {len(self._answers) + 1}"
         if str(question) in {str(a[2]["id"]) for a in self._answers}:
@@ -223,7 +229,7 @@ class LedgerBuilder:
                 self._questions[str(question)],
                 item,
                 run=self.run,
-                judging=rag.Judging(),
+                judging=Tally(),
             )
         except ItemError as exc:
             raise item_error(SOURCE, where, exc) from None
@@ -265,6 +271,7 @@ def record(
     abstained: bool = False,
     correct: bool | None = None,
     evaluation: str | None = None,
+    short_answer: str | None = None,
 ) -> LoadResult:
     """Record one response of ``run`` to ``question`` in ``store`` (one small load).
 
@@ -294,9 +301,10 @@ def record(
         citations=None if citations is None else list(citations),
         abstained=abstained or None,
         correct=correct,
+        short_answer=short_answer,
     )
     try:
-        records.append(rag.case_record(corpus, asked, item, run=run, judging=rag.Judging()))
+        records.append(rag.case_record(corpus, asked, item, run=run, judging=Tally()))
     except ItemError as exc:
         raise item_error(SOURCE, f"record (question {question!r})", exc) from None
     with tempfile.TemporaryDirectory(prefix="hopgate-record-") as scratch:

@@ -366,6 +366,14 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             lines.append(
                 f"{v} <{HG}survivingRoute> {nt.iri(ids.mint('set', item['surviving_route']))}"
             )
+        # What the variant supplies and allows, recorded so that its answers are
+        # scored against the plan, never against what an answers file says
+        # (interventions.md "The plan", rule recorded plan).
+        for span in dict.fromkeys(c["id"] for c in item["context"]):
+            lines.append(f"{v} <{HG}plannedContext> {nt.iri(ids.mint('span', span))}")
+        for span in dict.fromkeys(item["citable"]):
+            lines.append(f"{v} <{HG}plannedCitable> {nt.iri(ids.mint('span', span))}")
+        lines.append(f"{v} <{HG}plannedCitableCount> {nt.integer(len(set(item['citable'])))}")
     g = f" <{graph}> .\n"
     catalog_lines = [
         f"<{graph}> <{A}> <{PROV}Bundle>",

@@ -3,10 +3,18 @@
 For each planned variant the system's command gets one JSON object on stdin,
 ``{"question": ..., "context": [{"id": ..., "text": ...}], "citable": [...]}``,
 and writes one JSON object to stdout, ``{"answer": ..., "cites": [...],
-"abstained": ..., "correct": ...}`` (``correct`` optional). A timeout, a
-non-zero exit or malformed output makes a **failed** variant, recorded with
-its reason, never an abstention. Answers become ledger cases with an
-``intervention`` mapping (docs/spec/ledger.md "Cases").
+"abstained": ..., "correct": ..., "short_answer": ...}`` (``correct`` and
+``short_answer`` optional). The command runs as every command the user names
+does (:mod:`hopgate.processes`: a minimal environment, its own process group
+killed as a whole on timeout, its output read up to a cap). A timeout, a
+non-zero exit, output over the cap or malformed output makes a **failed**
+variant, recorded with its reason, never an abstention. An answer's
+correctness is the system's ``correct``, else an exact match of its
+``short_answer`` with the reference answer, else a judge's, else unknown
+(:mod:`hopgate.ingest.correctness`): never the answer's text holding the reference.
+Answers become ledger cases with an ``intervention`` mapping
+(docs/spec/ledger.md "Cases"); they are scored against the plan recorded in
+the store, never against what the answers file says was supplied or citable.
 ``builtin:bm25`` is hopgate's BM25 citer (:func:`hopgate.ingest.baseline.rank`) as a
 system, so the loop runs with nothing else installed.
 """
@@ -14,17 +22,18 @@ system, so the loop runs with nothing else installed.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hopgate.errors import InputRefused, RunError, SystemAnswerError
+from hopgate.errors import CommandError, InputRefused, RunError, SystemAnswerError
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
+from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
 from hopgate.inputs import parse_json
+from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits, run_command
 
 BUILTIN_BM25 = "builtin:bm25"
 
@@ -39,6 +48,8 @@ class RunResult:
     ledger: Path
     #: The runs whose claim-cases the plan varied (``hopgate evaluate`` scores the answers).
     runs: tuple[str, ...] = ()
+    #: How the answers' correctness was decided, one sentence per way (hopgate.ingest.correctness).
+    notes: list[str] = field(default_factory=list)
 
 
 def request(item: dict[str, Any]) -> dict[str, Any]:
@@ -50,13 +61,13 @@ def request(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _parse(text: str) -> dict[str, Any]:
+def _parse(data: bytes) -> dict[str, Any]:
     try:
-        answer = parse_json(text, strict=False)  # bounded: digits, nesting
-    except json.JSONDecodeError as exc:
-        raise SystemAnswerError(f"malformed output: not JSON ({exc})") from exc
+        answer = parse_json(data.decode("utf-8"), strict=False)  # bounded: digits, nesting
     except InputRefused as exc:
         raise SystemAnswerError(f"malformed output: {exc.detail}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise SystemAnswerError(f"malformed output: not JSON ({exc})") from None
     if not isinstance(answer, dict):
         raise SystemAnswerError("malformed output: not a JSON object")
     if not isinstance(answer.get("abstained", False), bool):
@@ -68,28 +79,28 @@ def _parse(text: str) -> dict[str, Any]:
         raise SystemAnswerError("malformed output: 'answer' is not a string")
     if answer.get("correct") is not None and not isinstance(answer["correct"], bool):
         raise SystemAnswerError("malformed output: 'correct' is not a boolean")
+    if answer.get("short_answer") is not None and not isinstance(answer["short_answer"], str):
+        raise SystemAnswerError("malformed output: 'short_answer' is not a string")
     return answer
 
 
-def command_system(command: str, *, timeout: float) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A system that runs ``command`` in a shell once per variant."""
+def command_system(command: str, *, limits: Limits) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A system that runs ``command`` in a shell once per variant, within ``limits``."""
 
     def answer(payload: dict[str, Any]) -> dict[str, Any]:
         try:
-            done = subprocess.run(
+            done = run_command(
                 command,
-                shell=True,
-                input=json.dumps(payload, ensure_ascii=False),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
+                stdin=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                limits=limits,
             )
-        except subprocess.TimeoutExpired as exc:
-            raise SystemAnswerError(f"timeout after {timeout:g} s") from exc
+        except CommandError as exc:
+            raise SystemAnswerError(str(exc)) from None
         if done.returncode != 0:
-            tail = done.stderr.strip().splitlines()[-1:] or [""]
-            raise SystemAnswerError(f"exit status {done.returncode}: {tail[0]}".rstrip(": "))
+            tail = done.last_error_line()
+            raise SystemAnswerError(
+                f"exit status {done.returncode}" + (f": {tail}" if tail else "")
+            )
         return _parse(done.stdout)
 
     return answer
@@ -119,8 +130,21 @@ def _delivered(span_id: str, item: dict[str, Any]) -> Any:
     return span_id
 
 
-def case_of(item: dict[str, Any], number: int, answer: dict[str, Any]) -> dict[str, Any]:
-    """The ledger case recording ``answer`` to the planned variant ``item`` (number ``number``)."""
+def case_of(
+    item: dict[str, Any],
+    number: int,
+    answer: dict[str, Any],
+    *,
+    judging: Tally | None = None,
+    judge: Judge | None = None,
+) -> dict[str, Any]:
+    """The ledger case recording ``answer`` to the planned variant ``item`` (number ``number``).
+
+    The output's correctness: the system's ``correct``, else its
+    ``short_answer`` matching the plan's reference answer exactly (after
+    normalization), else ``judge``'s decision, else unknown (``correct:
+    null``); ``judging`` counts how each was decided.
+    """
     intervention: dict[str, Any] = {"set": item["set"], "variant": item["variant"]}
     for name in ("member", "replacement"):
         if item.get(name) is not None:
@@ -146,13 +170,20 @@ def case_of(item: dict[str, Any], number: int, answer: dict[str, Any]) -> dict[s
         }
         if text is not None:
             output["text"] = text
-        if correct is None:
-            # interventions.md "Running a system": with no judgment from the
-            # system, the answer is correct when it holds the reference answer.
-            reference = item.get("reference_answer")
-            correct = bool(reference and text and reference.lower() in text.lower())
-            output["x-correctness"] = "reference answer found in the text"
-        output["correct"] = correct
+        # interventions.md "Running a system": never guessed from the text.
+        decision = decide(
+            label=correct,
+            short_answer=answer.get("short_answer"),
+            reference=item.get("reference_answer"),
+            question=str(item.get("question_text") or item["question"]),
+            answer=text,
+            judge=judge,
+        )
+        if judging is not None:
+            judging.add(decision)
+        if decision.by != BY_LABEL:
+            output["x-correct-by"] = decision.by
+        output["correct"] = decision.correct
         unknown = [s for s in answer.get("cites", []) if s not in context_ids]
         if unknown:
             output["x-cited-outside-context"] = unknown
@@ -167,19 +198,28 @@ def run_plan(
     *,
     jobs: int = 1,
     timeout: float = 60.0,
+    pass_env: tuple[str, ...] = (),
+    output_cap: int = DEFAULT_OUTPUT_CAP,
+    correctness_judge: str | None = None,
 ) -> RunResult:
     """Run ``system`` on every planned variant; write the answers as a ledger at ``output``.
 
-    Failed variants (timeout, non-zero exit, malformed output) are written,
-    one JSON line each with their reason, to ``<output>.failed.jsonl``.
+    ``system`` (and ``correctness_judge``) run with ``timeout`` seconds, the
+    minimal environment plus ``pass_env`` and standard output capped at
+    ``output_cap`` bytes (:mod:`hopgate.processes`). Failed variants
+    (timeout, non-zero exit, output over the cap, malformed output) are
+    written, one JSON line each with their reason, to
+    ``<output>.failed.jsonl``.
 
     Raises:
         RunError: the plan holds no variant.
     """
     if not items:
         raise RunError("the plan holds no variant to run")
+    limits = Limits(timeout=timeout, output_cap=output_cap, pass_env=pass_env)
+    judge = None if correctness_judge is None else Judge(correctness_judge, limits)
     answer: Callable[[dict[str, Any]], dict[str, Any]]
-    answer = bm25_system if system == BUILTIN_BM25 else command_system(system, timeout=timeout)
+    answer = bm25_system if system == BUILTIN_BM25 else command_system(system, limits=limits)
 
     def one(number: int) -> tuple[dict[str, Any] | None, str | None]:
         try:
@@ -190,11 +230,12 @@ def run_plan(
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         outcomes = list(pool.map(one, range(len(items))))
     cases, failed = [], []
+    judging = Tally()
     for number, (item, (got, reason)) in enumerate(zip(items, outcomes, strict=True)):
         if got is None:
             failed.append({"variant_number": number + 1, **_identity(item), "reason": reason})
             continue
-        cases.append(case_of(item, number + 1, got))
+        cases.append(case_of(item, number + 1, got, judging=judging, judge=judge))
     write_ledger(cases, output)
     failed_path = output.with_name(output.name + ".failed.jsonl")
     if failed:
@@ -206,7 +247,7 @@ def run_plan(
         failed_path.unlink(missing_ok=True)
     abstained = sum(1 for c in cases if c["abstained"] and not c.get("outputs"))
     runs = tuple(sorted({str(item["run"]) for item in items if item.get("run") is not None}))
-    return RunResult(len(cases), abstained, failed, output, runs)
+    return RunResult(len(cases), abstained, failed, output, runs, judging.notes("answers"))
 
 
 def _identity(item: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,8 @@ FIGURES: dict[str, tuple[str, str]] = {
 #: Each count of ``hopgate metrics``, likewise.
 COUNTS: dict[str, tuple[str, str]] = {
     "unsupported": ("Counts", "unsupported"),
+    "correctness_unknown": ("Counts", "correctness unknown"),
+    "answer_correctness_unknown": ("Counts", "answer correctness unknown"),
     "omitted": ("Counts", "omitted"),
     "blocked": ("Counts", "blocked"),
     "not_found": ("Counts", "not found"),

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
+from hopgate.audit import queue as _review
 from hopgate.audit.peers import peer_metrics_for_bundle
 from hopgate.audit.results import (
     GATE_POLICY,
@@ -31,6 +32,7 @@ from hopgate.audit.results import (
     gate_rows,
 )
 from hopgate.audit.withholding import for_reader
+from hopgate.bundles import judgment_proofs
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
 from hopgate.library import spec
@@ -60,6 +62,8 @@ DEFINITIONS: dict[str, Definition] = {name: figure_definition(name) for name in 
 COUNTS: dict[str, Definition] = {name: figure_definition(name) for name in spec.COUNTS}
 COUNT_LABELS = {
     "unsupported": "unsupported outputs",
+    "correctness_unknown": "outputs of unknown correctness",
+    "answer_correctness_unknown": "claim-cases of unknown answer correctness",
     "omitted": "omitted required claims",
     "blocked": "blocked claim-cases",
     "not_found": "not-found claim-cases",
@@ -107,6 +111,9 @@ class Report:
     changes: Diff | None
     pictures: int
     charts: dict[str, str] = field(default_factory=dict)
+    #: The final judgments in force on the cards, in the order the store recorded
+    #: them: who recorded each, when, and its signature (adjudication.md "Recording").
+    judgments: list[dict[str, Any]] = field(default_factory=list)
     #: The header's signature line and whether the check asked for (--signed-export) failed.
     signature: SignatureCheck = field(default_factory=lambda: SignatureCheck(NOT_CHECKED))
 
@@ -124,6 +131,7 @@ class Report:
             "attention": [card.row.output for card in self.attention],
             "cards": [card.as_dict() for card in self.cards],
             "changes": self.changes.as_dict() if self.changes is not None else None,
+            "judgments": self.judgments,
         }
 
 
@@ -238,6 +246,7 @@ def build_report(
             peer_rows = [p.as_dict() for p in peer_metrics_for_bundle(copy, evaluation_.bundle)]
     drawn = _draw_pictures(store, chosen, cards, pictures)
     changes = _changes(store, chosen)
+    in_force = _judgments_in_force(store, cards, trusted)
     report = Report(
         header=head,
         gate=gate,
@@ -249,6 +258,7 @@ def build_report(
         cards=cards,
         changes=changes,
         pictures=drawn,
+        judgments=in_force,
         signature=signature,
     )
     # Every text of every format (cards, header, changes, pictures) passes the one filter.
@@ -290,3 +300,37 @@ def _draw_pictures(
 
 
 __all__ = ["FORMATS", "Report", "build_report"]
+
+
+def _judgments_in_force(
+    store: Store, cards: list[CardDetail], trusted: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The final judgments the cards name as in force, with who recorded each and its signature.
+
+    Read from the store as it stands (the judgments never change once
+    recorded); the signature is checked against ``trusted`` keys
+    (docs/spec/adjudication.md "Signed judgments").
+    """
+    named = {str(j["id"]) for card in cards for j in card.row.judgments}
+    if not named:
+        return []
+    found = []
+    for record in _review.judgments(store):
+        if record.id not in named or not record.final:
+            continue
+        signature = judgment_proofs.check(record, trusted)
+        found.append(
+            {
+                "id": record.id,
+                "subject": record.subject,
+                "question": record.question,
+                "decision": record.decision,
+                "by": record.by,
+                "at": record.at,
+                "record_number": record.record_number,
+                "recorded_at": record.recorded_at,
+                "recorded_by": record.recorded_by,
+                "signature": signature.as_dict(),
+            }
+        )
+    return sorted(found, key=lambda j: (j["record_number"] or 0, j["id"]))

@@ -24,6 +24,7 @@ RULES: dict[str, tuple[str, int]] = {
     "extra-assertion": ("escalate", 1),
     "unresolved-contradiction": ("escalate", 1),
     "proposed-set-cited": ("escalate", 1),
+    "correctness-unknown": ("escalate", 1),
     "blocked": ("abstain", 2),
     "not-found": ("abstain", 2),
     "judged-incorrect": ("reject", 3),
@@ -61,6 +62,11 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
         text = f"claim {claim} has an unresolved contradiction{named}"
     elif rule == "proposed-set-cited":
         text = "its citations contain a proposed evidence set but no eligible one"
+    elif rule == "correctness-unknown":
+        text = (
+            f"claim {claim} is answerable but nobody judged whether the output is correct "
+            "(correctness unknown), so it waits for a judgment"
+        )
     elif rule == "blocked":
         text = (
             f"no evidence set of claim {claim} is eligible for the evaluation's reader, though an "

@@ -20,12 +20,12 @@ character), UTF-8 with or without a byte-order mark, optionally gzip'd
   ``[n]`` markers in the answer are the citations. Or one logged response per
   line in a pipeline's own shape (LangChain, LlamaIndex, Anthropic, OpenAI,
   Cohere, Haystack: :mod:`.shapes`), read into the native format first. One
-  output per required claim, carrying the whole answer. Without ``correct``,
-  an output is judged against the reference answer by SQuAD-style normalized
-  match (lower case, no punctuation or articles, whitespace collapsed;
-  correct when the normalized reference is the normalized answer or a run of
-  whole tokens in it), marked ``x-correct-by`` on the output and counted
-  apart.
+  output per required claim, carrying the whole answer. Its correctness is
+  never guessed from the answer's text (:mod:`hopgate.ingest.correctness`):
+  the ``correct`` label, else a ``short_answer`` that is the reference answer
+  after SQuAD normalization, else the judge command the import names, else
+  unknown (``correct: null``); ``x-correct-by`` on the output says which, and
+  the import's notes count each.
 
 A context text that differs from its document only in whitespace is found
 (offsets map back to the document's own text); one that occurs several times
@@ -35,11 +35,8 @@ Bad input stops the import with a ``LedgerError`` naming file, line and field.
 
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,43 +74,22 @@ from hopgate.ingest.adapters.items import (
     item_error,
     note_unknown,
 )
+from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
 from hopgate.suggest import did_you_mean
 
 EVALUATION = "rag"
 RUN = "rag-run"
 #: The fields of an answer in the native format (docs/rag-format.md "answers").
-ANSWER_FIELDS = {"id", "question", "answer", "contexts", "citations", "abstained", "correct"}
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = set(string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD's answer normalization: lower case, no punctuation, no articles, single spaces."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def answer_matches(answer: str, reference: str) -> bool:
-    """Whether ``answer`` states ``reference`` after normalization (whole tokens).
-
-    Citation markers (``[1]``) are removed first. Correct when the normalized
-    reference equals the normalized answer or is a run of its whole tokens.
-    """
-    said = normalize_answer(strip_markers(answer))
-    wanted = normalize_answer(reference)
-    if not wanted:
-        return False
-    return said == wanted or f" {wanted} " in f" {said} "
-
-
-@dataclass
-class Judging:
-    """How the answers' correctness was decided, counted for the notes."""
-
-    given: int = 0
-    matched: int = 0
-    matched_correct: int = 0
-    unjudgeable: int = 0
+ANSWER_FIELDS = {
+    "id",
+    "question",
+    "answer",
+    "contexts",
+    "citations",
+    "abstained",
+    "correct",
+    "short_answer",
+}
 
 
 def case_record(
@@ -122,13 +98,18 @@ def case_record(
     item: dict[str, Any],
     *,
     run: str,
-    judging: Judging,
+    judging: Tally,
     counts: CitationCounts | None = None,
+    judge: Judge | None = None,
 ) -> Record:
     """The ``case`` record of one answer (raises ``ItemError`` naming the field).
 
     Citations: see :mod:`.citations` (positions, documents, quotes, offsets,
-    each with the answer segment it supports).
+    each with the answer segment it supports). Each output's correctness: the
+    ``correct`` label, else an exact match of ``short_answer`` with the claim's
+    reference answer, else ``judge``'s decision, else unknown
+    (:func:`hopgate.ingest.correctness.decide`); ``judging`` counts how each was
+    decided.
     """
     abstained = field_bool(item, "abstained") or False
     answer = field_string(item, "answer", required=not abstained)
@@ -156,6 +137,7 @@ def case_record(
         cited(corpus, item.get("citations"), answer=answer, contexts=located, counts=counts)
     )
     correct = field_bool(item, "correct")
+    short = field_string(item, "short_answer", required=False)
     outputs = []
     several = len(question.claims) > 1
     for claim in question.claims:
@@ -165,24 +147,18 @@ def case_record(
             "claim": claim.id,
             "cites": cites,
         }
-        if correct is not None:
-            output["correct"] = correct
-            judging.given += 1
-        elif claim.answer is not None:
-            output["correct"] = answer_matches(answer, claim.answer)
-            output["x-correct-by"] = "normalized match against the reference answer"
-            judging.matched += 1
-            judging.matched_correct += output["correct"]
-        elif not question.answerable:
-            output["correct"] = False
-            output["x-correct-by"] = "no reference answer: recorded as not correct"
-            judging.unjudgeable += 1
-        else:
-            raise ItemError(
-                f"no reference answer for claim {claim.id!r} to judge the answer against: "
-                'give "correct": true/false here, or an "answer" in the gold file',
-                "correct",
-            )
+        decision = decide(
+            label=correct,
+            short_answer=short,
+            reference=claim.answer,
+            question=question.text,
+            answer=answer,
+            judge=judge,
+        )
+        output["correct"] = decision.correct
+        if decision.by != BY_LABEL:
+            output["x-correct-by"] = decision.by
+        judging.add(decision)
         outputs.append(output)
     case["outputs"] = outputs
     return case
@@ -199,6 +175,7 @@ def answers(
     system: str,
     library: shapes.Library | None = None,
     shape: str | None = None,
+    judge: Judge | None = None,
 ) -> None:
     """The run record and one case per answer, read in its own format or a pipeline's ``shape``.
 
@@ -211,7 +188,7 @@ def answers(
     for qid, gold in questions.items():
         by_text.setdefault(_spaced(gold.text), []).append(qid)
     seen: dict[str, str] = {}
-    judging = Judging()
+    judging = Tally()
     counts = CitationCounts()
     unknown: Counter[str] = Counter()
     cases: list[Record] = []
@@ -223,7 +200,15 @@ def answers(
             if qid in seen:
                 raise ItemError(f"a second answer to question {qid!r} (first at {seen[qid]})", "id")
             cases.append(
-                case_record(corpus, questions[qid], item, run=run, judging=judging, counts=counts)
+                case_record(
+                    corpus,
+                    questions[qid],
+                    item,
+                    run=run,
+                    judging=judging,
+                    counts=counts,
+                    judge=judge,
+                )
             )
         except ItemError as exc:
             raise item_error(file, where, exc) from None
@@ -235,17 +220,7 @@ def answers(
     conversion.counts["answer"] = len(cases)
     conversion.counts["abstention"] = sum(1 for c in cases if c["abstained"])
     conversion.counts["output claim"] = sum(len(c["outputs"]) for c in cases)
-    if judging.matched:
-        conversion.notes.append(
-            f'{file}: {judging.matched} output claim(s) without "correct" judged by normalized '
-            f"match against the reference answer: {judging.matched_correct} correct "
-            f"({judging.given} judged in the file)"
-        )
-    if judging.unjudgeable:
-        conversion.notes.append(
-            f"{file}: {judging.unjudgeable} output claim(s) of questions with no evidence set and "
-            "no reference answer recorded as not correct"
-        )
+    conversion.notes.extend(judging.notes(f"{file}: output claims"))
     if counts.unretrieved_documents:
         conversion.notes.append(
             f"{file}: {counts.unretrieved_documents} citation(s) name a document none of whose "
@@ -331,7 +306,7 @@ def _native_lines(
         except ItemError as exc:
             raise item_error(file, where, exc) from None
         item = dict(answer.item)
-        for key in ("id", "correct", "abstained"):
+        for key in ("id", "correct", "abstained", "short_answer"):
             if key in line and key not in item:
                 item[key] = line[key]
         question = line.get("question") if isinstance(line.get("question"), str) else None
@@ -365,6 +340,7 @@ def convert(
     system: str | None = None,
     default_time: str,
     shape: str | None = None,
+    judge: Judge | None = None,
 ) -> Conversion:
     """Ledger records for documents, gold questions and (optionally) a run's answers.
 
@@ -393,6 +369,7 @@ def convert(
             system=system or run,
             library=library,
             shape=shape,
+            judge=judge,
         )
     conversion.records[:0] = head
     return conversion
@@ -413,11 +390,14 @@ def records(
     evaluation: str = EVALUATION,
     shape: str | None = None,
     notes: list[str] | None = None,
+    judge: Judge | None = None,
 ) -> Iterator[Record]:
     """Ledger records for ``hopgate import rag`` (see the module docstring).
 
     ``shape`` names the answers file's shape (:data:`.shapes.SHAPES`; None:
-    detected from its first line).
+    detected from its first line). ``judge`` (``--correctness-judge CMD``)
+    decides the answers that carry neither a ``correct`` label nor a
+    ``short_answer`` matching the reference.
 
     Raises:
         LedgerError: bad input, naming file, line and field; nothing is written.
@@ -440,6 +420,7 @@ def records(
         evaluation=evaluation,
         default_time=default_time,
         shape=shape,
+        judge=judge,
     )
     if notes is not None:
         counts = conversion.counts
@@ -477,9 +458,7 @@ __all__ = [
     "GoldQuestion",
     "Item",
     "ItemError",
-    "Judging",
     "Located",
-    "answer_matches",
     "answers",
     "case_record",
     "citation_markers",
@@ -488,7 +467,6 @@ __all__ = [
     "gold_questions",
     "item_error",
     "mark_answerable",
-    "normalize_answer",
     "records",
     "strip_markers",
 ]

@@ -30,8 +30,9 @@ Mapping:
   has no citations: the response is grounded on what was retrieved). It is
   correct by a ``correct`` column when there is one, else by
   ``answer_correctness`` or ``factual_correctness`` >= 0.5 when the export
-  carries that score, else by normalized match (SQuAD normalization) of
-  response and reference, either in the other; ``x-correct-by`` says which.
+  carries that score, else when the response is the reference after SQuAD
+  normalization; otherwise its correctness is unknown (``correct: null``:
+  one text holding the other decides nothing); ``x-correct-by`` says which.
 
 A context id retrieved with two different texts is an error naming the line.
 """
@@ -51,7 +52,8 @@ from urllib.parse import quote
 from hopgate import progress
 from hopgate.errors import InputRefused, LedgerError, MissingExtraError
 from hopgate.ingest.adapters.common import Record, checked, evaluation, read_items, refused
-from hopgate.ingest.adapters.rag import citation_markers, normalize_answer, strip_markers
+from hopgate.ingest.adapters.rag import citation_markers, strip_markers
+from hopgate.ingest.correctness import exact_match
 from hopgate.inputs import MAX_IMPORT_BYTES, decode_text, parse_json, read_document
 
 OBSERVED = "2024-01-01"
@@ -348,7 +350,13 @@ def _anchor(text: str, references: list[str], by_text: _Texts) -> list[Any]:
     return [f"{by_text.version(text)}#all"]
 
 
-def _correct(item: dict[str, Any], response: str, reference: str | None) -> tuple[bool, str]:
+def _correct(item: dict[str, Any], response: str, reference: str | None) -> tuple[bool | None, str]:
+    """The sample's correctness and how it was decided; None (unknown) rather than a guess.
+
+    One text inside the other decides nothing ("not in Zurich" holds "in
+    Zurich"): only the response being the reference after normalization does
+    (hopgate.ingest.correctness).
+    """
     given = item.get("correct")
     if isinstance(given, bool):
         return given, "the sample's correct column"
@@ -356,11 +364,9 @@ def _correct(item: dict[str, Any], response: str, reference: str | None) -> tupl
         score = isinstance(value, int | float) and value == value  # a number, not NaN
         if score and (column in SCORES or column.startswith(SCORES)):
             return value >= 0.5, f"{column} >= 0.5"
-    if reference is None:
-        return False, "no reference: recorded as not correct"
-    said, wanted = normalize_answer(strip_markers(response)), normalize_answer(reference)
-    match = bool(said and wanted) and (f" {said} " in f" {wanted} " or f" {wanted} " in f" {said} ")
-    return match, "normalized match of response and reference"
+    if reference is not None and exact_match(strip_markers(response), reference):
+        return True, "exact match of response and reference (SQuAD normalization)"
+    return None, "unknown: no correct column, no score, response not the reference"
 
 
 def _unique(items: Iterator[Any]) -> list[Any]:

@@ -38,7 +38,16 @@ READERS: dict[str, ModuleType] = {
 }
 SHAPES = (NATIVE, *READERS)
 #: The fields of a line wrapping a response, besides ``response`` itself.
-LINE_FIELDS = {"id", "question", "correct", "abstained", "documents", "request", "response"}
+LINE_FIELDS = {
+    "id",
+    "question",
+    "correct",
+    "short_answer",
+    "abstained",
+    "documents",
+    "request",
+    "response",
+}
 
 
 def detect(item: Any) -> str:
@@ -91,7 +100,9 @@ def read(shape: str, line: dict[str, Any], library: Library, report: ShapeReport
         )
     fields = Fields("response." if wrapped else "")
     found: Answer = module.read(inner, line, library, fields)
-    fields.use_line(*(key for key in ("id", "question", "correct", "abstained") if key in line))
+    fields.use_line(
+        *(key for key in ("id", "question", "correct", "short_answer", "abstained") if key in line)
+    )
     if wrapped:
         for key in line:
             if key not in LINE_FIELDS and not str(key).startswith("x-"):

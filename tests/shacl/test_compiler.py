@@ -1,4 +1,5 @@
-"""The compiled engine against pySHACL on generated data: every compiled component, many graphs.
+"""The SHACL compiler (hopgate.shacl.compiler) against pySHACL on generated data: every compiled
+component, many graphs.
 
 The shapes use each SHACL Core component the compiler translates; hypothesis
 draws small data graphs over a few nodes, predicates and literals (ill-formed

@@ -1,13 +1,18 @@
-"""Parameters reach SPARQL as VALUES blocks placed by a tokenizer (store.bind_values)."""
+"""Values and terms (hopgate.store.terms): Python values <-> RDF terms, and parameters that
+reach SPARQL as VALUES blocks placed by a tokenizer (bind_values), never as formatted text."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+import pyoxigraph as ox
 import pytest
 
 import hopgate
 from hopgate.errors import QueryError
-from hopgate.store import bind_values
+from hopgate.store import BNode, bind_values
 from hopgate.store.dialect import where_groups
+from hopgate.store.terms import from_term, term_ntriples, to_term
 
 PARAMS = {"x": hopgate.IRI("https://example.org/a")}
 
@@ -75,3 +80,43 @@ def test_updates_bind_into_their_where_and_refuse_delete_where(
 def test_a_text_without_a_group_is_an_error() -> None:
     with pytest.raises(QueryError, match="no WHERE"):
         bind_values("INSERT DATA { <a> <b> <c> }", PARAMS)
+
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        hopgate.IRI("https://w3id.org/hopgate/id/claim/c%201"),
+        BNode("b0"),
+        True,
+        False,
+        0,
+        -17,
+        Decimal("0.125"),
+        2.5,
+        'Zürich "quoted"\n',
+        "",
+    ],
+    ids=repr,
+)
+def test_a_value_round_trips_through_its_term(value: object) -> None:
+    back = from_term(to_term(value))  # type: ignore[arg-type]
+    assert back == value and type(back) is type(value)
+
+
+def test_terms_read_as_python_values() -> None:
+    assert from_term(None) is None
+    assert from_term(ox.Literal("1", datatype=ox.NamedNode(XSD + "boolean"))) is True
+    assert from_term(ox.Literal("42", datatype=ox.NamedNode(XSD + "unsignedShort"))) == 42
+    assert from_term(ox.Literal("2.0", datatype=ox.NamedNode(XSD + "float"))) == 2.0
+    # A lexical form its datatype does not allow stays text rather than failing the read.
+    assert from_term(ox.Literal("many", datatype=ox.NamedNode(XSD + "integer"))) == "many"
+    assert from_term(ox.Literal("2026-10-01", datatype=ox.NamedNode(XSD + "date"))) == "2026-10-01"
+
+
+def test_a_parameter_is_written_escaped() -> None:
+    assert term_ntriples('say "hi" } #') == '"say \\"hi\\" } #"'
+    with pytest.raises(QueryError, match="cannot bind a parameter of type list"):
+        to_term(["a"])  # type: ignore[arg-type]

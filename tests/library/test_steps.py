@@ -1,4 +1,5 @@
-"""Each rule of the evaluation has one home: one file of ``queries/`` decides it.
+"""The evaluation's steps (hopgate.library.steps): each rule has one home, one file of
+``queries/`` that decides it, and the steps run in the order queries/README.md lists.
 
 The auditor-facing queries read what the pipeline recorded (the latest
 evaluation bundle of a run) instead of deriving the rules a second time
@@ -70,23 +71,26 @@ def _homes(pattern: str) -> list[str]:
     return [path.name for path in files if re.search(pattern, _sparql(path))]
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_rule_is_written_in_one_file(rule: str) -> None:
     pattern, home = RULES[rule]
     assert _homes(pattern) == [home]
 
 
-def test_a_comment_is_not_a_rule() -> None:
+@pytest.mark.metadata
+def test_a_comment_is_not_a_rule(tmp_path: Path) -> None:
     text = "# FILTER (?observed > ?cutoff)\nSELECT ?s WHERE { ?s ?p ?o } # ?a <= ?b && ?c <= ?d\n"
-    path = QUERIES.parent / "tests" / "one-home-probe.rq"
-    try:
-        path.write_text(text, encoding="utf-8")
-        assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
-        assert not re.search(RULES["coverage: containment"][0], _sparql(path))
-    finally:
-        path.unlink()
+    path = tmp_path / "one-home-probe.rq"
+    path.write_text(text, encoding="utf-8")
+    assert not re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
+    assert not re.search(RULES["coverage: containment"][0], _sparql(path))
+    # ... while the same comparison outside a comment is one.
+    path.write_text("SELECT ?s WHERE { ?s ?p ?o FILTER (?observed > ?cutoff) }", encoding="utf-8")
+    assert re.search(RULES["eligibility: observation cutoff"][0], _sparql(path))
 
 
+@pytest.mark.metadata
 def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
     evaluate = (ROOT / "src" / "hopgate" / "decide" / "evaluation.py").read_text("utf-8")
     assert 'mint("rule"' not in evaluate, "joint support is decided in evaluation-verdicts.rq"
@@ -94,6 +98,7 @@ def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
     assert '!= "accept"' not in results, "the gate is decided in queries/gate.rq"
 
 
+@pytest.mark.metadata
 def test_the_export_reads_the_withheld_query() -> None:
     from hopgate.bundles import quads
 
@@ -149,6 +154,7 @@ def test_record_reader_returns_nothing_before_an_evaluation(loaded: object, quer
     assert loaded.select(query.text) == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.metadata
 @pytest.mark.parametrize("query_id", RECORD_READERS)
 def test_record_reader_decides_nothing(query_id: str) -> None:
     """No rule pattern occurs in a query that reads the record."""
@@ -161,6 +167,7 @@ def _anchor(heading: str) -> str:
     return re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
 
 
+@pytest.mark.metadata
 def test_readme_lists_the_pipeline_in_order_with_existing_sections() -> None:
     from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
 

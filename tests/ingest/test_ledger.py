@@ -1,4 +1,4 @@
-"""Bad ledgers are rejected with a message naming file, record, field and what was expected.
+"""The ledger reader (hopgate.ingest.ledger): bad ledgers are rejected with a message naming file, record, field and what was expected.
 
 Every case starts from the fixture's minimal valid ledger, breaks one thing,
 and loads it in each spelling (YAML and JSON documents, JSON Lines). The error

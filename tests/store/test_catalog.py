@@ -1,0 +1,160 @@
+"""The catalog (hopgate.store.catalog): which loads and evaluations the store holds, and
+whether a run's latest evaluation is current (docs/spec/records.md "Staleness").
+
+Reads never write and never evaluate: a stale run is read as recorded, with the reason.
+Staleness is per run: a load that only another run reads leaves a run current.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from click.testing import Result
+from conftest import CEDAR, CEDAR_VERDICTS, LEDGERS
+
+import hopgate
+from hopgate.decide.evaluation import evaluate
+from hopgate.store import IRI, catalog
+from hopgate.vocab import CATALOG_GRAPH
+
+MORE_FOR_A = LEDGERS / "more-for-a.yaml"
+Hopgate = Callable[..., Result]
+
+
+# ---- what the catalog lists -------------------------------------------------------------
+
+
+def test_a_load_and_an_evaluation_are_listed(store: hopgate.OxigraphStore) -> None:
+    assert (catalog.runs(store), catalog.load_graphs(store), catalog.evaluations(store)) == (
+        [],
+        [],
+        [],
+    )
+    loaded = hopgate.load(store, CEDAR)
+    assert catalog.runs(store) == ["sys-a"]
+    assert catalog.load_graphs(store) == [loaded.graph]
+    assert catalog.latest(store, "sys-a") is None
+    assert catalog.staleness(store, "sys-a").reason == "run 'sys-a' has never been evaluated"
+    (record,) = evaluate(store)
+    [found] = catalog.evaluations(store)
+    assert found == catalog.latest(store, "sys-a")
+    assert (found.run, found.bundle, found.used) == ("sys-a", record.graph, (loaded.graph,))
+    assert catalog.run_inputs(store, "sys-a") == [loaded.graph]
+    assert catalog.staleness(store, "sys-a") == catalog.Staleness(
+        "sys-a", False, None, found, (loaded.graph,)
+    )
+
+
+def test_evaluations_are_listed_oldest_first(store: hopgate.OxigraphStore) -> None:
+    hopgate.load(store, CEDAR)
+    first = evaluate(store)[0].graph
+    second = evaluate(store, force=True)[0].graph
+    assert [e.bundle for e in catalog.evaluations(store, "sys-a")] == [first, second]
+    assert catalog.evaluations(store, "no-such-run") == []
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None and latest.bundle == second
+
+
+def test_a_run_whose_load_is_gone_is_stale(store: hopgate.OxigraphStore) -> None:
+    loaded = hopgate.load(store, CEDAR)
+    evaluate(store)
+    more = hopgate.load(store, MORE_FOR_A)
+    assert catalog.new_inputs(store, "sys-a", [more.graph]) == [more.graph]
+    # The load's catalog entry is what publishes it: without it, the load is gone.
+    store.update(
+        "DELETE { GRAPH ?c { ?g prov:wasGeneratedBy ?a } } WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a } }",
+        params={"c": IRI(CATALOG_GRAPH), "g": IRI(loaded.graph)},
+    )
+    found = catalog.staleness(store, "sys-a")
+    assert found.stale and found.reason == f"a load it used is gone ({loaded.graph})"
+
+
+# ---- reads never write -------------------------------------------------------------------
+
+
+def _quads(tmp_path: Path) -> int:
+    with hopgate.open_store(tmp_path / "store") as store:
+        return store.count()
+
+
+def test_reads_never_evaluate_and_say_when_a_run_is_stale(hg: Hopgate, tmp_path: Path) -> None:
+    assert hg("load", str(CEDAR)).exit_code == 0
+    # Never evaluated: reads show nothing and say how to evaluate; the gate fails.
+    assert json.loads(hg("verdicts", "--format", "json").output) == []
+    named = hg("verdicts", "--run", "sys-a")
+    assert named.exit_code == 2 and "hopgate evaluate" in named.output
+    quads = _quads(tmp_path)
+    gate = hg("gate", "--run", "sys-a")
+    assert gate.exit_code == 1 and "never been evaluated" in gate.output
+    assert _quads(tmp_path) == quads
+    assert hg("evaluate").exit_code == 0
+    # Evidence for claim A arrives: the run is stale until evaluated again.
+    assert hg("load", str(MORE_FOR_A)).exit_code == 0
+    quads = _quads(tmp_path)
+    for args in (
+        ("verdicts", "--format", "json"),
+        ("metrics", "--format", "json"),
+        ("gate", "--run", "sys-a"),
+        ("export", "--run", "sys-a", "--format", "trig"),
+        ("validate",),
+        ("stats",),
+    ):
+        hg(*args)
+        assert _quads(tmp_path) == quads, args
+    shown = hg("verdicts", "--format", "json")
+    rows = json.loads(shown.stdout)
+    assert {r["output"]: r["verdict"] for r in rows} == CEDAR_VERDICTS  # as recorded
+    assert all(r["stale"] and "load" in r["stale_reason"] for r in rows)
+    assert "stale" in shown.stderr
+    assert json.loads(hg("metrics", "--format", "json").stdout)["sys-a"]["stale"] is True
+    gate = hg("gate", "--run", "sys-a")
+    assert gate.exit_code == 1 and "not current" in gate.output
+    evaluated = hg("gate", "--run", "sys-a", "--evaluate")
+    assert "not current" not in evaluated.output
+    rows = json.loads(hg("verdicts", "--format", "json").stdout)
+    assert not any(r["stale"] for r in rows)
+    assert {r["output"]: r["verdict"] for r in rows}["sys-a/qA/o1"] == "accept"
+
+
+# ---- staleness per run --------------------------------------------------------------------
+
+
+def _other_run(tmp_path: Path) -> Path:
+    """A second run on the worked example's questions, in a ledger of its own."""
+    cedar = yaml.safe_load(CEDAR.read_text(encoding="utf-8"))
+    run = dict(cedar["runs"][0], id="sys-b")
+    cases = [
+        dict(
+            case,
+            run="sys-b",
+            outputs=[dict(o, id=o["id"].replace("sys-a", "sys-b")) for o in case["outputs"]],
+        )
+        for case in cedar["cases"]
+    ]
+    path = tmp_path / "sys-b.yaml"
+    ledger: dict[str, Any] = {"ledger": 1, "runs": [run], "cases": cases}
+    path.write_text(yaml.safe_dump(ledger, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_loading_another_runs_cases_leaves_a_run_current(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    evaluate(store)
+    hopgate.load(store, _other_run(tmp_path))
+    assert not catalog.staleness(store, "sys-a").stale
+    assert catalog.staleness(store, "sys-b").stale
+    records = {r.run: r for r in evaluate(store)}
+    assert records["sys-a"].reused and not records["sys-b"].reused
+    used_a = catalog.latest(store, "sys-a")
+    used_b = catalog.latest(store, "sys-b")
+    assert used_a is not None and used_b is not None
+    assert len(used_b.used) == 2 and len(used_a.used) == 1  # sys-a never read sys-b's load
+    # Evidence for a claim both runs require makes both stale.
+    hopgate.load(store, MORE_FOR_A)
+    assert catalog.staleness(store, "sys-a").stale and catalog.staleness(store, "sys-b").stale
+    store.close()

@@ -1,0 +1,172 @@
+"""Snapshots (hopgate.store.snapshots): the projected quads of a published graph, kept
+beside an on-disk store as a cache, recorded with their digests in the catalog entry.
+
+The store is the truth (docs/spec/records.md "Records"): a damaged or edited snapshot
+never changes an answer, a store without snapshots answers the same, and a snapshot
+kept for one projection is never used for another.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+import pytest
+from conftest import CEDAR, CEDAR_VERDICTS
+from evaluated import metrics, verdicts
+
+import hopgate
+from hopgate.audit import results
+from hopgate.decide.evaluation import evaluate
+from hopgate.library.projection import Projection, projection_of
+from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.store import snapshots
+from hopgate.store.snapshots import FOLDER
+
+
+def _verdict_map(store: hopgate.Store) -> dict[str, str]:
+    # A read only: it never evaluates (docs/spec/records.md "Writes and reads").
+    return {row.output: row.verdict for row in results.verdicts(store)}
+
+
+# ---- caches can't lie ------------------------------------------------------------
+
+
+def _bundle_snapshot(store: hopgate.OxigraphStore, bundle: str) -> Path:
+    path = snapshots.verified(
+        store, bundle, reading_projection(), snapshots.recorded(store, [bundle])
+    )
+    assert path is not None
+    return path
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncate", "delete"])
+def test_a_damaged_snapshot_never_changes_a_verdict(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, CEDAR)
+    (record,) = evaluate(store)
+    for graph in (loaded.graph, record.graph):
+        for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.nq"):
+            data = path.read_bytes()
+            if damage == "empty":
+                path.write_bytes(b"")
+            elif damage == "truncate":
+                path.write_bytes(data[: len(data) // 2])
+            else:
+                path.unlink()
+        assert graph
+    assert _verdict_map(store) == CEDAR_VERDICTS
+    assert "snapshot" in caplog.text
+    # A new evaluation from damaged load snapshots decides the same.
+    evaluate(store, force=True)
+    assert _verdict_map(store) == CEDAR_VERDICTS
+    store.close()
+
+
+def test_an_edited_bundle_snapshot_is_not_believed(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    (record,) = evaluate(store)
+    path = _bundle_snapshot(store, record.graph)
+    text = path.read_text(encoding="utf-8")
+    assert "ReviseCitations" in text
+    path.write_text(text.replace("ReviseCitations", "Accept"), encoding="utf-8")
+    assert _verdict_map(store) == CEDAR_VERDICTS
+    store.close()
+
+
+def test_snapshots_are_recorded_with_the_graph_they_cache(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, CEDAR)
+    digests = snapshots.recorded(store, [loaded.graph])[loaded.graph]
+    assert len(digests) == 2
+    for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.nq"):
+        assert snapshots.file_sha256(path) in digests.values()
+    assert not list((tmp_path / "store" / snapshots.FOLDER).glob("*.partial"))
+    store.close()
+
+
+# ---- what a snapshot holds ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("projection", [evaluation_projection(), reading_projection()])
+def test_a_load_keeps_a_recorded_snapshot_of_what_its_projection_keeps(
+    tmp_path: Path, projection: Projection
+) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, CEDAR)
+    snapshot = _snapshot(store, loaded.graph, projection)
+    assert snapshot is not None
+    kept = ox.Store()
+    kept.bulk_load(path=str(snapshot), format=ox.RdfFormat.N_QUADS)
+    # Exactly the graph's quads that the projection keeps.
+    expected = [
+        quad
+        for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(loaded.graph))
+        if projection.keeps(quad.predicate.value, quad.object.value)
+    ]
+    assert len(kept) == len(expected) > 0
+    assert all(quad in kept for quad in expected)
+    snapshots.remove(store, loaded.graph)
+    assert not snapshots.snapshot_path(
+        tmp_path / "store" / FOLDER, loaded.graph, projection
+    ).exists()
+    store.close()
+
+
+def test_an_evaluation_bundle_keeps_a_snapshot_for_its_readers(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    bundles = [record.graph for record in evaluate(store)]
+    assert bundles
+    for bundle in bundles:
+        assert _snapshot(store, bundle, reading_projection()) is not None
+    store.close()
+
+
+def test_evaluation_without_snapshots_reads_the_store_and_agrees(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    with_snapshots = _verdicts(store), _metrics(store)
+    shutil.rmtree(tmp_path / "store" / FOLDER)  # as a store loaded by an older hopgate
+    evaluate(store, force=True)
+    shutil.rmtree(tmp_path / "store" / FOLDER)  # the new bundle's snapshot too
+    assert (_verdicts(store), _metrics(store)) == with_snapshots
+    memory = hopgate.open_store(None)
+    hopgate.load(memory, CEDAR)
+    assert (_verdicts(memory), _metrics(memory)) == with_snapshots
+    store.close()
+
+
+def test_a_snapshot_of_another_projection_is_not_used(tmp_path: Path) -> None:
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, CEDAR)
+    other = projection_of(["SELECT * { ?s hg:ofRun ?o }"])
+    assert _snapshot(store, loaded.graph, other) is None
+    with snapshots.working_copy(store, other, [loaded.graph]) as copy:
+        assert copy.count() == store.count(loaded.graph) - _not_kept(store, loaded.graph, other)
+    store.close()
+
+
+def _verdicts(store: Any) -> list[dict[str, Any]]:
+    return [{**row.as_dict(), "card": None} for row in verdicts(store)]
+
+
+def _snapshot(store: Any, graph: str, projection: Projection) -> Path | None:
+    """The verified snapshot of ``graph`` for ``projection``, as an evaluation would use it."""
+    return snapshots.verified(store, graph, projection, snapshots.recorded(store, [graph]))
+
+
+def _metrics(store: Any) -> dict[str, Any]:
+    return {run: {**m.as_dict(), "evaluation": None} for run, m in metrics(store).items()}
+
+
+def _not_kept(store: Any, graph: str, projection: Projection) -> int:
+    return sum(
+        not projection.keeps(quad.predicate.value, quad.object.value)
+        for quad in store._store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
+    )
