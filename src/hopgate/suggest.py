@@ -4,7 +4,7 @@ One rule for every "did you mean" hopgate prints (an unknown field of an
 input, an unknown run, an output id given without its run): a known name is
 a near miss of the given one when their similarity (difflib's ratio, case
 ignored) is at least :data:`CUTOFF`, or when the given name is the known
-one's last ``/`` part (``q3`` for ``my-rag/q3``).
+one's last ``/`` parts (``q3`` or ``qA/o1`` for ``my-rag/q3`` or ``sys-a/qA/o1``).
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ def near_misses(given: str, known: Iterable[str], *, limit: int = 3) -> list[str
         ['citations']
         >>> near_misses("q3", ["my-rag/q1", "my-rag/q3", "other/q3"])
         ['my-rag/q3', 'other/q3']
+        >>> near_misses("qA/o1", ["sys-a/qA/o1", "sys-a/qB/o1"])
+        ['sys-a/qA/o1']
     """
     candidates = sorted(set(known))
     if given in candidates:
         return []
     # An id given without the prefix its records carry (an output id without its run).
-    tails = [name for name in candidates if name.rsplit("/", 1)[-1] == given]
+    tails = [name for name in candidates if name.endswith("/" + given)]
     lowered = {name.lower(): name for name in candidates}
     close = [
         lowered[name]

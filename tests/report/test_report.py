@@ -20,7 +20,7 @@ import hopgate
 from hopgate.audit.results import verdicts
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
-from hopgate.errors import NotEvaluatedError
+from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.report.build import build_report
 from hopgate.report.explain import explain
 from hopgate.report.pages import render
@@ -250,6 +250,25 @@ def test_explain_says_why_with_the_spec_section(cedar_dir: Path) -> None:
     assert data["steps"][-1]["spec"].endswith("rule 3")
     unknown = _invoke(cedar_dir, "explain", "nope")
     assert unknown.exit_code == 2 and "no output claim 'nope'" in unknown.output
+    # An output id given without its run: the message names the one it was meant to be.
+    unknown = _invoke(cedar_dir, "explain", "qA/o1")
+    assert unknown.exit_code == 2
+    assert "no output claim 'qA/o1' in the store (did you mean 'sys-a/qA/o1'?)" in unknown.output
+
+
+def test_explain_suggests_the_output_id_with_its_run() -> None:
+    builder = hopgate.LedgerBuilder(run="my-rag")
+    builder.add_document("a", "Alpha is mapped to R17.")
+    builder.add_question("q3", "What is Alpha's record?", answer="R17", evidence_sets=[["a"]])
+    builder.record(question="q3", answer="R17 [1].", contexts=["a"], correct=True)
+    store = hopgate.open_store(None)
+    builder.load(store)
+    hopgate.evaluate(store, run="my-rag")
+    assert hopgate.explain(store, "my-rag/q3").verdict == "accept"
+    with pytest.raises(
+        ReportError, match=r"no output claim 'q3' in the store \(did you mean 'my-rag/q3'\?\)"
+    ):
+        hopgate.explain(store, "q3")
 
 
 def test_gate_prints_the_reason_sentence(cedar_dir: Path) -> None:
