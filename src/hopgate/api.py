@@ -1089,10 +1089,11 @@ def new_key(output: Path) -> WrittenKey:
     ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``
     (``public_file``); the returned key's ``public_multibase`` is the Multikey
     (``did:key:`` and it is what the command prints) to give to auditors for
-    :func:`verify`. Existing files are never overwritten.
+    :func:`verify`. Existing files are never overwritten; a missing folder is
+    made (owner only).
 
     Raises:
-        SigningError: a key file exists already, or its folder does not.
+        SigningError: a key file exists already, or its folder cannot be made.
 
     Example:
         >>> import tempfile
