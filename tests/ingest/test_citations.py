@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 import hopgate
 from hopgate.audit.results import verdicts
+from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.errors import LedgerError
 from hopgate.ingest.adapters import import_files
@@ -152,6 +154,25 @@ def test_malformed_citations(tmp_path: Path, citation: Any, field: str, said: st
         _ledger(tmp_path, [{**Q3, "citations": [citation]}])
     assert caught.value.field == field
     assert said in str(caught.value)
+
+
+def test_a_citation_key_misspelt_is_an_error_not_an_answer_citing_nothing(tmp_path: Path) -> None:
+    # `citation` for `citations`: imported silently, every answer would cite nothing.
+    answer = {**Q3, "citation": [1]}
+    with pytest.raises(LedgerError) as caught:
+        _ledger(tmp_path, [answer])
+    assert (caught.value.record, caught.value.field) == ("line 1", "citation")
+    assert "unknown field (did you mean 'citations'?)" in str(caught.value)
+    runner = CliRunner()
+    answers = _write(tmp_path / "typo.jsonl", [answer])
+    result = runner.invoke(
+        cli,
+        ["import", "rag", "--docs", str(DOCS), "--gold", str(GOLD), "--answers", str(answers)]
+        + ["-o", str(tmp_path / "typo.ledger.jsonl")],
+    )
+    assert result.exit_code == 2
+    assert "did you mean 'citations'?" in result.output
+    assert not (tmp_path / "typo.ledger.jsonl").exists()
 
 
 def test_segments_reach_the_ledger_and_the_store(tmp_path: Path) -> None:
