@@ -10,6 +10,8 @@ oa:TextPositionSelector on the output) and checks against the output's text.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -92,6 +94,31 @@ def test_a_document_never_retrieved_is_kept_cited_and_shown(tmp_path: Path) -> N
     assert rows["q3"].verdict == "accept"
     assert rows["q3"].unretrieved_citations == [f"vendors[0:{len(VENDORS)}]"]
     assert not rows["q3"].retrieved_complete
+
+
+def test_the_verdicts_table_and_csv_show_what_was_cited_never_retrieved(tmp_path: Path) -> None:
+    answers = _write(tmp_path / "answers.jsonl", [{**Q3, "citations": [1, "vendors"]}])
+    runner = CliRunner()
+    store = ["--store", str(tmp_path / "store")]
+    result = runner.invoke(
+        cli,
+        [*store, "import", "rag", "--docs", str(DOCS), "--gold", str(GOLD), "--answers"]
+        + [str(answers), "-o", str(tmp_path / "l.jsonl"), "--load"],
+    )
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
+    table = runner.invoke(cli, [*store, "verdicts"]).stdout.splitlines()
+    assert table[0].split()[-1] == "unretrieved_citations"
+    (q3,) = [line for line in table if line.startswith("rag-run  q3")]
+    assert q3.split()[-2:] == ["accept", f"vendors[0:{len(VENDORS)}]"]
+    rows = list(
+        csv.DictReader(
+            io.StringIO(runner.invoke(cli, [*store, "verdicts", "--format", "csv"]).stdout)
+        )
+    )
+    assert [r["unretrieved_citations"] for r in rows if r["question"] == "q3"] == [
+        f"vendors[0:{len(VENDORS)}]"
+    ]
 
 
 def test_a_retrieved_document_cited_by_id_cites_what_was_retrieved_of_it(tmp_path: Path) -> None:

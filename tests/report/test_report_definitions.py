@@ -35,8 +35,10 @@ def _whole_answer_store() -> hopgate.Store:
         "q1", "Who owns Alpha?", answer="Entity R", evidence_sets=[["a", "b"]], consequential=True
     )
     builder.add_question("q2", "What is Alpha's record?", answer="R17", evidence_sets=[["a", "b"]])
-    builder.record(question="q1", answer="Entity R.", contexts=["a"], citations=[1, "b"])
-    builder.record(question="q2", answer="R17 [1].", contexts=["a", "b"])
+    builder.record(
+        question="q1", answer="Entity R.", contexts=["a"], citations=[1, "b"], correct=True
+    )
+    builder.record(question="q2", answer="R17 [1].", contexts=["a", "b"], correct=True)
     store = hopgate.open_store(None)
     builder.load(store)
     hopgate.evaluate(store, run="trial")

@@ -56,7 +56,8 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
 
     Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
     a stale evaluation is shown with a note on stderr and, in JSON and CSV,
-    "stale": true and its reason.
+    "stale": true and its reason. unretrieved_citations lists the cited spans
+    the case never retrieved (shown, never changing the verdict).
 
     Example: hopgate verdicts --run sys-a --format json
     """
@@ -67,11 +68,11 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     if fmt == "json":
         click.echo(json_text(rows))
         return
-    columns = api.VERDICT_COLUMNS + (
-        ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
-        if fmt == "csv"
-        else []
-    )
+    # Cited spans the case never retrieved change no verdict, but a reader of the table must
+    # see them (acceptance.md "Per output claim", unretrieved_citations).
+    columns = api.VERDICT_COLUMNS + ["unretrieved_citations"]
+    if fmt == "csv":
+        columns += ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
     click.echo(render(rows, columns=columns, format=fmt), nl=False)
 
 
