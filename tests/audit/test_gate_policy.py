@@ -111,7 +111,7 @@ def test_the_command_says_nothing_was_gated(tmp_path: Path) -> None:
     builder = hopgate.LedgerBuilder(run="trial")
     builder.add_document("a", "Alpha is mapped to R17.")
     builder.add_question("q1", "What is Alpha?", answer="R17", evidence_sets=[["a"]])
-    builder.record(question="q1", answer="R17 [1].", contexts=["a"])
+    builder.record(question="q1", answer="R17 [1].", contexts=["a"], correct=True)
     ledger = tmp_path / "trial.jsonl"
     builder.write(ledger)
     runner = CliRunner()
