@@ -207,8 +207,8 @@ def test_run_parameter_restricts_rows(with_scratch: Any) -> None:
     assert store.select(text, params={"run": other}) == []
 
 
-def test_the_gate_policy_all_weighs_every_output(cedar: Any) -> None:
-    store, bundle = cedar
+def test_the_gate_policy_all_weighs_every_output(with_scratch: Any) -> None:
+    store, bundle = with_scratch
     text = library_queries()["gate"].text
     rows = store.select(text, params={"bundle": hopgate.IRI(bundle), "policy": "all"})
     assert len(rows) == 4  # one per output claim of sys-a, consequential or not
