@@ -469,3 +469,23 @@ def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None
         through_copy = [c.as_dict() for c in data.collect_cards(store, chosen)]
         direct = [c.as_dict() for c in data._collect(store, store, chosen, None)]
     assert through_copy == direct
+
+
+def test_an_abstain_verdict_on_an_answer_says_the_system_answered() -> None:
+    # "abstain" names what the system should have done: the sentence must not read as if
+    # it had abstained.
+    builder = hopgate.LedgerBuilder(run="my-rag")
+    builder.add_document("a", "Alpha is mapped to R17.")
+    builder.add_question("q2", "What is Alpha's budget?", evidence_sets=[])
+    builder.record(question="q2", answer="Alpha's budget is 4 million.", contexts=["a"])
+    store = hopgate.open_store(None)
+    builder.load(store)
+    hopgate.evaluate(store, run="my-rag")
+    found = hopgate.explain(store, "my-rag/q2")
+    assert found.verdict == "abstain"
+    assert found.reason.startswith(
+        "Abstain: the system answered, but should have abstained: claim q2 has no eligible "
+        "evidence set (not found)"
+    )
+    page = hopgate.render_report(hopgate.build_report(store, run="my-rag", pictures=0), format="md")
+    assert "the system answered, but should have abstained" in page
