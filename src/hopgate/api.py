@@ -904,10 +904,11 @@ def judge(
     check against trusted keys.
 
     Raises:
-        AdjudicationError: a missing reviewer or reason, settles on an initial
-            judgment, or no folder to keep the file in.
-        LedgerError: an unknown subject or question, a decision that is not a
-            term of the question; nothing is kept.
+        AdjudicationError: an unknown question, a decision that is not a term of
+            the question (its near misses named), a missing reviewer or reason,
+            settles on an initial judgment, or no folder to keep the file in.
+        LedgerError: an unknown subject, or a subject of the wrong kind (naming
+            the judgment); nothing is kept.
         SigningError: ``sign`` is not a readable private key.
 
     Example:
