@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -479,6 +480,15 @@ def test_cli_export_and_verify(tmp_path: Path) -> None:
     result = runner.invoke(cli, [*store, "verify", str(out)])
     assert result.exit_code == 0, result.output
     assert "2 file(s) intact" in result.output
+    # Quotes exported without their texts: counted, and said not to be a problem.
+    assert re.search(r"\n\d+ quote\(s\) without an exported text: not a problem", result.output)
+    with_text = tmp_path / "with-text"
+    result = runner.invoke(
+        cli, [*store, "export", "--run", "sys-a", "--with-text", "-o", str(with_text)]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, [*store, "verify", str(with_text)])
+    assert result.exit_code == 0 and "not a problem" not in result.output, result.output
     result = runner.invoke(cli, [*store, "export", "--run", "sys-a", "--reader", "public"])
     assert result.exit_code == 0
     assert "withheldFor" in result.output

@@ -221,6 +221,14 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
+    if report.quotes_without_text:
+        # Say whether the count is a problem: it is what an export without texts holds.
+        click.echo(
+            f"{report.quotes_without_text} quote(s) without an exported text: not a problem "
+            "(the export carries quotes, not the version texts they come from); their bytes "
+            "are covered by the digests above, their words are not re-checked against a text "
+            "(hopgate export --with-text exports the texts the reader may read, to re-check them)"
+        )
     if not report.ok:
         # Nothing is said to be signed unless every file is: the problems above say what not.
         raise click.ClickException(
