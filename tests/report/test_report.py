@@ -489,3 +489,31 @@ def test_an_abstain_verdict_on_an_answer_says_the_system_answered() -> None:
     )
     page = hopgate.render_report(hopgate.build_report(store, run="my-rag", pictures=0), format="md")
     assert "the system answered, but should have abstained" in page
+
+
+def test_the_report_names_the_users_files_never_their_folders(tmp_path: Path) -> None:
+    # Files given by absolute path (as a CI job gives them): the report names the ledger
+    # it read by its file name, and no folder of the user's machine appears in it.
+    folder = tmp_path / "home" / "ana" / "my-rag"
+    folder.mkdir(parents=True)
+    files = {}
+    for name in ("docs", "gold", "answers"):
+        files[name] = folder / f"{name}.jsonl"
+        shutil.copy(ROOT / "examples" / f"rag-{name}.jsonl", files[name])
+    store_dir = tmp_path / "store"
+    runner = CliRunner()
+    result = runner.invoke(
+        cli,
+        ["--store", str(store_dir), "import", "rag", "--docs", str(files["docs"]), "--gold"]
+        + [str(files["gold"]), "--answers", str(files["answers"]), "--run", "my-rag"]
+        + ["-o", str(folder / "my-rag.ledger.jsonl"), "--load"],
+    )
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(cli, ["--store", str(store_dir), "evaluate"]).exit_code == 0
+    for fmt in ("html", "md", "json"):
+        shown = runner.invoke(
+            cli, ["--store", str(store_dir), "report", "--run", "my-rag", "--format", fmt]
+        )
+        assert shown.exit_code == 0, shown.output
+        assert "my-rag.ledger.jsonl" in shown.stdout
+        assert str(tmp_path) not in shown.stdout and "/home/ana" not in shown.stdout, fmt
