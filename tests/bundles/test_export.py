@@ -572,6 +572,8 @@ def test_card_picture_renders_with_graphviz(tmp_path: Path, fmt: str) -> None:
         cli, [*store, "export", "--card", "sys-a/qA/o1", "--format", fmt, "-o", str(target)]
     )
     assert result.exit_code == 0, result.output
+    # The manifest written beside the picture is named, with why it is there.
+    assert f"its sha256 recorded in {tmp_path / 'manifest.json'} (hopgate verify" in result.stderr
     data = target.read_bytes()
     if fmt == "svg":
         assert b"<svg" in data and b"MISSING HOP" in data and b"#d00000" in data.lower()

@@ -166,9 +166,12 @@ def export_command(
         return
     target, scope = result.path, result.scope
     if fmt in api.PICTURE_FORMATS:
+        # The manifest beside the picture is what hopgate verify (and sign) read: say why
+        # a second file appeared.
         click.echo(
             f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
-            f"{terminal(scope.reader)}",
+            f"{terminal(scope.reader)}; its sha256 recorded in "
+            f"{terminal(target.parent / 'manifest.json')} (hopgate verify and sign read it)",
             err=True,
         )
     if result.signer is not None:
