@@ -143,7 +143,8 @@ class EvidenceSet:
 class Output:
     id: str
     claim: str | None
-    correct: bool
+    #: None: nobody judged it (docs/spec/acceptance.md, rule "unknown correctness").
+    correct: bool | None
     cites: tuple[str, ...]
 
 
@@ -199,7 +200,7 @@ class Ledger:
                 Output(
                     o["id"],
                     o.get("claim"),
-                    bool(o["correct"]),
+                    None if o.get("correct") is None else bool(o["correct"]),
                     self._delivered_all(o.get("cites")),
                 )
                 for o in data.get("outputs") or ()
@@ -506,6 +507,8 @@ class ClaimCase:
     contradiction: bool
     answered: bool
     answered_correctly: bool
+    #: Some output asserting the claim is judged correct, or none is unjudged.
+    correctness_known: bool = True
 
 
 @dataclass
@@ -547,7 +550,8 @@ def _row(
     inadmissible = sorted({s for s in output.cites if ev.inadmissible(s, at)})
     unretrieved = sorted({s for s in output.cites if not retrieved.covers(s)})
     answerability = ev.answerability(claim) if claim is not None else None
-    supported = output.correct and answerability == ANSWERABLE
+    supported = output.correct is True and answerability == ANSWERABLE
+    known = output.correct is not None
     proposed_cited = claim is not None and any(
         g.status == "proposed" and not cited.uncovered(g.members)
         for g in ledger.sets_by_claim.get(claim, ())
@@ -558,13 +562,14 @@ def _row(
         (claim is None and (decision or "new-claim") == "new-claim")
         or (claim is not None and claim in ledger.unresolved)
         or (proposed_cited and not citation_complete)
+        or (answerability == ANSWERABLE and not known)
     ):
         verdict = "escalate"
     elif claim is None:
         verdict = "accept" if decision == "not-a-claim" else "reject"
     elif answerability != ANSWERABLE:
         verdict = "abstain"
-    elif not output.correct:
+    elif output.correct is False:
         verdict = "reject"
     elif citation_complete:
         verdict = "accept"
@@ -578,6 +583,7 @@ def _row(
         "consequential": ledger.claims[claim][1] if claim is not None else False,
         "answerability": answerability,
         "supported": supported,
+        "correctness_known": known,
         "retrieved_complete": retrieved_complete,
         "citation_complete": citation_complete,
         "missing": missing,
@@ -645,7 +651,9 @@ def _claim_case(
         source_age_days=age,
         contradiction=bool(ledger.contradictions_by_claim.get(claim)),
         answered=bool(asserting),
-        answered_correctly=any(o.correct for o in asserting),
+        answered_correctly=any(o.correct is True for o in asserting),
+        correctness_known=any(o.correct is True for o in asserting)
+        or all(o.correct is not None for o in asserting),
     )
 
 
@@ -729,13 +737,14 @@ def _metrics(
     # one prefix, then the percent-encoded id, docs/model.md "Identifiers").
     units: dict[str, list[int]] = {}
     for cc in ccs:
-        u = units.setdefault(cc.question, [0] * 5)
+        u = units.setdefault(cc.question, [0] * 6)
         if cc.answerability == ANSWERABLE:
             u[0] += 1
             u[1] += cc.retrieved_complete
             u[2] += cc.answered_correctly
+            u[5] += cc.correctness_known
     for r in rows:
-        u = units.setdefault(r["question"], [0] * 5)
+        u = units.setdefault(r["question"], [0] * 6)
         u[3] += r["supported"]
         u[4] += r["supported"] and r["citation_complete"]
     ordered = [units[q] for q in sorted(units, key=lambda q: quote(q, safe=""))]
@@ -763,11 +772,19 @@ def _metrics(
             sum(r["citation_complete"] for r in supported), len(supported), clusters(4, 3)
         ),
         "answer_correctness": _proportion(
-            sum(cc.answered_correctly for cc in answerable), len(answerable), clusters(2, 0)
+            sum(cc.answered_correctly for cc in answerable),
+            sum(cc.correctness_known for cc in answerable),
+            clusters(2, 5),
         ),
         "whole_answer": _proportion(whole_num, whole_den),
         "counts": {
-            "unsupported": sum(1 for r in rows if not r["supported"] and r["verdict"] != "accept"),
+            "unsupported": sum(
+                1
+                for r in rows
+                if not r["supported"] and r["verdict"] != "accept" and not _support_unknown(r)
+            ),
+            "correctness_unknown": sum(1 for r in rows if _support_unknown(r)),
+            "answer_correctness_unknown": sum(1 for cc in answerable if not cc.correctness_known),
             "omitted": sum(1 for cc in answerable if not cc.answered),
             "blocked": sum(1 for cc in ccs if cc.answerability == BLOCKED),
             "not_found": sum(1 for cc in ccs if cc.answerability == NOT_FOUND),
@@ -779,6 +796,11 @@ def _metrics(
         "interventions": {},
     }
     return result
+
+
+def _support_unknown(row: dict[str, Any]) -> bool:
+    """An answerable claim's output nobody judged: neither supported nor unsupported."""
+    return row["answerability"] == ANSWERABLE and not row["correctness_known"]
 
 
 def _strata(answerable: list[ClaimCase], rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -797,10 +819,11 @@ def _strata(answerable: list[ClaimCase], rows: list[dict[str, Any]]) -> dict[str
             ("contradiction", "present" if cc.contradiction else "absent"),
             ("source age", _age_stratum(cc.source_age_days)),
         ):
-            c = counts.setdefault((dimension, stratum), [0] * 5)
+            c = counts.setdefault((dimension, stratum), [0] * 6)
             c[0] += 1
             c[1] += cc.retrieved_complete
             c[2] += cc.answered_correctly
+            c[5] += cc.correctness_known
             for r in cards.get((cc.question, cc.claim), ()):
                 c[3] += r["supported"]
                 c[4] += r["supported"] and r["citation_complete"]
@@ -809,7 +832,7 @@ def _strata(answerable: list[ClaimCase], rows: list[dict[str, Any]]) -> dict[str
         strata.setdefault(dimension, {})[stratum] = {
             "complete_set_recall": _proportion(c[1], c[0]),
             "citation_set_completeness": _proportion(c[4], c[3]),
-            "answer_correctness": _proportion(c[2], c[0]),
+            "answer_correctness": _proportion(c[2], c[5]),
         }
     return strata
 

@@ -9,11 +9,13 @@ resident memory (VmHWM) is the evaluation's alone:
 - ``embedded``: the on-disk embedded store;
 - ``on the server``: the rule files run on Virtuoso (``RemoteStore.scoped``);
 - ``working copy``: the older way, the run's load graphs copied into client
-  memory and the rules run there (``evaluate_on_server=False``).
+  memory and the rules run there (``evaluate_on_server=False``);
+- ``Oxigraph server``: the rule files run on ``oxigraph serve``
+  (tests/oxigraph_server.py), with ``--servers virtuoso,oxigraph``.
 
 Prints figures; asserts nothing about time.
 
-    python bench/remote.py --sizes 1000,10000
+    python bench/remote.py --sizes 1000,10000 [--servers virtuoso,oxigraph]
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from oxigraph_server import OxigraphServer  # noqa: E402
 from synthetic import write_ledger  # noqa: E402
 from virtuoso import PASSWORD, USER, VirtuosoServer, missing  # noqa: E402
 
 import hopgate  # noqa: E402
 from hopgate.store.remote import RemoteStore  # noqa: E402
 
-WAYS = ("embedded", "on the server", "working copy")
+WAYS = ("embedded", "on the server", "working copy", "Oxigraph server")
 
 
 def _remote(port: int, *, on_server: bool = True) -> RemoteStore:
@@ -67,6 +70,13 @@ def _child(way: str, target: str) -> None:
     """Evaluate once (forced) in this process; print seconds and peak RSS as JSON."""
     if way == "embedded":
         store: hopgate.Store = hopgate.open_store(Path(target))
+    elif way == "Oxigraph server":
+        store = RemoteStore(
+            f"http://127.0.0.1:{target}/query",
+            update_endpoint=f"http://127.0.0.1:{target}/update",
+            graph_store=f"http://127.0.0.1:{target}/store",
+            timeout=3600,
+        )
     else:
         store = _remote(int(target), on_server=way == "on the server")
     clock = time.perf_counter()
@@ -93,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip-copy", action="store_true", help="leave out the working-copy way (slow)"
     )
+    parser.add_argument(
+        "--servers", default="virtuoso", help="virtuoso, or virtuoso,oxigraph for both"
+    )
     args = parser.parse_args(argv)
     if args.child:
         _child(*args.child)
@@ -101,12 +114,22 @@ def main(argv: list[str] | None = None) -> int:
     if reason:
         print(reason)
         return 1
-    ways = [w for w in WAYS if not (args.skip_copy and w == "working copy")]
+    oxigraph = "oxigraph" in args.servers.split(",")
+    ways = [
+        w
+        for w in WAYS
+        if not (args.skip_copy and w == "working copy") and (oxigraph or w != "Oxigraph server")
+    ]
     with tempfile.TemporaryDirectory(prefix="hopgate-remote-bench-") as folder:
         server = VirtuosoServer(Path(folder) / "virtuoso")
         server.start()
+        second = OxigraphServer(Path(folder) / "oxigraph") if oxigraph else None
+        if second is not None:
+            second.start()
         try:
-            print("claims  triples  load embedded  load Virtuoso  ratio")
+            print(
+                "claims  triples  load embedded  load Virtuoso  ratio  load Oxigraph server  ratio"
+            )
             results: list[tuple[int, dict[str, dict[str, float]]]] = []
             for size in (int(s) for s in args.sizes.split(",")):
                 ledger = Path(folder) / f"ledger-{size}.jsonl"
@@ -123,14 +146,24 @@ def main(argv: list[str] | None = None) -> int:
                 clock = time.perf_counter()
                 hopgate.load(remote, ledger)
                 load_r = time.perf_counter() - clock
+                load_o = float("nan")
+                if second is not None:
+                    other = second.remote_store(timeout=3600)
+                    for graph in other.graphs():
+                        other.remove_graph(graph)
+                    clock = time.perf_counter()
+                    hopgate.load(other, ledger)
+                    load_o = time.perf_counter() - clock
                 print(
                     f"{size:>6}  {triples:>7}  {load_e:>11.1f} s  {load_r:>11.1f} s  "
-                    f"{load_r / load_e:>4.1f}x",
+                    f"{load_r / load_e:>4.1f}x  {load_o:>18.1f} s  {load_o / load_e:>4.1f}x",
                     flush=True,
                 )
                 figures = {}
                 for way in ways:
                     target = str(path) if way == "embedded" else str(server.http_port)
+                    if way == "Oxigraph server" and second is not None:
+                        target = str(second.port)
                     figures[way] = _measure(way, target)
                 results.append((size, figures))
             print()
@@ -145,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
                     )
         finally:
             server.stop()
+            if second is not None:
+                second.stop()
     return 0
 
 

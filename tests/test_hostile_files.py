@@ -706,4 +706,4 @@ def test_a_plan_keeps_unicode_line_breaks_and_a_system_answer_is_bounded(tmp_pat
     assert read_plan(plan) == [item]
     for text in ('{"cites": [' + "9" * 5000 + "]}", "[" * 100_000 + "]" * 100_000):
         with pytest.raises(SystemAnswerError, match="malformed output"):
-            _parse(text)
+            _parse(text.encode("utf-8"))

@@ -173,3 +173,11 @@ def test_no_function_shadows_a_module() -> None:
         if attribute is not importlib.import_module(name):
             shadowed.append(name)
     assert shadowed == []
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """pyproject lists packages by name: one left out is missing from ``pip install .``."""
+    config = tomllib.loads(PYPROJECT.read_text("utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(SRC).parts) for init in SRC.rglob("__init__.py")}
+    assert sorted(found - listed) == []

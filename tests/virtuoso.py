@@ -18,7 +18,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +50,24 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _ini(directory: Path, sql_port: int, http_port: int) -> str:
-    """The packaged ini with this server's paths, loopback ports and limits."""
+def _ini(
+    directory: Path,
+    sql_port: int,
+    http_port: int,
+    *,
+    packaged: bool = False,
+    settings: dict[tuple[str, str], str] | None = None,
+) -> str:
+    """The packaged ini with this server's paths, loopback ports and limits.
+
+    With ``packaged``, only the paths and ports change: every limit stays as
+    Debian ships it (``ResultSetMaxRows = 10000``, ``MaxQueryCostEstimationTime
+    = 400``, ``MaxQueryExecutionTime = 60``, the 50 MB transaction log), the
+    server a user who installs the package has. ``settings`` (section, key)
+    -> value are changed last, on either.
+    """
     db = directory / "db"
-    replacements = {
+    paths = {
         ("Database", "DatabaseFile"): db / "virtuoso.db",
         ("Database", "ErrorLogFile"): db / "virtuoso.log",
         ("Database", "LockFile"): db / "virtuoso.lck",
@@ -62,23 +76,28 @@ def _ini(directory: Path, sql_port: int, http_port: int) -> str:
         ("TempDatabase", "DatabaseFile"): db / "virtuoso-temp.db",
         ("TempDatabase", "TransactionFile"): db / "virtuoso-temp.trx",
         ("Parameters", "ServerPort"): f"127.0.0.1:{sql_port}",
+        ("HTTPServer", "ServerPort"): f"127.0.0.1:{http_port}",
+        ("URIQA", "DefaultHost"): f"127.0.0.1:{http_port}",
+    }
+    limits = {
         ("Parameters", "DirsAllowed"): f"., /usr/share/virtuoso-opensource-7/vad, {directory}",
         ("Parameters", "NumberOfBuffers"): "170000",
         ("Parameters", "MaxDirtyBuffers"): "130000",
         ("Parameters", "MaxClientConnections"): "20",
-        ("HTTPServer", "ServerPort"): f"127.0.0.1:{http_port}",
         ("HTTPServer", "ServerRoot"): "/var/lib/virtuoso-opensource-7/vsp",
         ("HTTPServer", "ServerThreads"): "10",
         ("SPARQL", "ResultSetMaxRows"): "100000000",
         ("SPARQL", "MaxQueryExecutionTime"): "3600",
         ("SPARQL", "MaxQueryCostEstimationTime"): "0",
-        ("URIQA", "DefaultHost"): f"127.0.0.1:{http_port}",
     }
+    replacements = {**paths, **({} if packaged else limits), **(settings or {})}
     # Not in the packaged ini. One load is one transaction when it is
     # published (MOVE): at 100k claims (13M triples) it overran the default
     # 50 MB after-image limit (SR325). The value is read as 32 bits: 50 GB
     # wrapped to a limit that refused every 4 MB upload.
-    additions = {"Parameters": ["TransactionAfterImageLimit = 2000000000"]}
+    additions: dict[str, list[str]] = (
+        {} if packaged else {"Parameters": ["TransactionAfterImageLimit = 2000000000"]}
+    )
     lines = []
     section = ""
     for line in PACKAGED_INI.read_text("utf-8").splitlines():
@@ -104,6 +123,10 @@ class VirtuosoServer:
     sql_port: int = 0
     http_port: int = 0
     process: subprocess.Popen[bytes] | None = None
+    #: Debian's limits as packaged (only paths and ports changed), not the tests' raised ones.
+    packaged: bool = False
+    #: (section, key) -> value changed in the ini after the rest.
+    settings: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def endpoint(self) -> str:
@@ -139,7 +162,14 @@ class VirtuosoServer:
             self.sql_port = self.sql_port or _free_port()
             self.http_port = self.http_port or _free_port()
             (self.directory / "virtuoso.ini").write_text(
-                _ini(self.directory, self.sql_port, self.http_port), "utf-8"
+                _ini(
+                    self.directory,
+                    self.sql_port,
+                    self.http_port,
+                    packaged=self.packaged,
+                    settings=self.settings,
+                ),
+                "utf-8",
             )
         log = (self.directory / "server.out").open("ab")
         self.process = subprocess.Popen(
@@ -196,6 +226,23 @@ class VirtuosoServer:
             f"DB.DBA.RDF_DEFAULT_USER_PERMS_SET('{USER}', 7);\n"
             "checkpoint;\n"
         )
+
+    def restart(self, settings: dict[tuple[str, str], str]) -> None:
+        """Checkpoint, stop, change ``settings`` in the ini and start again (the data kept)."""
+        self.isql("checkpoint;\n")
+        self.stop()
+        self.settings = {**self.settings, **settings}
+        (self.directory / "virtuoso.ini").write_text(
+            _ini(
+                self.directory,
+                self.sql_port,
+                self.http_port,
+                packaged=self.packaged,
+                settings=self.settings,
+            ),
+            "utf-8",
+        )
+        self.start(first=False)
 
     def kill(self) -> None:
         """Kill the server at once (SIGKILL): no checkpoint, as in a crash."""

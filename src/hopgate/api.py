@@ -123,6 +123,7 @@ from hopgate.shacl.validation import validate as _validate
 from hopgate.store import OxigraphStore, Row, Store, Value, catalog
 from hopgate.store import open_store as _open_store
 from hopgate.store.remote import RemoteStore
+from hopgate.store.remote.doctor import ServerReport, check_server
 from hopgate.store.terms import parse_value as parse_value
 
 __all__ = [
@@ -161,6 +162,7 @@ __all__ = [
     "RunMetrics",
     "RunResult",
     "ScoreChanges",
+    "ServerReport",
     "ShaclReport",
     "Signature",
     "SignResult",
@@ -185,6 +187,7 @@ __all__ = [
     "baseline",
     "build_report",
     "diff",
+    "doctor",
     "dump",
     "evaluate",
     "explain",
@@ -824,6 +827,46 @@ def dump(
         raise StoreError(f"{path}: cannot write: {exc.strerror or exc}") from None
     with handle:
         store.dump(handle, format=format, graph=graph)
+
+
+def doctor(
+    endpoint: str,
+    *,
+    update_endpoint: str | None = None,
+    graph_store: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    auth: Literal["digest", "basic"] = "digest",
+    timeout: float = 600.0,
+) -> ServerReport:
+    """Check a SPARQL server for what hopgate needs, changing nothing on it.
+
+    ``hopgate --endpoint URL [--update-endpoint URL] [--graph-store URL]
+    [--user U --password-env VAR] doctor [--format text|json]``. Probes the
+    result-row cap, reads the query cost, query time and transaction limits
+    where the server lets a query read them (Virtuoso's ini), and tries the
+    reads and writes hopgate sends (a write that drops a graph no one has,
+    an empty upload). Each finding names, when hopgate would fail or slow
+    down on it, the setting to change and the value to use
+    (docs/servers.md); ``ServerReport.needs_change`` is True when a command
+    would fail until one changes.
+
+    Raises:
+        StoreError: the server cannot be reached.
+    """
+    store = RemoteStore(
+        endpoint,
+        update_endpoint=update_endpoint,
+        graph_store=graph_store,
+        user=user,
+        password=password,
+        auth=auth,
+        timeout=timeout,
+    )
+    try:
+        return check_server(store)
+    finally:
+        store.close()
 
 
 def review_queue(

@@ -135,7 +135,8 @@ def _assert_same_steps(path: Path, remote: RemoteStore, *more: Path) -> dict[str
                 sizes[step] = sizes.get(step, 0) + len(rows)
             for (step, rows), (_, found) in zip(expected, _steps(remote, run), strict=True):
                 # The first step that differs names the rule file to look at.
-                assert found == rows, f"{step} answers differently on Virtuoso ({path.name}, {run})"
+                engine = remote.limits().product or remote.endpoint
+                assert found == rows, f"{step} answers differently on {engine} ({path.name}, {run})"
         if catalog.runs(embedded):
             hopgate.evaluate(embedded)
             hopgate.evaluate(remote)
@@ -181,6 +182,91 @@ def test_random_ledgers_step_by_step(
     session = int(request.config.getoption("hypothesis_seed", None) or 0)
 
     @seed(session * 10_000 + 1000 * server + JOIN_ORDERS.index(join_order))
+    @settings(
+        max_examples=RANDOM_LEDGERS,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(ledgers())
+    def compare(ledger: dict[str, Any]) -> None:
+        drawn.append(1)
+        _assert_same_steps(write(folder / f"ledger-{len(drawn)}", ledger, "yaml"), remote)
+
+    compare()
+
+
+# ---- the other engines: the Oxigraph server and Jena ARQ, the reference engine ------------
+
+
+def _started(kind: str, folder: Path) -> Any:
+    """A started Oxigraph server or ARQ endpoint (skipped when missing, failed under CI=true)."""
+    import os
+
+    if kind == "oxigraph":
+        from oxigraph_server import OxigraphServer as Server
+        from oxigraph_server import missing
+    else:
+        from arq_server import ArqServer as Server  # type: ignore[assignment]
+        from arq_server import missing
+    reason = missing()
+    if reason is not None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and {reason}")
+        pytest.skip(reason)
+    server = Server(folder)
+    server.start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The Oxigraph server and an ARQ endpoint, each started on first use in this module."""
+    started: dict[str, Any] = {}
+
+    class Lazy(dict[str, Any]):
+        def __missing__(self, kind: str) -> Any:
+            started[kind] = _started(kind, tmp_path_factory.mktemp(kind))
+            self[kind] = started[kind]
+            return started[kind]
+
+    try:
+        yield Lazy()
+    finally:
+        for server in started.values():
+            server.stop()
+
+
+#: The engines besides Virtuoso that answer every rule file step by step.
+OTHER_ENGINES = ("oxigraph", "arq")
+
+
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_worked_example_steps_on_other_engines(engines: dict[str, Any], engine: str) -> None:
+    """The worked example, step by step, on the Oxigraph server and on Jena ARQ."""
+    _assert_same_steps(CEDAR, engines[engine].remote_store(timeout=120))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", OTHER_ENGINES)
+def test_random_ledgers_step_by_step_on_other_engines(
+    engines: dict[str, Any], engine: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Random ledgers, every step compared with the embedded engine, on Oxigraph's server and ARQ."""
+    from hypothesis import HealthCheck, given, seed, settings
+
+    try:
+        from tests.conftest import write
+        from tests.ledger_strategies import ledgers
+    except ImportError:  # run from inside tests/
+        from conftest import write  # type: ignore[no-redef]
+        from ledger_strategies import ledgers  # type: ignore[no-redef]
+
+    remote = engines[engine].remote_store(timeout=120)
+    folder = tmp_path_factory.mktemp("ledgers")
+    drawn: list[int] = []
+
+    @seed(7000 + OTHER_ENGINES.index(engine))
     @settings(
         max_examples=RANDOM_LEDGERS,
         deadline=None,

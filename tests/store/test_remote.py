@@ -507,6 +507,8 @@ def test_an_oversized_transaction_names_the_setting_to_raise() -> None:
     from hopgate.store.remote.transport import server_message
 
     text = server_message(
-        RuntimeError("Virtuoso 40005 Error SR325: Transaction aborted because ...")
+        RuntimeError("Virtuoso 40005 Error SR325: Transaction aborted because ..."),
+        "the update failed on the server",
+        "update",
     )
-    assert "TransactionAfterImageLimit" in text and "nothing was published" in text
+    assert "TransactionAfterImageLimit = 2000000000" in text and "nothing was published" in text

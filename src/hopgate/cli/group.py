@@ -23,6 +23,7 @@ from hopgate.cli import (
     query,
     report,
     review,
+    servers,
     validation,
 )
 from hopgate.cli.shared import DEFAULT_STORE, remote_options, remote_settings, show_notes
@@ -65,7 +66,7 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     ctx.with_resource(api.show_progress(quiet=quiet))
 
 
-for family in (data, query, evaluation, validation, export, review, interventions, report):
+for family in (data, query, evaluation, validation, export, review, interventions, report, servers):
     for command in family.COMMANDS:
         cli.add_command(command)
 

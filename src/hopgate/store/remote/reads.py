@@ -72,7 +72,9 @@ class Reads(Transport):
         """
         iri = check_iri(graph)
         parts = self._patterns(iri, projection)
-        page = self.read_page_triples
+        # Within the server's row cap: Virtuoso cuts a CONSTRUCT there without a word.
+        cap = self.limits().construct_cut
+        page = min(self.read_page_triples, cap) if cap else self.read_page_triples
         queries = [
             f"CONSTRUCT {{ {pattern} }} WHERE {{ GRAPH <{iri}> {{ {pattern} }} }}"
             + ("" if size <= page else f" LIMIT {page} OFFSET {offset}")
@@ -115,9 +117,9 @@ class Reads(Transport):
     def _check_received(graph: str, received: int, expected: int) -> None:
         if received < expected:
             raise StoreError(
-                f"the server sent {received} of the {expected} triples of {graph}: "
-                "it truncates results (raise Virtuoso's [SPARQL] ResultSetMaxRows) "
-                "or its pages overlap"
+                f"the server sent {received:,} of the {expected:,} triples of {graph}: its "
+                "pages overlapped or it cut them short (a result-row cap such as Virtuoso's "
+                "[SPARQL] ResultSetMaxRows: set it to 100000000 and restart the server)"
             )
 
     def _graph_quads(self, graph: str) -> list[ox.Quad]:

@@ -33,8 +33,16 @@ from hopgate.store.dialect import (
     without_comments,
 )
 from hopgate.store.oxigraph import OxigraphStore
+from hopgate.store.remote.limits import MAX_ROWS_HEADER
+from hopgate.store.remote.paging import (
+    construct_page,
+    count_query,
+    select_page,
+    shape,
+    template_triples,
+)
 from hopgate.store.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
-from hopgate.store.remote.transport import Auth
+from hopgate.store.remote.transport import Auth, Contact, RowCapReached
 from hopgate.store.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
 from hopgate.store.remote.values import (
     as_ntriples,
@@ -116,6 +124,7 @@ class RemoteStore(Uploads, Reads, Store):
         #: A scoped view's graphs (:meth:`scoped`); None for the whole store.
         self._pinned: list[str] | None = None
         self._opener = self._build_opener()
+        self._contact = Contact()
 
     # ---- the dataset -------------------------------------------------------
 
@@ -132,11 +141,10 @@ class RemoteStore(Uploads, Reads, Store):
             return list(self._pinned)
         if self._dataset is not None:
             return list(self._dataset)
-        body = self._json(
-            f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{PROV}Bundle> }} }}",
-            dataset=False,
+        listing = (
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{PROV}Bundle> }} }}"
         )
-        listed = {row["g"]["value"] for row in body["results"]["bindings"]}
+        listed = {str(row["g"]) for row in self._all_rows(listing, dataset=False)}
         found = (
             sorted(g for g in listed | {CATALOG_GRAPH} if g.startswith(ID_BASE)) if listed else []
         )
@@ -182,31 +190,93 @@ class RemoteStore(Uploads, Reads, Store):
         return None if self.graphs() else OxigraphStore(None)
 
     def select(self, query: str, *, params: Mapping[str, Value] | None = None) -> list[Row]:
-        """Run a SELECT query with ``params`` bound to variables; return its rows."""
+        """Run a SELECT query with ``params`` bound to variables; return all its rows.
+
+        An answer the server cuts at its row cap is read again in pages
+        (:mod:`hopgate.store.remote.paging`), never used short.
+        """
         empty = self._empty()
         if empty is not None:
             return empty.select(query, params=params)
-        body = self._query(query, params)
+        return self._all_rows(self._query_text(query, params))
+
+    def _all_rows(self, text: str, *, dataset: bool = True) -> list[Row]:
+        """Every row of a SELECT's answer: whole when it fits the server's cap, else in pages."""
+        try:
+            body = self._json(text, dataset=dataset)
+        except RowCapReached as cut:
+            names = cut.body["head"]["vars"] if cut.body else []
+            return list(self._pages(text, names, dataset=dataset))
         if "results" not in body:
             raise QueryError("expected a SELECT query")
-        return rows(body)
+        found = rows(body)
+        size = self.limits().select_cut
+        if size is not None and len(found) >= size:
+            # A server that cuts without saying so (not Virtuoso, not Oxigraph):
+            # an answer as large as the cap may be cut.
+            return list(self._pages(text, body["head"]["vars"], dataset=dataset))
+        return found
+
+    def _pages(self, text: str, names: list[str], *, dataset: bool = True) -> Iterator[Row]:
+        """A SELECT's rows page by page, in a total order, each page within the server's cap.
+
+        Raises:
+            StoreError: the query slices its own answer (its own LIMIT or
+                OFFSET), so it cannot be paged: the cap must be raised.
+        """
+        size = self.limits().page_size
+        plain = without_comments(text)
+        try:
+            shape(plain)
+            first = select_page(plain, names, 0, size)
+        except QueryError as exc:
+            raise StoreError(f"{RowCapReached(size)} ({exc})") from None
+        offset = 0
+        page = first
+        while True:
+            found = rows(self._json(page, dataset=dataset, capped=True))
+            yield from found
+            if len(found) < size:
+                return
+            offset += size
+            page = select_page(plain, names, offset, size)
 
     def select_rows(
         self, query: str, *, params: Mapping[str, Value] | None = None
     ) -> Iterator[Row]:
-        """Run a SELECT query; yield its rows as the server's answer arrives (never held whole)."""
+        """Run a SELECT query; yield its rows as the server's answer arrives (never held whole).
+
+        An answer the server cuts at its row cap (it says so before the
+        first row, or it reaches the cap) is read again in pages instead.
+        """
         empty = self._empty()
         if empty is not None:
             yield from empty.select_rows(query, params=params)
             return
-        response = self._json_response(self._query_text(query, params))
+        text = self._query_text(query, params)
+        response = self._json_response(text)
+        size = self.limits().select_cut
+        held: list[Row] = []
         try:
+            cut = response.headers.get(MAX_ROWS_HEADER) is not None
             # read1: what has arrived (up to a chunk), not a whole chunk's wait.
-            yield from stream_rows(getattr(response, "read1", response.read))
+            answer = stream_rows(getattr(response, "read1", response.read))
+            for row in answer:
+                if cut or size is not None:
+                    held.append(row)
+                    if cut or len(held) >= size:  # type: ignore[operator]
+                        break
+                    continue
+                yield row
+            else:
+                yield from held
+                return
         except (TimeoutError, OSError, HTTPException) as exc:
             raise self._reading(exc) from None
         finally:
             response.close()
+        # Cut (or as large as the cap): read again in pages, none of it used yet.
+        yield from self._pages(text, list(held[0]) if held else [])
 
     def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
         """Run an ASK query with ``params`` bound to variables."""
@@ -228,7 +298,39 @@ class RemoteStore(Uploads, Reads, Store):
         def action() -> bytes:
             return as_ntriples(*self._construct_page(text, dataset=True))
 
-        return self._attempt(action, idempotent=True, what="query")
+        self.limits()
+        data = self._attempt(action, idempotent=True, what="query")
+        cap = self.limits().construct_cut
+        if cap is None or data.count(b"\n") < cap:
+            return data
+        # As many triples as the cap: Virtuoso cuts a CONSTRUCT there without a word.
+        return self._construct_pages(without_comments(text))
+
+    def _construct_pages(self, text: str) -> bytes:
+        """A CONSTRUCT's triples read over its template's distinct solutions, page by page.
+
+        The number of solutions is counted first, so the pages cover them
+        all; each page asks for few enough solutions that its triples stay
+        within the server's cap.
+        """
+        size = self.limits().page_size
+        try:
+            per = template_triples(shape(text).template)
+            counted = rows(self._json(count_query(text), dataset=True))
+        except QueryError as exc:
+            raise StoreError(f"{RowCapReached(size)} ({exc})") from None
+        total = integer(counted[0]["n"]) if counted else 0
+        step = max(1, size // per)
+        seen: dict[bytes, None] = {}
+        for offset in range(0, total, step):
+            page = construct_page(text, offset, step)
+
+            def action(page: str = page) -> bytes:
+                return as_ntriples(*self._construct_page(page, dataset=True))
+
+            for line in self._attempt(action, idempotent=True, what="query").splitlines(True):
+                seen[line] = None
+        return b"".join(seen)
 
     def query_any(
         self, query: str, *, params: Mapping[str, Value] | None = None
@@ -242,6 +344,8 @@ class RemoteStore(Uploads, Reads, Store):
         form.setQuery(without_comments(self._prologue + query))
         if form.queryType in ("CONSTRUCT", "DESCRIBE"):
             return self.construct(query, params=params)
+        if form.queryType == "SELECT":
+            return self._all_rows(self._query_text(query, params))
         body = self._query(query, params)
         if "boolean" in body:
             return boolean(body["boolean"])

@@ -8,12 +8,22 @@ never sent again. Only idempotent requests (queries, ``DROP SILENT``,
 batches into a private staging graph) are retried, and only after a
 transient failure (connection refused or reset, HTTP 502/503/504, a
 deadlock victim). Server failures become :class:`~hopgate.errors.QueryError`
-(the server rejected the text) or :class:`~hopgate.errors.StoreError`.
+(the server rejected the text) or :class:`~hopgate.errors.StoreError`, each
+one sentence: the setting to change when a server setting caused it
+(:func:`hopgate.store.remote.limits.explain`), else the server's own first
+line, never the query it echoes.
+
+On first contact (the first query), the server's limits are probed once
+(:meth:`Transport.limits`): its result-row cap and, on Virtuoso, the
+settings read from its ini; what would make a command fail is noted on the
+``hopgate`` logger, once per server and process.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -33,11 +43,48 @@ from SPARQLWrapper.SPARQLExceptions import (
 
 from hopgate.errors import QueryError, StoreError
 from hopgate.store.dialect import without_comments
+from hopgate.store.remote.limits import (
+    MAX_ROWS_HEADER,
+    PROBE_QUERY,
+    PROBE_ROWS,
+    Limits,
+    explain,
+    family,
+    first_line,
+    read_settings,
+    row_cap_finding,
+    virtuoso_findings,
+    virtuoso_settings_query,
+)
 
 T = TypeVar("T")
 Auth = Literal["digest", "basic"]
 
 _TRANSIENT = (urllib.error.URLError, ConnectionError, TimeoutError, HTTPException, OSError)
+_LOG = logging.getLogger("hopgate")
+#: Servers whose limits were already noted in this process (one note per server).
+_NOTED: set[str] = set()
+
+
+class RowCapReached(StoreError):
+    """A server cut an answer at its row cap; the caller reads it in pages or reports it."""
+
+    def __init__(self, cap: int, body: dict[str, Any] | None = None) -> None:
+        super().__init__(
+            f"the server cut an answer at {cap:,} rows (a result-row cap such as "
+            "Virtuoso's [SPARQL] ResultSetMaxRows); raise it in the server's settings "
+            "(hopgate's tests use 100000000) and restart the server"
+        )
+        self.cap = cap
+        self.body = body
+
+
+class Contact:
+    """What a store and its scoped views learn on first contact with the server (shared)."""
+
+    def __init__(self) -> None:
+        self.limits: Limits | None = None
+        self.lock = threading.Lock()
 
 
 class Transport:
@@ -60,6 +107,7 @@ class Transport:
     _prologue: str
     _dataset: list[str] | None
     _opener: urllib.request.OpenerDirector
+    _contact: Contact
 
     def graphs(self) -> list[str]:
         """The named graphs every query is sent with (the store's dataset)."""
@@ -123,7 +171,9 @@ class Transport:
             try:
                 return action()
             except QueryBadFormed as exc:
-                raise QueryError(f"the server rejected the {what}: {server_message(exc)}") from None
+                raise QueryError(
+                    server_message(exc, f"the server rejected the {what}", what)
+                ) from None
             except Unauthorized:
                 raise StoreError(
                     f"the server refused the {what}: wrong or missing credentials "
@@ -136,7 +186,7 @@ class Transport:
                     time.sleep(0.5 * 2**attempt)
                     continue
                 raise StoreError(
-                    f"the {what} failed on the server: {server_message(exc)}"
+                    server_message(exc, f"the {what} failed on the server", what)
                 ) from None
             except urllib.error.HTTPError as exc:
                 body = exc.read().decode("utf-8", "replace")[:500]
@@ -151,10 +201,14 @@ class Transport:
                         f"the server refused the {what}: wrong or missing credentials"
                     ) from None
                 if exc.code == 400:
-                    raise QueryError(f"the server rejected the {what}: {body}") from None
-                raise StoreError(f"the {what} failed: HTTP {exc.code}: {body}") from None
+                    raise QueryError(
+                        server_message(body, f"the server rejected the {what}", what)
+                    ) from None
+                raise StoreError(
+                    server_message(body, f"the {what} failed: HTTP {exc.code}", what)
+                ) from None
             except SPARQLWrapperException as exc:
-                raise StoreError(f"the {what} failed: {server_message(exc)}") from None
+                raise StoreError(server_message(exc, f"the {what} failed", what)) from None
             except TimeoutError:
                 # No answer within the timeout: the server may still be working on
                 # it (or waiting on a lock), so sending it again would only add load
@@ -170,15 +224,27 @@ class Transport:
                 raise StoreError(f"the {what} failed: cannot reach the server: {exc}") from None
         raise AssertionError("unreachable")
 
-    def _json(self, text: str, *, dataset: bool = True) -> dict[str, Any]:
-        def action() -> dict[str, Any]:
+    def _json(self, text: str, *, dataset: bool = True, capped: bool = False) -> dict[str, Any]:
+        """A query's whole JSON answer.
+
+        Raises:
+            RowCapReached: the server says it cut the answer at its row cap
+                (unless ``capped``: a page asked for no more than the cap).
+        """
+        if not capped:
+            self.limits()
+
+        def action() -> tuple[dict[str, Any], str | None]:
             wrapper = self._wrapper(text, update=False, dataset=dataset)
             wrapper.setReturnFormat(JSON)
             response = wrapper.query().response
             body: dict[str, Any] = json.loads(response.read())
-            return body
+            return body, response.headers.get(MAX_ROWS_HEADER)
 
-        return self._attempt(action, idempotent=True, what="query")
+        body, cut = self._attempt(action, idempotent=True, what="query")
+        if cut is not None and not capped:
+            raise RowCapReached(_number(cut), body)
+        return body
 
     def _json_response(self, text: str, *, dataset: bool = True) -> Any:
         """The open response to a query, to be read as it arrives; the caller closes it.
@@ -187,12 +253,77 @@ class Transport:
         failure while it is read is the reader's (:meth:`_reading`).
         """
 
+        self.limits()
+
         def action() -> Any:
             wrapper = self._wrapper(text, update=False, dataset=dataset)
             wrapper.setReturnFormat(JSON)
             return wrapper.query().response
 
         return self._attempt(action, idempotent=True, what="query")
+
+    # ---- first contact: the server's limits ------------------------------------
+
+    def limits(self) -> Limits:
+        """The server's limits, probed on first contact (once per store and its views).
+
+        One query of :data:`~hopgate.store.remote.limits.PROBE_ROWS` empty
+        rows finds a result-row cap (and the server's family, from its
+        ``Server`` header); on Virtuoso, one more reads the settings hopgate
+        needs from its ini. What would make a command fail is noted once per
+        server and process on the ``hopgate`` logger.
+        """
+        contact = self._contact
+        with contact.lock:
+            if contact.limits is None:
+                contact.limits = self._probe()
+                self._note(contact.limits)
+            return contact.limits
+
+    def _probe(self) -> Limits:
+        def action() -> tuple[int, str | None, str]:
+            wrapper = self._wrapper(PROBE_QUERY, update=False, dataset=False)
+            wrapper.setReturnFormat(JSON)
+            response = wrapper.query().response
+            body = json.loads(response.read())
+            return (
+                len(body["results"]["bindings"]),
+                response.headers.get(MAX_ROWS_HEADER),
+                response.headers.get("Server", ""),
+            )
+
+        received, cut, server = self._attempt(action, idempotent=True, what="query")
+        found = Limits(kind=family(server), product=server.strip())
+        caps = [_number(cut)] if cut is not None else []
+        if received < PROBE_ROWS:
+            caps.append(received)
+        if found.kind == "virtuoso":
+            try:
+                body = self._json(virtuoso_settings_query(), dataset=False, capped=True)
+                bindings = body["results"]["bindings"]
+                row = {k: v.get("value") for k, v in (bindings[0] if bindings else {}).items()}
+                found.settings = read_settings(row)
+            except (StoreError, QueryError, KeyError):
+                # An operator may forbid bif: functions to SPARQL users; the probe stands.
+                found.settings = {}
+            configured = found.setting("ResultSetMaxRows")
+            if configured is not None and configured > 0:
+                caps.append(configured)
+        found.row_cap = min(caps) if caps else None
+        return found
+
+    def _note(self, limits: Limits) -> None:
+        if self.endpoint in _NOTED:
+            return
+        _NOTED.add(self.endpoint)
+        findings = [row_cap_finding(limits)]
+        if limits.kind == "virtuoso" and limits.settings:
+            findings += virtuoso_findings(limits, client_timeout=self.timeout)
+        for finding in findings:
+            if finding.severity == "change":
+                _LOG.warning(
+                    "the server at %s: %s; change: %s", self.endpoint, finding.found, finding.change
+                )
 
     def _reading(self, exc: BaseException) -> StoreError:
         """The error for an answer cut off while it was read (never retried: rows were used)."""
@@ -240,18 +371,29 @@ class Transport:
             self._dataset = None
 
 
-def server_message(exc: Exception) -> str:
-    text = str(exc)
-    if "SR325" in text:
-        # Virtuoso publishes a load (MOVE) as one transaction, whose log is
-        # capped at 50 MB by default: a 13M-triple load overran it.
-        return (
-            "the transaction is larger than Virtuoso's after-image limit (SR325); raise "
-            "[Parameters] TransactionAfterImageLimit in virtuoso.ini (hopgate's tests use "
-            "2000000000; 5e10 wrapped around to a limit that refused every upload) and "
-            "load again: nothing was published. " + text[:300]
-        )
-    return text[:800]
+def server_message(failure: object, lead: str, what: str = "request") -> str:
+    """A server's failure as one sentence: the setting to change, or the server's first line.
+
+    Never the query text, which Virtuoso echoes after its message.
+    """
+    text = str(failure)
+    explained = explain(text, what)
+    if explained is not None:
+        return explained
+    # SPARQLWrapper prefixes its own class text ("EndPointInternalError: ...
+    # Response:\nb'...'"): the server's words are after it.
+    if "Response:" in text:
+        text = text.split("Response:", 1)[1].strip()
+        if text.startswith(("b'", 'b"')):
+            text = text[2:-1].encode("latin-1", "replace").decode("unicode_escape", "replace")
+    return f"{lead}: {first_line(text)}"
+
+
+def _number(header: str) -> int:
+    try:
+        return int(header.strip())
+    except ValueError:
+        return PROBE_ROWS
 
 
 def deadlocked(message: str) -> bool:
@@ -259,4 +401,4 @@ def deadlocked(message: str) -> bool:
     return "40001" in message or "deadlock" in message.lower()
 
 
-__all__ = ["Auth", "Transport", "deadlocked", "server_message"]
+__all__ = ["Auth", "Contact", "RowCapReached", "Transport", "deadlocked", "server_message"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import urllib.parse
+import uuid
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,9 +34,12 @@ UPDATE_BATCH_TRIPLES = 1_000
 WRITE_WORKERS = 2
 
 
-def staging_graph(graph: str) -> str:
-    """The private staging graph a write into ``graph`` goes through first."""
-    return STAGING_BASE + urllib.parse.quote(graph, safe="")
+def staging_graph(graph: str, private: str = "") -> str:
+    """The private staging graph a write into ``graph`` goes through first.
+
+    ``private`` (a token and a colon) names one write's own staging graph.
+    """
+    return STAGING_BASE + private + urllib.parse.quote(graph, safe="")
 
 
 class Uploads(Transport):
@@ -62,6 +66,16 @@ class Uploads(Transport):
         triples is kept: the client's memory does not grow with the file.
         """
         staged: set[str] = set()
+        # A new graph is staged under a name of its own, which the next attempt
+        # at the same graph drops first. Triples added to existing graphs (a
+        # catalog entry) are staged under a name private to this write: two
+        # clients publishing at once each stage their own entry, instead of one
+        # dropping, counting and publishing the other's.
+        private = "" if move else f"{uuid.uuid4().hex}:"
+
+        def staging(graph: str) -> str:
+            return staging_graph(graph, private)
+
         seen: dict[str, set[int]] = defaultdict(set)
         lines_of: dict[str, int] = defaultdict(int)
         try:
@@ -79,20 +93,20 @@ class Uploads(Transport):
                     if graph not in staged:
                         # A stale staging graph is what an interrupted attempt left.
                         _wait(sent)
-                        self._update(f"DROP SILENT GRAPH <{staging_graph(graph)}>", idempotent=True)
+                        self._update(f"DROP SILENT GRAPH <{staging(graph)}>", idempotent=True)
                         staged.add(graph)
                     # What must arrive: the server keeps each distinct triple once.
                     if distinct:
                         lines_of[graph] += len(triples)
                     else:
                         seen[graph].update(map(hash, triples))
-                    sent.append(pool.submit(self._send_batch, staging_graph(graph), triples))
+                    sent.append(pool.submit(self._send_batch, staging(graph), triples))
                     if len(sent) > 2 * self.write_workers:
                         # Bounded: at most a few batches wait in memory.
                         sent.pop(0).result()
                 _wait(sent)
             for graph in staged:
-                arrived = self._graph_size(staging_graph(graph))
+                arrived = self._graph_size(staging(graph))
                 expected = lines_of[graph] if distinct else len(seen[graph])
                 if arrived != expected:
                     raise StoreError(
@@ -100,16 +114,16 @@ class Uploads(Transport):
                         "reached the server; nothing was published"
                     )
             verb = "MOVE" if move else "ADD"
-            operations = [f"{verb} <{staging_graph(g)}> TO <{g}>" for g in sorted(staged)]
+            operations = [f"{verb} <{staging(g)}> TO <{g}>" for g in sorted(staged)]
             if not move:
-                operations += [f"DROP SILENT GRAPH <{staging_graph(g)}>" for g in sorted(staged)]
+                operations += [f"DROP SILENT GRAPH <{staging(g)}>" for g in sorted(staged)]
             if operations:
                 self._update(" ;\n".join(operations))
         except BaseException:
             for graph in staged:
                 # When the server is gone, the next attempt drops it first.
                 with contextlib.suppress(StoreError):
-                    self._update(f"DROP SILENT GRAPH <{staging_graph(graph)}>")
+                    self._update(f"DROP SILENT GRAPH <{staging(graph)}>")
             raise
 
     def _send_batch(self, staging: str, triples: list[str]) -> None:

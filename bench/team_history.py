@@ -1,0 +1,141 @@
+"""A team's history on one Virtuoso server: run after run loaded and evaluated as history grows.
+
+Issue 29 item 4. One private Virtuoso (tests/virtuoso.py, with the settings
+docs/servers.md asks for) holds the evidence of ``--claims`` claims and,
+step by step, the cases of one more system run each (``bench/synthetic.py``
+with ``--runs`` runs, split as ``bench/history.py`` splits them). Each step
+loads the run's ledger, evaluates the run on the server (``evaluate
+--run``), and reads its verdicts and metrics, each timed in a child process
+of its own (so its peak resident memory, VmHWM, is the client's for that
+step). After each step the server's resident memory (VmRSS of
+``virtuoso-t``) and its database's size on disk are read. Prints one line
+per run and the ratio of each evaluation to the first; asserts nothing.
+
+    nice python bench/team_history.py --claims 10000 --runs 10
+    nice python bench/team_history.py --claims 1000000 --runs 1   # one large store
+
+Step 0 loads the evidence with run0's cases; the others load one run's cases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from bench.history import split  # noqa: E402
+from bench.synthetic import write_ledger  # noqa: E402
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory (VmHWM), not ru_maxrss (kept across exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _server_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _disk_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def _child(port: str, run: str, ledger: str) -> None:
+    """Load ``ledger``, evaluate ``run`` on the server, read its verdicts and metrics; print JSON."""
+    from virtuoso import PASSWORD, USER
+
+    import hopgate
+    from hopgate.store.remote import RemoteStore
+
+    store = RemoteStore(
+        f"http://127.0.0.1:{port}/sparql",
+        update_endpoint=f"http://127.0.0.1:{port}/sparql-auth",
+        graph_store=f"http://127.0.0.1:{port}/sparql-graph-crud-auth",
+        user=USER,
+        password=PASSWORD,
+        timeout=7200,
+    )
+    times = {}
+    clock = time.perf_counter()
+    hopgate.load(store, Path(ledger))
+    times["load"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    record = hopgate.evaluate(store, run=run)[0]
+    times["evaluate"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    rows = hopgate.verdicts(store, run=run)
+    hopgate.metrics(store, run=run)
+    times["read"] = time.perf_counter() - clock
+    print(json.dumps({**times, "cards": record.cards, "rows": len(rows), "peak_mb": _peak_mb()}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--claims", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
+    from virtuoso import VirtuosoServer, missing
+
+    reason = missing()
+    if reason:
+        print(reason)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="hopgate-team-") as scratch:
+        folder = Path(scratch)
+        clock = time.perf_counter()
+        write_ledger(folder / "all.jsonl", args.claims, runs=args.runs)
+        first, others = split(folder / "all.jsonl", folder, args.runs)
+        print(
+            f"{args.claims} claims, {args.runs} runs: ledgers in {time.perf_counter() - clock:.0f} s"
+        )
+        server = VirtuosoServer(folder / "virtuoso")
+        server.start()
+        assert server.process is not None
+        try:
+            print("run  load s  evaluate s  read s  ratio  cards  client MB  server MB  disk MB")
+            base = None
+            for index, ledger in enumerate([first, *others]):
+                run = f"run{index}"
+                done = subprocess.run(
+                    [sys.executable, __file__, "--child", str(server.http_port), run, str(ledger)],
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode != 0:
+                    print(f"{run} stopped: {done.stderr.strip().splitlines()[-1:]}")
+                    return 1
+                found = json.loads(done.stdout.strip().splitlines()[-1])
+                base = base or found["evaluate"]
+                print(
+                    f"{run:>4}  {found['load']:>6.1f}  {found['evaluate']:>10.1f}  "
+                    f"{found['read']:>6.1f}  {found['evaluate'] / base:>5.2f}  "
+                    f"{found['cards']:>5}  {found['peak_mb']:>9.0f}  "
+                    f"{_server_mb(server.process.pid):>9.0f}  "
+                    f"{_disk_mb(server.directory / 'db'):>7.0f}",
+                    flush=True,
+                )
+        finally:
+            server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

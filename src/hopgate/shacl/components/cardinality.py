@@ -1,0 +1,70 @@
+"""Cardinality constraint components (SHACL 1.0 section 4.2): ``sh:minCount``, ``sh:maxCount``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rdflib.namespace import SH
+
+from hopgate.shacl.components.base import Component, Constraint, Scope, integer
+
+
+def _counted(scope: Scope, values_of: str, value: str, test: str) -> str:
+    """A pattern for the focus nodes whose count of distinct values passes ``test``."""
+    count = scope.compiler.fresh("n")
+    ctx, focus = scope.ctx, scope.focus
+    # The context is joined again outside the count: the subquery projects
+    # only the focus, and the caller may need the rest of the context.
+    return (
+        f"{ctx} {{ SELECT {focus} (COUNT(DISTINCT {value}) AS {count}) WHERE {{ {ctx} "
+        f"{values_of} }} GROUP BY {focus} }} FILTER({count} {test})"
+    )
+
+
+def min_count(scope: Scope) -> Iterator[Constraint]:
+    """4.2.1 ``sh:minCount``: a focus node with fewer value nodes."""
+    ctx, focus = scope.ctx, scope.focus
+    for bound in scope.objects(SH.minCount):
+        minimum = integer(bound)
+        other = scope.compiler.fresh("v")
+        steps = scope.needs_path(SH.minCount)
+        if minimum == 1:
+            # The common case as an anti-join: the right side is evaluated
+            # once. (Oxigraph plans a FILTER NOT EXISTS over a path without
+            # the outer bindings, re-evaluating it per focus node.)
+            pattern = f"{ctx} MINUS {{ {focus} {steps} {other} }}"
+        elif minimum == 0:
+            pattern = f"{ctx} FILTER(false)"
+        else:
+            values_of = f"OPTIONAL {{ {focus} {steps} {other} }}"
+            pattern = _counted(scope, values_of, other, f"< {minimum}")
+        yield Constraint(SH.MinCountConstraintComponent, pattern, focus)
+
+
+def max_count(scope: Scope) -> Iterator[Constraint]:
+    """4.2.2 ``sh:maxCount``: a focus node with more value nodes."""
+    ctx, focus = scope.ctx, scope.focus
+    for bound in scope.objects(SH.maxCount):
+        maximum = integer(bound)
+        other = scope.compiler.fresh("v")
+        steps = scope.needs_path(SH.maxCount)
+        if maximum == 0:
+            pattern = f"{ctx} {focus} {steps} {other} ."
+        elif maximum == 1:
+            second = scope.compiler.fresh("v")
+            pattern = (
+                f"{ctx} {focus} {steps} {other} . {focus} {steps} {second} . "
+                f"FILTER(!sameTerm({other}, {second}))"
+            )
+        else:
+            values_of = f"{focus} {steps} {other} ."
+            pattern = _counted(scope, values_of, other, f"> {maximum}")
+        yield Constraint(SH.MaxCountConstraintComponent, pattern, focus)
+
+
+COMPONENTS = (
+    Component(SH.MinCountConstraintComponent, (SH.minCount,), "4.2.1", min_count),
+    Component(SH.MaxCountConstraintComponent, (SH.maxCount,), "4.2.2", max_count),
+)
+
+__all__ = ["COMPONENTS"]

@@ -1,0 +1,197 @@
+"""``hopgate doctor``: check a SPARQL server for what hopgate needs, without changing it.
+
+Each check is a :class:`~hopgate.store.remote.limits.Finding`: what was
+found, and when hopgate would fail or slow down on it, the setting to
+change and the value to use (docs/servers.md). Checked:
+
+- that the server answers, and which server it is;
+- its result-row cap (probed: one query of empty rows);
+- on Virtuoso, the settings read from its own ini: the query cost estimate
+  limit, the query time limit and the transaction size;
+- the reads hopgate sends (SELECT, ASK, CONSTRUCT) on the query endpoint;
+- the writes: an update dropping a graph that does not exist, under each
+  name hopgate writes (a staging graph and a graph of its own base), after
+  an empty Graph Store upload into that staging graph. Neither leaves
+  anything behind; a graph that exists under the probe's name is left alone
+  and the check skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+
+from hopgate.errors import HopgateError
+from hopgate.store.remote.limits import Finding, Limits, row_cap_finding, virtuoso_findings
+from hopgate.store.remote.store import RemoteStore
+from hopgate.store.remote.uploads import staging_graph
+from hopgate.store.remote.values import boolean
+from hopgate.vocab import ID_BASE
+
+#: Graph names the write checks drop: hopgate never creates them.
+PROBE_GRAPHS = (staging_graph(ID_BASE + "doctor"), ID_BASE + "doctor")
+
+
+@dataclass
+class ServerReport:
+    """What ``hopgate doctor`` found on one server."""
+
+    endpoint: str
+    #: The server's ``Server`` header (product and version).
+    product: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def needs_change(self) -> bool:
+        """True when a finding says hopgate fails on the server until a setting changes."""
+        return any(finding.severity == "change" for finding in self.findings)
+
+    def as_dict(self) -> dict[str, object]:
+        """The report as JSON-ready fields."""
+        return {
+            "endpoint": self.endpoint,
+            "server": self.product,
+            "needs_change": self.needs_change,
+            "findings": [finding.as_dict() for finding in self.findings],
+        }
+
+
+def check_server(store: RemoteStore) -> ServerReport:
+    """Check the server behind ``store`` for what hopgate needs; nothing on it changes.
+
+    Raises:
+        StoreError: the server cannot be reached at all.
+    """
+    limits = store.limits()
+    report = ServerReport(store.endpoint, limits.product or "unknown server")
+    report.findings.append(row_cap_finding(limits))
+    report.findings.extend(_limit_findings(store, limits))
+    report.findings.extend(_read_findings(store))
+    report.findings.extend(_write_findings(store))
+    return report
+
+
+def _limit_findings(store: RemoteStore, limits: Limits) -> list[Finding]:
+    if limits.kind == "virtuoso":
+        if not limits.settings:
+            return [
+                Finding(
+                    "server settings",
+                    "note",
+                    "Virtuoso's settings could not be read through the endpoint",
+                    "check [SPARQL] MaxQueryCostEstimationTime = 0, MaxQueryExecutionTime = 0 "
+                    "and [Parameters] TransactionAfterImageLimit = 2000000000 in virtuoso.ini "
+                    "(docs/servers.md)",
+                )
+            ]
+        return virtuoso_findings(limits, client_timeout=store.timeout)
+    if limits.kind == "oxigraph":
+        return [
+            Finding(
+                "query time",
+                "ok",
+                "not readable through the endpoint: `oxigraph serve --timeout-s N` stops "
+                "queries running longer than N s (none by default)",
+            )
+        ]
+    return [
+        Finding(
+            "query time",
+            "note",
+            "not readable through the endpoint: a server-side query timeout shorter than "
+            "hopgate's longest rule step stops an evaluation",
+            f"the server's query timeout: none, or at least {store.timeout:g} s",
+        )
+    ]
+
+
+def _read_findings(store: RemoteStore) -> list[Finding]:
+    found = []
+    for form, text in (
+        ("SELECT", "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"),
+        ("ASK", "ASK { ?s ?p ?o }"),
+        ("CONSTRUCT", "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1"),
+    ):
+        try:
+            if form == "CONSTRUCT":
+                store.limits()
+                store._attempt(partial(store._construct_page, text), idempotent=True, what="query")
+            else:
+                store._json(text, dataset=False, capped=True)
+        except HopgateError as exc:
+            found.append(Finding(f"read ({form})", "change", str(exc), _read_advice(store)))
+        else:
+            found.append(Finding(f"read ({form})", "ok", "answered"))
+    return found
+
+
+def _read_advice(store: RemoteStore) -> str:
+    if store.limits().kind == "virtuoso":
+        return (
+            'as dba, GRANT SPARQL_SELECT TO "SPARQL"; (the anonymous user of /sparql) in '
+            "isql-vt, or give --user for a user that may read"
+        )
+    return "a user or endpoint that may read every graph hopgate writes"
+
+
+def _write_findings(store: RemoteStore) -> list[Finding]:
+    who = f"user {store.user}" if store.user else "no user (anonymous)"
+    found = []
+    # The empty upload first: a server that keeps empty graphs (Oxigraph) may
+    # create the staging graph, which the update check then drops again.
+    if store.graph_store is not None:
+        check = "write (graph store)"
+        try:
+            store._gsp_post(PROBE_GRAPHS[0], b"")
+        except HopgateError as exc:
+            found.append(
+                Finding(
+                    check,
+                    "change",
+                    f"{who} may not upload through {store.graph_store}: {exc}",
+                    _write_advice(store),
+                )
+            )
+        else:
+            found.append(Finding(check, "ok", f"{who} may upload through {store.graph_store}"))
+    for graph in PROBE_GRAPHS:
+        check = "write (update)"
+        exists = store._json(
+            f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}", dataset=False, capped=True
+        )
+        if boolean(exists.get("boolean")):
+            found.append(Finding(check, "note", f"skipped: the graph {graph} exists"))
+            continue
+        try:
+            store._update(f"DROP SILENT GRAPH <{graph}>")
+        except HopgateError as exc:
+            found.append(
+                Finding(
+                    check,
+                    "change",
+                    f"{who} may not write {graph} through {store.update_endpoint}: {exc}",
+                    _write_advice(store),
+                )
+            )
+        else:
+            found.append(
+                Finding(check, "ok", f"{who} may write {graph} through {store.update_endpoint}")
+            )
+    return found
+
+
+def _write_advice(store: RemoteStore) -> str:
+    kind = store.limits().kind
+    user = store.user or "USER"
+    if kind == "virtuoso":
+        return (
+            f'as dba in isql-vt: GRANT SPARQL_UPDATE TO "{user}"; '
+            f"DB.DBA.RDF_DEFAULT_USER_PERMS_SET('{user}', 7); and write through "
+            "/sparql-auth (--update-endpoint) with --user and --password-env"
+        )
+    if kind == "oxigraph":
+        return "start the server with `oxigraph serve` (not serve-read-only)"
+    return "a user allowed to run SPARQL Update on the update endpoint"
+
+
+__all__ = ["PROBE_GRAPHS", "ServerReport", "check_server"]
