@@ -31,6 +31,7 @@ TWINS = {
     "query": "query",
     "stats": "stats",
     "dump": "dump",
+    "doctor": "doctor",
     "explain": "explain",
     "diff": "diff",
     "report": "build_report",

@@ -853,6 +853,14 @@ def doctor(
 
     Raises:
         StoreError: the server cannot be reached.
+
+    Example:
+        >>> from hopgate import StoreError, doctor
+        >>> try:
+        ...     doctor("http://127.0.0.1:9/sparql", timeout=2)
+        ... except StoreError as exc:
+        ...     print("cannot reach the server" in str(exc))
+        True
     """
     store = RemoteStore(
         endpoint,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class HopgateError(Exception):
     """Base class of every error hopgate raises on purpose."""
@@ -36,6 +38,19 @@ class LedgerError(HopgateError):
 
 class StoreError(HopgateError):
     """The store could not be opened, read or written."""
+
+
+class RowCapReached(StoreError):
+    """A server cut an answer at its row cap; the caller reads it in pages or reports it."""
+
+    def __init__(self, cap: int, body: dict[str, Any] | None = None) -> None:
+        super().__init__(
+            f"the server cut an answer at {cap:,} rows (a result-row cap such as "
+            "Virtuoso's [SPARQL] ResultSetMaxRows); raise it in the server's settings "
+            "(hopgate's tests use 100000000) and restart the server"
+        )
+        self.cap = cap
+        self.body = body
 
 
 class StoreLockedError(StoreError):
@@ -233,6 +248,7 @@ __all__ = [
     "PipelineError",
     "PlanError",
     "QueryError",
+    "RowCapReached",
     "ReportError",
     "ReviewError",
     "RunError",

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from SPARQLWrapper import SPARQLWrapper
 
-from hopgate.errors import QueryError, StoreError
+from hopgate.errors import QueryError, RowCapReached, StoreError
 from hopgate.store.base import IRI, Row, Store, Value
 from hopgate.store.dialect import (
     WRITTEN_JOIN_ORDER,
@@ -42,7 +42,7 @@ from hopgate.store.remote.paging import (
     template_triples,
 )
 from hopgate.store.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
-from hopgate.store.remote.transport import Auth, Contact, RowCapReached
+from hopgate.store.remote.transport import Auth, Contact
 from hopgate.store.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
 from hopgate.store.remote.values import (
     as_ntriples,

@@ -41,7 +41,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     Unauthorized,
 )
 
-from hopgate.errors import QueryError, StoreError
+from hopgate.errors import QueryError, RowCapReached, StoreError
 from hopgate.store.dialect import without_comments
 from hopgate.store.remote.limits import (
     MAX_ROWS_HEADER,
@@ -64,19 +64,6 @@ _TRANSIENT = (urllib.error.URLError, ConnectionError, TimeoutError, HTTPExceptio
 _LOG = logging.getLogger("hopgate")
 #: Servers whose limits were already noted in this process (one note per server).
 _NOTED: set[str] = set()
-
-
-class RowCapReached(StoreError):
-    """A server cut an answer at its row cap; the caller reads it in pages or reports it."""
-
-    def __init__(self, cap: int, body: dict[str, Any] | None = None) -> None:
-        super().__init__(
-            f"the server cut an answer at {cap:,} rows (a result-row cap such as "
-            "Virtuoso's [SPARQL] ResultSetMaxRows); raise it in the server's settings "
-            "(hopgate's tests use 100000000) and restart the server"
-        )
-        self.cap = cap
-        self.body = body
 
 
 class Contact:
@@ -401,4 +388,4 @@ def deadlocked(message: str) -> bool:
     return "40001" in message or "deadlock" in message.lower()
 
 
-__all__ = ["Auth", "Contact", "RowCapReached", "Transport", "deadlocked", "server_message"]
+__all__ = ["Auth", "Contact", "Transport", "deadlocked", "server_message"]
