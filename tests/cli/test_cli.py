@@ -212,6 +212,7 @@ def test_public_api() -> None:
             "baseline",
             "build_report",
             "diff",
+            "doctor",
             "dump",
             "evaluate",
             "explain",
