@@ -98,6 +98,8 @@ def _params(parameters: str, bundle: str) -> dict[str, Any]:
     if "?g " in parameters:
         params["g"] = hopgate.IRI(LOAD)
         params["run"] = hopgate.IRI(RUN)
+    if "?policy" in parameters:
+        params["policy"] = "marked"  # the gate's default (queries/gate.rq)
     return params
 
 
@@ -203,3 +205,12 @@ def test_run_parameter_restricts_rows(with_scratch: Any) -> None:
     other = hopgate.IRI("https://w3id.org/hopgate/id/run/none")
     assert len(store.select(text, params={"run": run})) == 4
     assert store.select(text, params={"run": other}) == []
+
+
+def test_the_gate_policy_all_weighs_every_output(with_scratch: Any) -> None:
+    store, bundle = with_scratch
+    text = library_queries()["gate"].text
+    rows = store.select(text, params={"bundle": hopgate.IRI(bundle), "policy": "all"})
+    assert len(rows) == 4  # one per output claim of sys-a, consequential or not
+    assert sum(1 for r in rows if r["passes"]) == 1
+    assert not store.select(text, params={"bundle": hopgate.IRI(bundle), "policy": "some"})

@@ -8,6 +8,7 @@ docs/spec/interventions.md "Recording answers" the intervention cases.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from hopgate import ids
 from hopgate import ntriples as nt
@@ -15,7 +16,7 @@ from hopgate.ids import case_iri, case_key
 from hopgate.ingest.emitters.context import A, Context, extension
 from hopgate.ingest.emitters.evidence import delivered
 from hopgate.ingest.ledger import Record
-from hopgate.vocab import HG, PROV
+from hopgate.vocab import HG, OA, PROV
 
 
 def emit_run(ctx: Context, record: Record) -> Iterator[str]:
@@ -74,10 +75,57 @@ def emit_case(ctx: Context, record: Record) -> Iterator[str]:
         if output["correct"] is not None:  # null: not judged (acceptance.md "Verdict")
             yield f"{o} <{HG}judgedCorrect> {nt.boolean(output['correct'])}"
         for cited_number, item in enumerate(output.get("cites") or []):
-            span, lines = delivered(ctx, record, item, f"{name}.cites[{cited_number}]")
+            where = f"{name}.cites[{cited_number}]"
+            segmented = isinstance(item, dict) and "segment" in item
+            cited = item["span"] if segmented else item
+            span, lines = delivered(ctx, record, cited, f"{where}.span" if segmented else where)
             yield from lines
             yield f"{o} <{HG}cites> {nt.iri(span)}"
+            if segmented:
+                yield from _segment(ctx, record, output, span, item["segment"], where)
         ctx.counts["output"] += 1
+
+
+def _segment(
+    ctx: Context,
+    record: Record,
+    output: dict[str, Any],
+    span: str,
+    segment: list[int],
+    where: str,
+) -> Iterator[str]:
+    """A citation with the segment of the output's text it supports (docs/spec/ledger.md
+    "Outputs"): a qualified derivation whose segment is a Web Annotation selector on the
+    output."""
+    text = output.get("text")
+    start, end = segment
+    if text is None:
+        ctx.fail(
+            f"output {output['id']!r}: a citation segment needs the output's text",
+            record,
+            f"{where}.segment",
+        )
+    if not start < end <= len(text):
+        ctx.fail(
+            f"output {output['id']!r}: segment [{start}, {end}] is outside the output's text "
+            f"({len(text)} code points; start inclusive, end exclusive, start < end)",
+            record,
+            f"{where}.segment",
+        )
+    o = ids.mint("output", output["id"])
+    node = f"{o}/citation/{start}-{end}/{ids.encode_id(ids.ledger_id(span))}"
+    target, selector = node + "/segment", node + "/segment/position"
+    yield f"{nt.iri(o)} <{PROV}qualifiedDerivation> {nt.iri(node)}"
+    yield f"{nt.iri(node)} <{A}> <{PROV}Derivation>"
+    yield f"{nt.iri(node)} <{A}> <{HG}Citation>"
+    yield f"{nt.iri(node)} <{PROV}entity> {nt.iri(span)}"
+    yield f"{nt.iri(node)} <{HG}supportsSegment> {nt.iri(target)}"
+    yield f"{nt.iri(target)} <{A}> <{OA}SpecificResource>"
+    yield f"{nt.iri(target)} <{OA}hasSource> {nt.iri(o)}"
+    yield f"{nt.iri(target)} <{OA}hasSelector> {nt.iri(selector)}"
+    yield f"{nt.iri(selector)} <{A}> <{OA}TextPositionSelector>"
+    yield f"{nt.iri(selector)} <{OA}start> {nt.integer(start)}"
+    yield f"{nt.iri(selector)} <{OA}end> {nt.integer(end)}"
 
 
 def _intervention(ctx: Context, record: Record, case: str, run: str) -> Iterator[str]:
