@@ -116,7 +116,15 @@ def _times(store: hopgate.Store) -> dict[str, str]:
         params={"c": hopgate.IRI(CATALOG_GRAPH)},
     )
     found = sorted({str(show_value(row["t"])) for row in rows})
-    return {stamp: f"<time-{n}>" for n, stamp in enumerate(found, start=1)}
+    names = {}
+    for n, stamp in enumerate(found, start=1):
+        names[stamp] = f"<time-{n}>"
+        # A literal drops trailing zeros of its microseconds; an IRI minted from the
+        # time keeps all six (strftime's %f): name both spellings.
+        whole, dot, fraction = stamp.removesuffix("Z").partition(".")
+        if dot:
+            names.setdefault(f"{whole}.{fraction.ljust(6, '0')}Z", f"<time-{n}>")
+    return names
 
 
 def _stable(value: Any, times: dict[str, str]) -> Any:
