@@ -144,9 +144,9 @@ def _instrument(capture: Path | None) -> tuple[Counter[str], Counter[str]]:
         capturing(name)
         timed(store.OxigraphStore, name, f"store.{name}", announce=True)
     timed(loader, "file_digest", PHASES[0], announce=True)
-    timed(loader._Loader, "index", PHASES[1], announce=True)
-    timed(loader._Loader, "existing_records", PHASES[2], announce=True)
-    timed(loader._Loader, "emit", PHASES[3], announce=True)
+    timed(loader, "index_ledger", PHASES[1], announce=True)
+    timed(loader.StoredRecords, "existing", PHASES[2], announce=True)
+    timed(loader, "_emit", PHASES[3], announce=True)
     timed(store.OxigraphStore, "ask", "ASK queries")
     timed(store.OxigraphStore, "select", "SELECT queries")
     return seconds, calls

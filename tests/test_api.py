@@ -31,6 +31,7 @@ TWINS = {
     "query": "query",
     "stats": "stats",
     "dump": "dump",
+    "doctor": "doctor",
     "explain": "explain",
     "diff": "diff",
     "report": "build_report",
@@ -146,16 +147,22 @@ def test_verdicts_and_metrics_equal_the_cli_json(tmp_path: Path, cli_run: Any) -
 
 
 @pytest.mark.parametrize(
-    ("ledger", "run", "passed"),
-    [("cedar.yaml", "sys-a", False), ("withheld.yaml", "run-public", True)],
+    ("ledger", "run", "policy", "passed"),
+    [
+        ("cedar.yaml", "sys-a", "marked", False),
+        # withheld.yaml marks no claim consequential: the default policy gates nothing,
+        # which is never a pass; weighing every output, its one accepted output passes.
+        ("withheld.yaml", "run-public", "marked", False),
+        ("withheld.yaml", "run-public", "all", True),
+    ],
 )
 def test_gate_passed_is_the_cli_exit_code(
-    tmp_path: Path, cli_run: Any, ledger: str, run: str, passed: bool
+    tmp_path: Path, cli_run: Any, ledger: str, run: str, policy: str, passed: bool
 ) -> None:
     path = _loaded(tmp_path, ledger, run)
     with hopgate.open_store(path) as store:
-        result = hopgate.gate(store, run=run)
-    shown = cli_run("gate", "--run", run)
+        result = hopgate.gate(store, run=run, consequential=policy)
+    shown = cli_run("gate", "--run", run, "--consequential", policy)
     assert result.passed is passed
     assert shown.exit_code == (0 if result.passed else 1)
     for output, reason in result.reasons.items():

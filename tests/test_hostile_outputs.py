@@ -85,9 +85,10 @@ def prepare(hostile: Hostile, directory: Path) -> Path:
     for args in (
         ("load", str(ledger), "--by", hostile.loaded_by),
         ("evaluate", "--by", hostile.evaluated_by),
-        ("judge", hostile.id("g3"), "--question", "alternatives", "--decision", "sufficient",
+        # "--" ends the options: a hostile id may begin with "-" (as a user's would need).
+        ("judge", "--question", "alternatives", "--decision", "sufficient",
          "--by", hostile.judged_by, "--reason", hostile.judge_reason, "--final",
-         "--keep-in", str(directory / "judgments")),
+         "--keep-in", str(directory / "judgments"), "--", hostile.id("g3")),
         ("evaluate", "--by", hostile.evaluated_by),
     ):  # fmt: skip
         result = _invoke(store, *args)
@@ -311,8 +312,8 @@ def check_terminal(store: Path, hostile: Hostile) -> None:
         ("verdicts",),
         ("metrics",),
         ("gate", "--run", run),
-        ("explain", o1),
-        ("explain", o1, "--reader", public),
+        ("explain", "--", o1),
+        ("explain", "--reader", public, "--", o1),
         ("diff", "--run", run),
         ("review", "queue"),
         ("review", "changes", "--run", run),

@@ -51,7 +51,16 @@ from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.queue import JudgmentRecord, QueueItem
-from hopgate.audit.results import FIGURES, VERDICT_COLUMNS, GateResult, RunMetrics, VerdictRow
+from hopgate.audit.results import (
+    FIGURES,
+    GATE_POLICIES,
+    GATE_POLICY,
+    VERDICT_COLUMNS,
+    GateResult,
+    RunMetrics,
+    VerdictRow,
+    check_gate_policy,
+)
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
@@ -89,6 +98,7 @@ from hopgate.errors import (
 from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
 from hopgate.ingest.adapters import ImportResult
 from hopgate.ingest.adapters import import_files as _import_files
+from hopgate.ingest.adapters.shapes import SHAPES as ANSWER_SHAPES
 from hopgate.ingest.baseline import BaselineResult, baseline_labels
 from hopgate.ingest.baseline import baseline as _baseline
 from hopgate.ingest.correctness import Judge
@@ -122,10 +132,13 @@ from hopgate.store.terms import parse_value as parse_value
 
 __all__ = [
     # What the commands' options choose from, and the columns and figures they print.
+    "ANSWER_SHAPES",
     "BUILTIN_BM25",
     "DEFAULT_OUTPUT_CAP",
     "EXPORT_FORMATS",
     "FIGURES",
+    "GATE_POLICIES",
+    "GATE_POLICY",
     "IMPORT_FORMATS",
     "JUDGMENT_QUESTIONS",
     "PICTURE_FORMATS",
@@ -513,20 +526,28 @@ def metrics(
     return found
 
 
-def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
-    """The release gate: pass only when every consequential output claim of ``run`` is accepted.
+def gate(
+    store: Store, *, run: str, evaluate: bool = False, consequential: str = GATE_POLICY
+) -> GateResult:
+    """The release gate: pass only when every output claim it weighs in ``run`` is accepted.
 
-    ``hopgate gate --run RUN [--evaluate]``, whose exit code is 0 exactly
-    when ``passed``. Reads only, unless ``evaluate``: then the run is first
-    evaluated when its latest evaluation is missing or stale. A missing or
-    stale evaluation fails the gate with ``stale`` and its ``reason``;
-    ``reasons`` says, for each output in ``failing``, why it is not accepted.
-    The result is for the run's evaluation's reader: a text of a failing row
-    repeating one withheld from it is the withheld marker.
+    ``hopgate gate --run RUN [--evaluate] [--consequential marked|all]``, whose
+    exit code is 0 exactly when ``passed``. The policy says which outputs it
+    weighs (docs/spec/acceptance.md "Release gate", ``queries/gate.rq``):
+    ``marked`` (the default), those asserting a claim marked consequential;
+    ``all``, every output claim. When the policy weighs nothing, nothing was
+    gated (``nothing_gated``, ``state``): never a pass. Reads only, unless
+    ``evaluate``: then the run is first evaluated when its latest evaluation
+    is missing or stale. A missing or stale evaluation fails the gate with
+    ``stale`` and its ``reason``; ``reasons`` says, for each output in
+    ``failing``, why it is not accepted. The result is for the run's
+    evaluation's reader: a text of a failing row repeating one withheld from
+    it is the withheld marker.
 
     Raises:
-        NotEvaluatedError: ``run`` is unknown.
+        NotEvaluatedError: ``run`` is unknown (the message names the known runs).
         EvaluationError: ``evaluate`` is set and ``run`` is unknown.
+        GateError: an unknown policy.
 
     Example:
         >>> from hopgate import gate, load, open_store
@@ -536,14 +557,17 @@ def gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
         >>> gate(store, run="sys-a").reason
         "run 'sys-a' has never been evaluated"
         >>> result = gate(store, run="sys-a", evaluate=True)
-        >>> result.passed, result.consequential, [row.output for row in result.failing]
-        (False, 2, ['sys-a/qA/o1'])
+        >>> result.state, result.weighed, [row.output for row in result.failing]
+        ('failed', 2, ['sys-a/qA/o1'])
         >>> print(result.reasons["sys-a/qA/o1"])  # doctest: +ELLIPSIS
         Revise-citations: ... its citations leave out a1 of the nearest eligible set ...
+        >>> gate(store, run="sys-a", consequential="all").weighed
+        4
     """
+    check_gate_policy(consequential)
     if evaluate:
         _evaluate(store, run=run)
-    result = _gate(store, run=run)
+    result = _gate(store, run=run, consequential=consequential)
     if not (result.passed or result.stale):
         result = replace(result, reasons=reasons(store, run, result.failing))
     # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
@@ -838,6 +862,14 @@ def doctor(
 
     Raises:
         StoreError: the server cannot be reached.
+
+    Example:
+        >>> from hopgate import StoreError, doctor
+        >>> try:
+        ...     doctor("http://127.0.0.1:9/sparql", timeout=2)
+        ... except StoreError as exc:
+        ...     print("cannot reach the server" in str(exc))
+        True
     """
     store = RemoteStore(
         endpoint,
@@ -1013,10 +1045,11 @@ def judge(
     check against trusted keys.
 
     Raises:
-        AdjudicationError: a missing reviewer or reason, settles on an initial
-            judgment, or no folder to keep the file in.
-        LedgerError: an unknown subject or question, a decision that is not a
-            term of the question; nothing is kept.
+        AdjudicationError: an unknown question, a decision that is not a term of
+            the question (its near misses named), a missing reviewer or reason,
+            settles on an initial judgment, or no folder to keep the file in.
+        LedgerError: an unknown subject, or a subject of the wrong kind (naming
+            the judgment); nothing is kept.
         SigningError: ``sign`` is not a readable private key.
 
     Example:
@@ -1198,10 +1231,11 @@ def new_key(output: Path) -> WrittenKey:
     ``hopgate keys new -o OUTPUT``: the public key goes to ``OUTPUT.pub``
     (``public_file``); the returned key's ``public_multibase`` is the Multikey
     (``did:key:`` and it is what the command prints) to give to auditors for
-    :func:`verify`. Existing files are never overwritten.
+    :func:`verify`. Existing files are never overwritten; a missing folder is
+    made (owner only).
 
     Raises:
-        SigningError: a key file exists already, or its folder does not.
+        SigningError: a key file exists already, or its folder cannot be made.
 
     Example:
         >>> import tempfile
@@ -1228,6 +1262,7 @@ def import_files(
     answers: Path | None = None,
     run: str | None = None,
     evaluation: str | None = None,
+    shape: str | None = None,
     predictions: Path | None = None,
     max_evidence: int = 5,
     drop_empty: bool = False,
@@ -1238,8 +1273,9 @@ def import_files(
     """Convert a pipeline's or a benchmark's files to a JSON Lines ledger at ``output``.
 
     ``hopgate import FORMAT [INPUTS]... -o OUTPUT``: ``rag`` (your pipeline:
-    ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``; no ``inputs``;
-    docs/rag-format.md), ``fever`` and ``hotpotqa`` (``predictions``;
+    ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``, ``shape``: the
+    answers' log shape, detected when None (docs/pipeline-shapes.md); no
+    ``inputs``; docs/rag-format.md), ``fever`` and ``hotpotqa`` (``predictions``;
     ``max_evidence`` for fever), ``multihop-rag``, ``wice`` (``drop_empty``),
     ``ragas`` (docs/adapters.md). ``--load`` is :func:`load` of ``output``
     after it. ``notes`` says what the import took by default or ignored.
@@ -1278,6 +1314,7 @@ def import_files(
         answers=answers,
         run=run,
         evaluation=evaluation,
+        shape=shape,
         judge=None
         if correctness_judge is None
         else Judge(correctness_judge, Limits(timeout=judge_timeout, pass_env=tuple(pass_env))),
@@ -1389,23 +1426,27 @@ def build_report(
     peers: bool = False,
     signed_export: Path | None = None,
     trust: Sequence[str] = (),
+    consequential: str = GATE_POLICY,
 ) -> Report:
     """The audit report of ``run``: header to sign, metrics, charts, every card and why.
 
     ``hopgate report --run RUN [--reader R] [--evaluation RUN@TIME]
-    [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]``;
+    [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]
+    [--consequential marked|all]``;
     :func:`render_report` writes it as HTML, Markdown or JSON. Reads the run's
     latest recorded evaluation (or ``evaluation``), filtered for ``reader``
     exactly as an export is. ``pictures`` caps the card pictures drawn
     (graphviz's ``dot``; cards needing attention first). ``signed_export`` is
     a signed export of the evaluation whose signatures are checked, against
     the ``trust`` keys (as :func:`verify` reads them) when given, for the
-    header's signature line.
+    header's signature line. The release decision is the gate's under the
+    ``consequential`` policy (as :func:`gate`), stated on the report.
 
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
         ReportError: an unknown evaluation or reader.
         SigningError: a ``trust`` value is not a public key.
+        GateError: an unknown policy.
 
     Example:
         >>> from hopgate import build_report, evaluate, load, open_store
@@ -1426,6 +1467,7 @@ def build_report(
         peers=peers,
         signed_export=signed_export,
         trusted=trusted,
+        consequential=consequential,
     )
 
 

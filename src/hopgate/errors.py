@@ -69,9 +69,21 @@ class ConflictError(HopgateError):
         self.conflicts = conflicts
         listed = ", ".join(f"{kind} {ledger_id!r}" for kind, ledger_id in conflicts[:20])
         more = f" and {len(conflicts) - 20} more" if len(conflicts) > 20 else ""
+        hint = ""
+        if any(kind in _RUN_KINDS for kind, _ in conflicts):
+            # The usual cause: a second run of the same pipeline imported under the first's id.
+            hint = (
+                "; a new run of the same questions needs a run id of its own "
+                "(hopgate import rag ... --run NEW, the ledger's run id, or record(run=NEW))"
+            )
         super().__init__(
-            f"{file}: redefines ids already in the store with different content: {listed}{more}"
+            f"{file}: redefines ids already in the store with different content: "
+            f"{listed}{more}{hint}"
         )
+
+
+#: The kinds of record a run's answers make (a conflict among them hints at --run).
+_RUN_KINDS = frozenset({"run", "case", "output"})
 
 
 class MetricError(HopgateError):
@@ -122,6 +134,10 @@ class EvaluationError(HopgateError):
 
 class NotEvaluatedError(HopgateError):
     """A run asked for has no evaluation in the store (``hopgate evaluate`` makes one)."""
+
+
+class GateError(HopgateError):
+    """The release gate was asked for a policy it does not know."""
 
 
 class ValidationError(HopgateError):
@@ -220,6 +236,7 @@ __all__ = [
     "ExplainError",
     "ExportError",
     "FileRefused",
+    "GateError",
     "HopgateError",
     "IllFormedShape",
     "InputRefused",

@@ -12,7 +12,7 @@ saying why, and the reason when the run's evaluation is missing or stale.
 
 from __future__ import annotations
 
-from hopgate.audit.results import GateResult, VerdictRow, gate
+from hopgate.audit.results import GATE_POLICY, GateResult, VerdictRow, gate
 from hopgate.decide.evaluation import evaluate as run_evaluation
 from hopgate.escaping import terminal
 from hopgate.store import Store
@@ -61,29 +61,47 @@ def gate_message(result: GateResult) -> str:
             f"current ({terminal(result.reason)}); evaluate it first (hopgate.evaluate or "
             "evaluate=True)"
         )
+    if result.nothing_gated:
+        how = (
+            "no output claim asserts a claim marked consequential (mark the claims that must "
+            'hold, or assert with consequential="all")'
+            if result.policy == "marked"
+            else "the run has no output claim"
+        )
+        return f"hopgate gate gated nothing for run {terminal(result.run)}: {how}"
+    weighed = "consequential output claims" if result.policy == "marked" else "output claims"
     lines = [
         f"hopgate gate failed for run {terminal(result.run)}: {len(result.failing)} of "
-        f"{result.consequential} consequential output claims not accepted:"
+        f"{result.weighed} {weighed} not accepted:"
     ]
     lines += [f"  - {reason(row)}" for row in result.failing]
     return "\n".join(lines)
 
 
-def assert_gate(store: Store, *, run: str, evaluate: bool = False) -> GateResult:
+def assert_gate(
+    store: Store, *, run: str, evaluate: bool = False, consequential: str = GATE_POLICY
+) -> GateResult:
     """Fail (``AssertionError``) unless ``run`` passes hopgate's gate; returns the result.
 
-    Passing means the run's latest evaluation is current and every output of
-    a consequential claim in it is accepted. With ``evaluate``, a missing or
-    stale evaluation is made first (as ``hopgate gate --evaluate``);
-    otherwise it fails the assertion with its reason.
+    Passing means the run's latest evaluation is current, the gate weighs at
+    least one output claim under the ``consequential`` policy (``marked``:
+    those asserting a claim marked consequential, the default; ``all``: every
+    output claim), and every one it weighs is accepted. A gate that weighs
+    nothing fails the assertion: nothing was gated. With ``evaluate``, a
+    missing or stale evaluation is made first (as ``hopgate gate
+    --evaluate``); otherwise it fails the assertion with its reason.
 
     Raises:
-        AssertionError: the gate failed; the message gives a reason per output.
+        AssertionError: the gate failed or gated nothing; the message gives a
+            reason per output.
         NotEvaluatedError: ``run`` is not in the store.
+        GateError: an unknown policy.
     """
+    # pytest shows the failure from the test's own line, not from hopgate's source.
+    __tracebackhide__ = True
     if evaluate:
         run_evaluation(store, run=run)
-    result = gate(store, run=run)
+    result = gate(store, run=run, consequential=consequential)
     if not result.passed:
         raise AssertionError(gate_message(result))
     return result

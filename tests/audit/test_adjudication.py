@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import hopgate
-from hopgate.errors import LedgerError
+from hopgate.errors import AdjudicationError, LedgerError
 
 ROOT = Path(__file__).parents[2]
 Ledger = dict[str, Any]
@@ -391,7 +391,12 @@ def test_queue_judge_and_changed_scores(tmp_path: Path) -> None:
 
 BAD_JUDGE = [
     pytest.param({"subject": "nope"}, LedgerError, "unknown subject 'nope'", id="unknown-subject"),
-    pytest.param({"decision": "maybe"}, LedgerError, "not a term of question", id="bad-term"),
+    pytest.param({"decision": "maybe"}, AdjudicationError, "not a term of question", id="bad-term"),
+    pytest.param(
+        {"decision": "suficient"}, AdjudicationError,
+        "decision 'suficient' is not a term of question 'alternatives' (did you mean 'sufficient'",
+        id="near-miss-term",
+    ),
     pytest.param({"question": "guess"}, Exception, "unknown question 'guess'", id="bad-question"),
     pytest.param({"subject": "k1"}, LedgerError, "judges an evidence set", id="wrong-kind"),
     pytest.param({"by": " "}, Exception, "needs its reviewer", id="no-reviewer"),
@@ -432,6 +437,8 @@ def test_malformed_judge_call_is_an_error_and_keeps_nothing(
         with pytest.raises(HopgateError) as raised:
             adjudication.judge(store, call.pop("subject"), folder=keep, **call)
         assert isinstance(raised.value, error) and phrase in str(raised.value)
+        # The message names the judgment, never the scratch file it waited in.
+        assert str(keep) not in str(raised.value) and ".yaml" not in str(raised.value)
         assert len(store.graphs()) == graphs
         assert not keep.exists() or list(keep.iterdir()) == []
 

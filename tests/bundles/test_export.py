@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -479,6 +480,15 @@ def test_cli_export_and_verify(tmp_path: Path) -> None:
     result = runner.invoke(cli, [*store, "verify", str(out)])
     assert result.exit_code == 0, result.output
     assert "2 file(s) intact" in result.output
+    # Quotes exported without their texts: counted, and said not to be a problem.
+    assert re.search(r"\n\d+ quote\(s\) without an exported text: not a problem", result.output)
+    with_text = tmp_path / "with-text"
+    result = runner.invoke(
+        cli, [*store, "export", "--run", "sys-a", "--with-text", "-o", str(with_text)]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, [*store, "verify", str(with_text)])
+    assert result.exit_code == 0 and "not a problem" not in result.output, result.output
     result = runner.invoke(cli, [*store, "export", "--run", "sys-a", "--reader", "public"])
     assert result.exit_code == 0
     assert "withheldFor" in result.output
@@ -519,6 +529,37 @@ def test_card_picture_marks_the_missing_hop(tmp_path: Path) -> None:
     assert "MISSING HOP" not in card_c and "cited route" in card_c
 
 
+def test_card_picture_links_each_imported_citation_to_the_member_it_covers(
+    tmp_path: Path,
+) -> None:
+    # A pipeline cites its own passages, not the gold spans: each is drawn below the sets,
+    # linked to the member it covers (an accepted card shows its route being covered).
+    runner = CliRunner()
+    store = ["--store", str(tmp_path / "store")]
+    rag = [f"--{name}={ROOT / 'examples' / f'rag-{name}.jsonl'}" for name in ("docs", "gold")]
+    answers = ROOT / "examples" / "rag-answers.jsonl"
+    result = runner.invoke(
+        cli,
+        [*store, "import", "rag", *rag, "--answers", str(answers)]
+        + ["-o", str(tmp_path / "l.jsonl"), "--load"],
+    )
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
+    dot = runner.invoke(cli, [*store, "export", "--card", "rag-run/q3", "--format", "dot"]).output
+    assert "verdict: accept" in dot
+    assert 'label="cited, each linked to the member it covers"' in dot
+    assert "cited outside every set" not in dot
+    for cited, member in (("vendors%5B0%3A57%5D", "vendors%400-57"),
+                          ("charter%5B36%3A106%5D", "charter%4074-105")):  # fmt: skip
+        assert f'"{SPAN}{cited}" -> "{SPAN}{member}" [label=covers' in dot
+    assert "covers vendors@0-57 of\\nq3/g1" in dot
+    # Cedar's outputs cite gold spans themselves: drawn inside their sets, no link needed.
+    runner.invoke(cli, [*store, "load", str(CEDAR)])
+    runner.invoke(cli, [*store, "evaluate"])
+    cedar = runner.invoke(cli, [*store, "export", "--card", "sys-a/qC/o1", "--format", "dot"])
+    assert "label=covers" not in cedar.output and "cited route" in cedar.output
+
+
 @pytest.mark.parametrize("fmt", ["svg", "png"])
 def test_card_picture_renders_with_graphviz(tmp_path: Path, fmt: str) -> None:
     _needs_dot()
@@ -531,6 +572,8 @@ def test_card_picture_renders_with_graphviz(tmp_path: Path, fmt: str) -> None:
         cli, [*store, "export", "--card", "sys-a/qA/o1", "--format", fmt, "-o", str(target)]
     )
     assert result.exit_code == 0, result.output
+    # The manifest written beside the picture is named, with why it is there.
+    assert f"its sha256 recorded in {tmp_path / 'manifest.json'} (hopgate verify" in result.stderr
     data = target.read_bytes()
     if fmt == "svg":
         assert b"<svg" in data and b"MISSING HOP" in data and b"#d00000" in data.lower()

@@ -235,6 +235,23 @@ def test_sign_dataset_signs_the_dataset_not_its_spelling() -> None:
     assert check_dataset(quads[:1], proof) is not None
 
 
+def test_keys_new_makes_the_keys_folder_on_a_fresh_home(tmp_path: Path) -> None:
+    # The README's `hopgate keys new -o ~/.hopgate/ann.key`, with no ~/.hopgate yet.
+    home = tmp_path / "home"
+    home.mkdir()
+    result = CliRunner().invoke(cli, ["keys", "new", "-o", str(home / ".hopgate" / "ann.key")])
+    assert result.exit_code == 0, result.output
+    folder = home / ".hopgate"
+    assert sorted(p.name for p in folder.iterdir()) == ["ann.key", "ann.key.pub"]
+    assert stat.S_IMODE(folder.stat().st_mode) & 0o077 == 0  # the key's folder is private
+    assert stat.S_IMODE((folder / "ann.key").stat().st_mode) == 0o600
+    # A file where the folder should be: an error naming it, nothing written.
+    blocked = tmp_path / "blocked"
+    blocked.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["keys", "new", "-o", str(blocked / "ann.key")])
+    assert result.exit_code == 2 and f"{blocked}: cannot make the key's folder" in result.output
+
+
 def test_cli_keys_export_sign_and_verify(tmp_path: Path) -> None:
     runner = CliRunner()
     store = ["--store", str(tmp_path / "store")]

@@ -151,11 +151,24 @@ def test_verdicts_metrics_gate(run) -> None:  # type: ignore[no-untyped-def]
     assert evaluate.exit_code == 0 and "up to date" in evaluate.output
 
 
-def test_gate_passes_when_consequential_claims_are_accepted(run) -> None:  # type: ignore[no-untyped-def]
+def test_a_gate_that_weighs_nothing_is_not_a_pass(run) -> None:  # type: ignore[no-untyped-def]
+    # withheld.yaml marks no claim consequential: the default policy weighs nothing.
     run("load", str(EXAMPLES / "withheld.yaml"))
     result = run("gate", "--run", "run-public", "--evaluate")
+    assert result.exit_code == 1, result.output
+    assert "NOTHING GATED (not a pass)" in result.output and "--consequential all" in result.output
+    assert "passed" not in result.output
+    # Weighing every output claim, the run's one accepted output passes it.
+    result = run("gate", "--run", "run-public", "--consequential", "all")
     assert result.exit_code == 0, result.output
-    assert "gate passed" in result.output
+    assert "gate passed: all 1 output claim(s) accepted" in result.output
+
+
+def test_gate_names_the_known_runs(run) -> None:  # type: ignore[no-untyped-def]
+    run("load", str(EXAMPLES / "cedar.yaml"))
+    result = run("gate", "--run", "sys-b")
+    assert result.exit_code == 2
+    assert "unknown run 'sys-b' (did you mean 'sys-a'?) (runs in the store: sys-a)" in result.output
 
 
 def test_parse_param() -> None:
@@ -199,6 +212,7 @@ def test_public_api() -> None:
             "baseline",
             "build_report",
             "diff",
+            "doctor",
             "dump",
             "evaluate",
             "explain",

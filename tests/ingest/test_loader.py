@@ -709,13 +709,14 @@ def test_a_ledger_changed_during_the_load_is_refused(
     source = Path(__file__).resolve().parents[2] / "examples" / "cedar.yaml"
     ledger = tmp_path / "cedar.yaml"
     ledger.write_bytes(source.read_bytes())
-    original_emit = loader_module._Loader.emit
+    original_emit = loader_module._emit
 
-    def emit_then_edit(self: Any, *args: Any, **kwargs: Any) -> None:
-        original_emit(self, *args, **kwargs)
+    def emit_then_edit(*args: Any, **kwargs: Any) -> Any:
+        written = original_emit(*args, **kwargs)
         ledger.write_bytes(source.read_bytes() + b"\n# edited\n")
+        return written
 
-    monkeypatch.setattr(loader_module._Loader, "emit", emit_then_edit)
+    monkeypatch.setattr(loader_module, "_emit", emit_then_edit)
     with hopgate.open_store(None) as store:
         with pytest.raises(hopgate.LedgerError, match="changed while it was being loaded"):
             hopgate.load(store, ledger)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 import hopgate
 from hopgate.audit.results import gate, metrics, verdicts
@@ -194,7 +194,7 @@ def test_not_json_is_an_error_with_its_line(tmp_path: Path) -> None:
 
 def test_cli_error_exit_2(tmp_path: Path) -> None:
     answers = _lines(ANSWERS)
-    answers[0]["citations"] = ["charter"]
+    answers[0]["citations"] = ["chartr"]  # a document id mistyped
     path = _write(tmp_path / "answers.jsonl", answers)
     result = CliRunner().invoke(
         cli,
@@ -203,6 +203,8 @@ def test_cli_error_exit_2(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert f"Error: {path}: line 1: field 'citations[0]'" in result.output
+    assert "unknown document 'chartr'" in result.output
+    assert "did you mean 'charter'?" in result.output
 
 
 def test_whitespace_differences_and_split_claims(tmp_path: Path) -> None:
@@ -288,3 +290,33 @@ def test_without_answers_a_baseline_can_run(tmp_path: Path) -> None:
     assert made.questions == 5
     evaluate(store, run=made.run)
     assert len(verdicts(store, run=made.run)) == 5  # one output per required claim
+
+
+def test_a_second_run_imported_under_the_first_runs_id_is_told_to_take_its_own(
+    tmp_path: Path,
+) -> None:
+    runner = CliRunner()
+    store = ["--store", str(tmp_path / "store")]
+
+    def load(answers: Path, *run: str) -> Result:
+        return runner.invoke(
+            cli,
+            [*store, "import", "rag", "--docs", str(DOCS), "--gold", str(GOLD)]
+            + ["--answers", str(answers), *run, "-o", str(tmp_path / "l.jsonl"), "--load"],
+        )
+
+    first = load(ANSWERS)
+    assert first.exit_code == 0, first.output
+    changed = [
+        {**item, "answer": "Dana Reyes leads it [1]."} if item["id"] == "q1" else item
+        for item in _lines(ANSWERS)
+    ]
+    again = _write(tmp_path / "answers-2.jsonl", changed)
+    second = load(again)
+    assert second.exit_code == 2
+    said = second.output
+    assert "redefines ids already in the store with different content: case 'rag-run/q1'" in said
+    assert "needs a run id of its own (hopgate import rag ... --run NEW" in said
+    # Under a run id of its own, it loads beside the first.
+    third = load(again, "--run", "rag-run-2")
+    assert third.exit_code == 0, third.output

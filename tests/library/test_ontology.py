@@ -280,7 +280,7 @@ def test_code_scan_finds_the_terms_it_should() -> None:
     terms = _code_terms()
     for name, where in {
         "Load": "src/hopgate/ingest/loader.py",  # f"<{HG}Load>"
-        "Evaluation": "src/hopgate/ingest/loader.py",  # HG + "Evaluation"
+        "Evaluation": "src/hopgate/ingest/index.py",  # HG + "Evaluation"
         "ClaimCase": "src/hopgate/decide/evaluation.py",
         "sourceAgeDays": "queries/metrics-strata.rq",
     }.items():

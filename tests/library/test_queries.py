@@ -103,6 +103,8 @@ def _params(parameters: str, bundle: str) -> dict[str, Any]:
     if "?g " in parameters:
         params["g"] = hopgate.IRI(LOAD)
         params["run"] = hopgate.IRI(RUN)
+    if "?policy" in parameters:
+        params["policy"] = "marked"  # the gate's default (queries/gate.rq)
     return params
 
 
@@ -119,7 +121,15 @@ def _times(store: hopgate.Store) -> dict[str, str]:
         params={"c": hopgate.IRI(CATALOG_GRAPH)},
     )
     found = sorted({str(show_value(row["t"])) for row in rows})
-    return {stamp: f"<time-{n}>" for n, stamp in enumerate(found, start=1)}
+    names = {}
+    for n, stamp in enumerate(found, start=1):
+        names[stamp] = f"<time-{n}>"
+        # A literal drops trailing zeros of its microseconds; an IRI minted from the
+        # time keeps all six (strftime's %f): name both spellings.
+        whole, dot, fraction = stamp.removesuffix("Z").partition(".")
+        if dot:
+            names.setdefault(f"{whole}.{fraction.ljust(6, '0')}Z", f"<time-{n}>")
+    return names
 
 
 def _stable(value: Any, times: dict[str, str]) -> Any:
@@ -208,3 +218,12 @@ def test_run_parameter_restricts_rows(with_scratch: Any) -> None:
     other = hopgate.IRI("https://w3id.org/hopgate/id/run/none")
     assert len(store.select(text, params={"run": run})) == 4
     assert store.select(text, params={"run": other}) == []
+
+
+def test_the_gate_policy_all_weighs_every_output(with_scratch: Any) -> None:
+    store, bundle = with_scratch
+    text = library_queries()["gate"].text
+    rows = store.select(text, params={"bundle": hopgate.IRI(bundle), "policy": "all"})
+    assert len(rows) == 4  # one per output claim of sys-a, consequential or not
+    assert sum(1 for r in rows if r["passes"]) == 1
+    assert not store.select(text, params={"bundle": hopgate.IRI(bundle), "policy": "some"})

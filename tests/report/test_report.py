@@ -20,7 +20,7 @@ import hopgate
 from hopgate.audit.results import verdicts
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
-from hopgate.errors import NotEvaluatedError
+from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.report.build import build_report
 from hopgate.report.explain import explain
 from hopgate.report.pages import render
@@ -62,7 +62,7 @@ def test_report_of_the_worked_example(cedar: Any) -> None:
     assert head.loads[0].digest is not None and head.loads[0].digest.startswith("sha256:")
     assert not head.stale and head.signature.startswith("not checked")
     assert not report.gate.passed and report.gate.failing == ["sys-a/qA/o1"]
-    assert report.gate.consequential == 2
+    assert report.gate.weighed == 2 and report.gate.policy == "marked"
     m = report.metrics
     assert (m.complete_set_recall.numerator, m.complete_set_recall.denominator) == (2, 4)
     assert (m.citation_set_completeness.numerator, m.citation_set_completeness.denominator) == (
@@ -250,6 +250,25 @@ def test_explain_says_why_with_the_spec_section(cedar_dir: Path) -> None:
     assert data["steps"][-1]["spec"].endswith("rule 3")
     unknown = _invoke(cedar_dir, "explain", "nope")
     assert unknown.exit_code == 2 and "no output claim 'nope'" in unknown.output
+    # An output id given without its run: the message names the one it was meant to be.
+    unknown = _invoke(cedar_dir, "explain", "qA/o1")
+    assert unknown.exit_code == 2
+    assert "no output claim 'qA/o1' in the store (did you mean 'sys-a/qA/o1'?)" in unknown.output
+
+
+def test_explain_suggests_the_output_id_with_its_run() -> None:
+    builder = hopgate.LedgerBuilder(run="my-rag")
+    builder.add_document("a", "Alpha is mapped to R17.")
+    builder.add_question("q3", "What is Alpha's record?", answer="R17", evidence_sets=[["a"]])
+    builder.record(question="q3", answer="R17 [1].", contexts=["a"], correct=True)
+    store = hopgate.open_store(None)
+    builder.load(store)
+    hopgate.evaluate(store, run="my-rag")
+    assert hopgate.explain(store, "my-rag/q3").verdict == "accept"
+    with pytest.raises(
+        ReportError, match=r"no output claim 'q3' in the store \(did you mean 'my-rag/q3'\?\)"
+    ):
+        hopgate.explain(store, "q3")
 
 
 def test_gate_prints_the_reason_sentence(cedar_dir: Path) -> None:
@@ -450,3 +469,51 @@ def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None
         through_copy = [c.as_dict() for c in data.collect_cards(store, chosen)]
         direct = [c.as_dict() for c in data._collect(store, store, chosen, None)]
     assert through_copy == direct
+
+
+def test_an_abstain_verdict_on_an_answer_says_the_system_answered() -> None:
+    # "abstain" names what the system should have done: the sentence must not read as if
+    # it had abstained.
+    builder = hopgate.LedgerBuilder(run="my-rag")
+    builder.add_document("a", "Alpha is mapped to R17.")
+    builder.add_question("q2", "What is Alpha's budget?", evidence_sets=[])
+    builder.record(question="q2", answer="Alpha's budget is 4 million.", contexts=["a"])
+    store = hopgate.open_store(None)
+    builder.load(store)
+    hopgate.evaluate(store, run="my-rag")
+    found = hopgate.explain(store, "my-rag/q2")
+    assert found.verdict == "abstain"
+    assert found.reason.startswith(
+        "Abstain: the system answered, but should have abstained: claim q2 has no eligible "
+        "evidence set (not found)"
+    )
+    page = hopgate.render_report(hopgate.build_report(store, run="my-rag", pictures=0), format="md")
+    assert "the system answered, but should have abstained" in page
+
+
+def test_the_report_names_the_users_files_never_their_folders(tmp_path: Path) -> None:
+    # Files given by absolute path (as a CI job gives them): the report names the ledger
+    # it read by its file name, and no folder of the user's machine appears in it.
+    folder = tmp_path / "home" / "ana" / "my-rag"
+    folder.mkdir(parents=True)
+    files = {}
+    for name in ("docs", "gold", "answers"):
+        files[name] = folder / f"{name}.jsonl"
+        shutil.copy(ROOT / "examples" / f"rag-{name}.jsonl", files[name])
+    store_dir = tmp_path / "store"
+    runner = CliRunner()
+    result = runner.invoke(
+        cli,
+        ["--store", str(store_dir), "import", "rag", "--docs", str(files["docs"]), "--gold"]
+        + [str(files["gold"]), "--answers", str(files["answers"]), "--run", "my-rag"]
+        + ["-o", str(folder / "my-rag.ledger.jsonl"), "--load"],
+    )
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(cli, ["--store", str(store_dir), "evaluate"]).exit_code == 0
+    for fmt in ("html", "md", "json"):
+        shown = runner.invoke(
+            cli, ["--store", str(store_dir), "report", "--run", "my-rag", "--format", fmt]
+        )
+        assert shown.exit_code == 0, shown.output
+        assert "my-rag.ledger.jsonl" in shown.stdout
+        assert str(tmp_path) not in shown.stdout and "/home/ana" not in shown.stdout, fmt

@@ -92,6 +92,41 @@ def test_worked_example_report_prints_to_pdf(browser: Browser, cedar: Any, tmp_p
     assert browser.evaluate("[...document.querySelectorAll('details')].every(d => d.open)")
 
 
+#: An A4 page less the report's 15 mm margins, in CSS pixels (96 per inch).
+PAGE_WIDTH, PAGE_HEIGHT = 180 / 25.4 * 96, 267 / 25.4 * 96
+
+
+def test_a_printed_card_keeps_its_picture_on_its_page(
+    browser: Browser, cedar: Any, tmp_path: Path
+) -> None:
+    """Each card, its picture included, fits one printed page and is never split, so
+    the PDF has a page per card at most beyond the summary (no near-empty pages)."""
+    page = _write_report(cedar, "sys-a", tmp_path / "report.html")
+    _check_rendered(browser, page)
+    browser.pdf(tmp_path / "report.pdf")
+    printed = len(re.findall(rb"/Type\s*/Page[^s]", (tmp_path / "report.pdf").read_bytes()))
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"}, session=True)
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": round(PAGE_WIDTH), "height": round(PAGE_HEIGHT), "deviceScaleFactor": 1,
+         "mobile": False},
+        session=True,
+    )  # fmt: skip
+    cards = browser.evaluate(
+        "[...document.querySelectorAll('article.card')].map(e => ({"
+        " height: e.getBoundingClientRect().height,"
+        " picture: e.querySelector('figure.picture svg')?.getBoundingClientRect().height || 0,"
+        " kept: getComputedStyle(e).breakInside + ' ' +"
+        "   getComputedStyle(e.querySelector('figure.picture')).breakInside }))"
+    )
+    assert len(cards) == 4
+    for card in cards:
+        assert card["picture"] > 200, card  # drawn, at a size one can read
+        assert card["height"] <= PAGE_HEIGHT, card
+        assert card["kept"] == "avoid-page avoid-page", card
+    assert printed <= len(cards) + 5, printed
+
+
 def _synthetic() -> Any:
     spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
     assert spec and spec.loader

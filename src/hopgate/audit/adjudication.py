@@ -34,12 +34,13 @@ import yaml
 
 from hopgate import faults, ids
 from hopgate.audit import results
-from hopgate.errors import AdjudicationError
+from hopgate.errors import AdjudicationError, LedgerError
 from hopgate.ingest.judgments import QUESTIONS
 from hopgate.ingest.loader import LoadResult
 from hopgate.ingest.loader import load as load_ledger
 from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, Store, catalog
+from hopgate.suggest import did_you_mean
 from hopgate.vocab import VERDICTS
 
 #: Where recorded judgments are kept in an on-disk store's folder (not among the
@@ -101,16 +102,24 @@ def judge(
     (docs/spec/adjudication.md "Machine triage"): initial only.
 
     Raises:
-        AdjudicationError: a missing reviewer or reason, settles on an initial
+        AdjudicationError: an unknown question, a decision that is not a term of
+            the question, a missing reviewer or reason, settles on an initial
             judgment, a final machine judgment, or no folder to keep the file in.
-        LedgerError: the loader's checks (unknown subject or question, a
-            decision that is not a term of the question, a subject of the
+        LedgerError: the loader's checks, naming the judgment (unknown subject, a subject of the
             wrong kind, a settled judgment that is unknown, final, or about
             another subject or question); nothing is kept.
     """
     if question not in QUESTIONS:
         raise AdjudicationError(
             f"unknown question {question!r}: expected one of {', '.join(QUESTIONS)}"
+        )
+    # Said before any file is written, in the judge's words (not the loader's, which
+    # would name the pending file the judgment waits in).
+    terms = QUESTIONS[question].decisions
+    if decision not in terms:
+        raise AdjudicationError(
+            f"decision {decision!r} is not a term of question {question!r}"
+            f"{did_you_mean(decision, terms)}: expected one of {', '.join(terms)}"
         )
     if not by.strip():
         raise AdjudicationError("a judgment needs its reviewer (--by)")
@@ -157,7 +166,13 @@ def judge(
     try:
         (pending / name).write_text(text, encoding="utf-8")
         faults.step("judge:written")
-        loaded = load_ledger(store, pending / name, agent=by)
+        try:
+            loaded = load_ledger(store, pending / name, agent=by)
+        except LedgerError as exc:
+            # The file is hopgate's own scratch copy: name the judgment, not its path.
+            raise LedgerError(
+                exc.detail, file=f"judgment {judgment_id!r}", field=exc.field
+            ) from None
         path = target / name
         (pending / name).replace(path)
     finally:

@@ -20,11 +20,12 @@ from hopgate import ids
 from hopgate.audit import queue
 from hopgate.audit.statistics import cluster_bootstrap, wilson
 from hopgate.decide import outcomes
-from hopgate.errors import MetricError, NotEvaluatedError
+from hopgate.errors import GateError, MetricError, NotEvaluatedError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import BUNDLE_QUERIES, reading_projection
 from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
 from hopgate.store.catalog import Staleness
+from hopgate.suggest import did_you_mean, unknown_name
 from hopgate.vocab import ANSWERABILITY, VERDICTS
 
 #: The columns of the verdict table (the JSON contract's required keys).
@@ -135,7 +136,7 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
     """
     known = catalog.runs(store)
     if run is not None and run not in known:
-        raise NotEvaluatedError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+        raise NotEvaluatedError(unknown_run(run, known))
     states = [catalog.staleness(store, r) for r in ([run] if run is not None else known)]
     if run is not None and states[0].evaluation is None:
         raise NotEvaluatedError(
@@ -347,43 +348,120 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
     return metrics_
 
 
+#: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
+#: ``marked``, the outputs asserting a claim marked consequential (the default: the
+#: ledger's ``consequential`` says what stops a release); ``all``, every output claim.
+GATE_POLICIES = ("marked", "all")
+GATE_POLICY = "marked"
+
+
 @dataclass(frozen=True)
 class GateResult:
     """The release gate's decision for one run.
 
-    ``passed`` only when the run's latest evaluation is current and every
-    consequential claim's output in it is accepted; ``reason`` says why not
-    when the evaluation is missing or stale.
+    ``passed`` only when the run's latest evaluation is current, the gate
+    weighed at least one output claim under ``policy``, and every one it
+    weighed is accepted. With nothing weighed, nothing was gated: not a pass
+    (``nothing_gated``). ``reason`` says why not when the evaluation is
+    missing or stale.
     """
 
     run: str
     passed: bool
     failing: list[VerdictRow]
-    consequential: int
+    #: How many output claims the gate weighed under ``policy``.
+    weighed: int
     stale: bool = False
     reason: str | None = None
     #: Output id -> why it fails, one sentence (filled by :func:`hopgate.api.gate`).
     reasons: dict[str, str] = field(default_factory=dict)
+    #: ``marked`` or ``all`` (:data:`GATE_POLICIES`).
+    policy: str = GATE_POLICY
+
+    @property
+    def consequential(self) -> int:
+        """How many output claims the gate weighed (the name of the ``marked`` policy)."""
+        return self.weighed
+
+    @property
+    def nothing_gated(self) -> bool:
+        """A current evaluation in which the policy weighs no output claim."""
+        return not self.stale and self.weighed == 0
+
+    @property
+    def state(self) -> str:
+        """``passed``, ``failed``, ``nothing gated`` or ``stale`` (no current evaluation)."""
+        if self.stale:
+            return "stale"
+        if self.nothing_gated:
+            return "nothing gated"
+        return "passed" if self.passed else "failed"
 
 
-def gate(store: Store, *, run: str) -> GateResult:
-    """Pass only when ``run``'s latest evaluation is current and accepts every consequential output.
+def gate_policy_text(policy: str) -> str:
+    """The policy in words, as the gate and the report state it."""
+    check_gate_policy(policy)
+    if policy == "all":
+        return "every output claim must be accepted (--consequential all)"
+    return "every output claim asserting a claim marked consequential must be accepted"
 
-    Reads only: a missing or stale evaluation fails the gate with its reason.
+
+def check_gate_policy(policy: str) -> None:
+    """Refuse a policy that is not one of :data:`GATE_POLICIES`.
+
+    Raises:
+        GateError: an unknown policy.
     """
+    if policy not in GATE_POLICIES:
+        raise GateError(
+            f"unknown gate policy {policy!r} (one of {', '.join(GATE_POLICIES)})"
+            + did_you_mean(policy, GATE_POLICIES)
+        )
+
+
+def gate_rows(store: Store, bundle: str, *, policy: str) -> list[Row]:
+    """The output claims the gate weighs in ``bundle`` under ``policy`` (queries/gate.rq)."""
+    check_gate_policy(policy)
+    return store.select(
+        library_query("gate").text, params={"bundle": IRI(bundle), "policy": policy}
+    )
+
+
+def gate(store: Store, *, run: str, consequential: str = GATE_POLICY) -> GateResult:
+    """Pass only when ``run``'s latest evaluation is current, weighs some output under the
+    ``consequential`` policy, and accepts every output it weighs.
+
+    Reads only: a missing or stale evaluation fails the gate with its reason;
+    a policy that weighs nothing gates nothing (never a pass).
+    """
+    check_gate_policy(consequential)
+    known = catalog.runs(store)
+    if run not in known:
+        raise NotEvaluatedError(unknown_run(run, known))
     state = catalog.staleness(store, run)
-    if run not in catalog.runs(store):
-        raise NotEvaluatedError(f"unknown run {run!r}")
     if state.evaluation is None:
-        return GateResult(run, False, [], 0, stale=True, reason=state.reason)
+        return GateResult(run, False, [], 0, stale=True, reason=state.reason, policy=consequential)
     # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
     with _reading_copy(store, state.evaluation) as copy:
-        weighed = _bundle_select(copy, "gate", state.evaluation.bundle)
+        weighed = gate_rows(copy, state.evaluation.bundle, policy=consequential)
     blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
     cards = evaluation_cards(store, state.evaluation) if blocking else []
     failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
     failing = sorted(
         (row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output)
     )
-    passed = not blocking and not state.stale
-    return GateResult(run, passed, failing, len(weighed), stale=state.stale, reason=state.reason)
+    passed = bool(weighed) and not blocking and not state.stale
+    return GateResult(
+        run,
+        passed,
+        failing,
+        len(weighed),
+        stale=state.stale,
+        reason=state.reason,
+        policy=consequential,
+    )
+
+
+def unknown_run(run: str, known: list[str]) -> str:
+    """The message for an unknown run: the runs the store holds, the near misses first."""
+    return unknown_name("run", run, known, where="runs in the store")

@@ -58,6 +58,19 @@ SELECT ?role ?set ?status ?span ?version ?fetch ?observed ?exact WHERE {
 }
 """
 
+#: Which member of a reference set each citation of the card covers, as the evaluation
+#: decided it and its bundle records (docs/spec/acceptance.md "Coverage"; hg:coversSpan).
+#: A citation that is a member itself is drawn inside its set and needs no link.
+COVERS_QUERY = """
+SELECT DISTINCT ?span ?member ?set WHERE {
+  GRAPH ?bundle {
+    ?card hg:deliveredCitation ?span ; hg:referenceRoute ?set . ?span hg:coversSpan ?member
+  }
+  ?set prov:hadMember ?member .
+  FILTER (?span != ?member)
+}
+"""
+
 #: The card's spans whose quotes the reader may not inspect (the rule of
 #: hopgate.audit.withholding.WITHHELD, asked of the card's spans only).
 WITHHELD_QUERY = f"""
@@ -131,7 +144,10 @@ def card_dot(store: Store, scope: Scope) -> str:
             else row
             for row in spans
         ]
-    return _draw(info, spans, withheld, scope.reader)
+    covers: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for row in store.select(COVERS_QUERY, params={"card": card}):
+        covers[str(row["span"])].append((str(row["member"]), str(row["set"])))
+    return _draw(info, spans, withheld, scope.reader, covers)
 
 
 #: Members drawn side by side in a set before the row wraps: with labels wrapped
@@ -161,13 +177,22 @@ def _wrapped(text: str, limit: int = _WRAP, lines: int = 3) -> str:
     return "\n".join(found)
 
 
-def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
+def _draw(
+    info: Row,
+    spans: list[Row],
+    withheld: set[str],
+    reader: str,
+    covers: dict[str, list[tuple[str, str]]] | None = None,
+) -> str:
     """DOT, top-down: the card, then the output and what it answers, then each evidence set
     (stacked, its members wrapped ``_PER_ROW`` to a row), then citations outside every set.
 
     A span's version and the fetch that observed it are named in the span's label, so a
-    card with many members grows down the page, not across it.
+    card with many members grows down the page, not across it. A citation outside every
+    set (a pipeline's passage, not a gold span) names in its label the members it covers
+    (``covers``: span -> [(member, set)]), with a "covers" edge to each on a small card.
     """
+    covers = covers or {}
     title = "Acceptance card " + _id(info["card"]) + " (reader " + visible(reader) + ")"
     lines = [
         "digraph card {",
@@ -235,6 +260,7 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
         (set_iri, sorted(members[set_iri])) for set_iri in sorted(sets)
     ]
     outside = sorted(span for span in span_info if span not in in_sets)
+    linked = any(covers.get(span) for span in outside)
     if outside:
         groups.append((None, outside))
     # A small card draws every relation as an edge; a larger one marks cited spans in
@@ -257,11 +283,15 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
             )
         else:
             head = _quote(f"outside:{info['card']}")
-            lines.append(
-                f'    {head} [shape=plaintext, group=spine, label="cited outside every set"];'
+            said = (
+                "cited, each linked to the member it covers"
+                if linked
+                else "cited outside every set"
             )
+            lines.append(f"    {head} [shape=plaintext, group=spine, label={_quote(said)}];")
         for index, span in enumerate(group):
-            node = _span_node(span, span_info[span], roles[span], withheld, edges)
+            covered = covers.get(span, []) if set_iri is None else None
+            node = _span_node(span, span_info[span], roles[span], withheld, edges, covered)
             spine = ", group=spine" if index % _PER_ROW == 0 else ""
             lines.append(f"    {node[:-2]}{spine}];")
         lines.append("  }")
@@ -287,6 +317,11 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
             lines.append(
                 f"  {output} -> {_quote(span)} [label=cites, penwidth=2, constraint=false];"
             )
+        for member, _ in covers.get(span, []) if edges and span not in in_sets else []:
+            lines.append(
+                f'  {_quote(span)} -> {_quote(member)} [label=covers, color="#207020",'
+                ' fontcolor="#207020", penwidth=2, constraint=false];'
+            )
         if "missing" in roles[span] and edges:
             lines.append(
                 f'  {output} -> {_quote(span)} [label="missing hop", style=dashed,'
@@ -296,10 +331,18 @@ def _draw(info: Row, spans: list[Row], withheld: set[str], reader: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _span_node(span: str, row: Row, roles: set[str], withheld: set[str], edges: bool) -> str:
+def _span_node(
+    span: str,
+    row: Row,
+    roles: set[str],
+    withheld: set[str],
+    edges: bool,
+    covered: list[tuple[str, str]] | None = None,
+) -> str:
     """One span: its id, its quote as the reader may see it, the version it is quoted from.
 
-    Without ``edges`` a cited span says so in its label (and is drawn bold).
+    Without ``edges`` a cited span says so in its label (and is drawn bold). ``covered``
+    (a cited span outside every set): the members it covers, named in its label.
     """
     if span in withheld:
         text = _wrapped(MARKER)
@@ -311,6 +354,11 @@ def _span_node(span: str, row: Row, roles: set[str], withheld: set[str], edges: 
     if row["observed"] is not None:
         origin += f"\nobserved {str(row['observed'])[:10]}"
     label = f"span {_id(span)}\n{text}\n{origin}" if text else f"span {_id(span)}\n{origin}"
+    if covered is not None and "cited" in roles:
+        named = ", ".join(f"{_id(member)} of {_id(set_iri)}" for member, set_iri in sorted(covered))
+        label += "\n" + _wrapped(
+            f"covers {named}" if named else "covers no member of any set", _WRAP + 4, 3
+        )
     style = _ENTITY
     if "cited" in roles and not edges:
         style, label = _ENTITY + ", penwidth=3", f"cited by the output\n{label}"

@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 
 from hopgate import ids
+from hopgate.audit.results import unknown_run
 from hopgate.errors import ExportError
 from hopgate.store import IRI, Store, catalog
 from hopgate.vocab import CATALOG_GRAPH
@@ -55,8 +56,9 @@ def _activity_of_run(store: Store, run: str) -> str:
         ExportError: the run is unknown or has never been evaluated.
     """
 
-    if run not in catalog.runs(store):
-        raise ExportError(f"unknown run {run!r}")
+    known = catalog.runs(store)
+    if run not in known:
+        raise ExportError(unknown_run(run, known))
     state = catalog.staleness(store, run)
     if state.evaluation is None:
         raise ExportError(

@@ -177,17 +177,23 @@ def new_key() -> SigningKey:
 def write_key(key: SigningKey, path: Path) -> tuple[Path, Path]:
     """Write the private key at ``path`` (mode 0600) and the public key at ``path.pub``.
 
-    Neither file may exist already (a key is never overwritten).
+    Neither file may exist already (a key is never overwritten). A missing
+    folder is made, readable by its owner only (``-o ~/.hopgate/ann.key`` on a
+    fresh home, as the README writes it).
 
     Raises:
-        SigningError: a file exists or cannot be written.
+        SigningError: a file exists, or it or its folder cannot be written.
     """
     public_path = path.with_name(path.name + ".pub")
     for target in (path, public_path):
         if target.exists():
             raise SigningError(f"{target}: exists; a key is never overwritten")
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SigningError(f"{path.parent}: cannot make the key's folder: {exc}") from None
     if not path.parent.is_dir():
-        raise SigningError(f"{path.parent}: no such directory")
+        raise SigningError(f"{path.parent}: not a directory")
     private = {
         "type": "Multikey",
         "controller": f"did:key:{key.public_multibase}",

@@ -96,6 +96,14 @@ def load(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="rag: the pipeline's answers with contexts and citations (one run).",
 )
+@click.option(
+    "--shape",
+    type=click.Choice(api.ANSWER_SHAPES),
+    metavar="NAME",
+    help="rag: the shape the answers were logged in: "
+    + ", ".join(api.ANSWER_SHAPES)
+    + " (default: detected from the first line; docs/pipeline-shapes.md).",
+)
 @click.option("--run", "run", help="rag: the run's id (default rag-run).")
 @click.option("--evaluation", help="rag: the evaluation's id (default rag).")
 @click.option(
@@ -136,6 +144,7 @@ def import_command(
     docs: tuple[Path, ...],
     gold: Path | None,
     answers: Path | None,
+    shape: str | None,
     run: str | None,
     evaluation: str | None,
     output: Path | None,
@@ -158,7 +167,7 @@ def import_command(
 
     Example: hopgate import fever actual.jsonl --predictions predictions.jsonl -o fever.jsonl --load
     """
-    rag_given = bool(docs or gold or answers or run or evaluation)
+    rag_given = bool(docs or gold or answers or run or evaluation or shape)
     if format == "rag":
         if inputs:
             raise _usage("rag reads --docs, --gold and --answers, not input arguments")
@@ -166,7 +175,7 @@ def import_command(
             raise _usage("rag needs --docs and --gold (and --answers for a run)")
     elif rag_given:
         raise _usage(
-            f"--docs, --gold, --answers, --run and --evaluation apply to rag, not {format}"
+            f"--docs, --gold, --answers, --shape, --run and --evaluation apply to rag, not {format}"
         )
     elif not inputs:
         raise _usage(f"{format} needs input files")
@@ -195,6 +204,7 @@ def import_command(
         answers=answers,
         run=run,
         evaluation=evaluation,
+        shape=shape,
         correctness_judge=correctness_judge,
         judge_timeout=judge_timeout,
         pass_env=pass_env,

@@ -56,7 +56,8 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
 
     Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
     a stale evaluation is shown with a note on stderr and, in JSON and CSV,
-    "stale": true and its reason.
+    "stale": true and its reason. unretrieved_citations lists the cited spans
+    the case never retrieved (shown, never changing the verdict).
 
     Example: hopgate verdicts --run sys-a --format json
     """
@@ -67,11 +68,11 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     if fmt == "json":
         click.echo(json_text(rows))
         return
-    columns = api.VERDICT_COLUMNS + (
-        ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
-        if fmt == "csv"
-        else []
-    )
+    # Cited spans the case never retrieved change no verdict, but a reader of the table must
+    # see them (acceptance.md "Per output claim", unretrieved_citations).
+    columns = api.VERDICT_COLUMNS + ["unretrieved_citations"]
+    if fmt == "csv":
+        columns += ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
     click.echo(render(rows, columns=columns, format=fmt), nl=False)
 
 
@@ -173,19 +174,37 @@ def _metric_row(name: str, p: Any) -> dict[str, Any]:
     is_flag=True,
     help="Evaluate the run first when its latest evaluation is missing or stale.",
 )
+@click.option(
+    "--consequential",
+    type=click.Choice(api.GATE_POLICIES),
+    default=api.GATE_POLICY,
+    show_default=True,
+    help="Which output claims the gate weighs: those asserting a claim marked consequential "
+    "(marked), or every one (all).",
+)
 @click.pass_context
 @handle_errors
-def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
-    """Exit 1 when any consequential claim's output is not accepted (for release pipelines).
+def gate(ctx: click.Context, run: str, evaluate_first: bool, consequential: str) -> None:
+    """Exit 1 unless every output claim the gate weighs is accepted (for release pipelines).
 
-    Reads only, unless --evaluate: a run whose latest evaluation is missing
-    or stale fails the gate (exit 1) and says why.
+    The gate weighs the outputs asserting a claim marked consequential
+    (--consequential marked, the default) or every output (all). When it
+    weighs none, nothing was gated: that is not a pass (exit 1). Reads only,
+    unless --evaluate: a run whose latest evaluation is missing or stale
+    fails the gate (exit 1) and says why.
 
-    Example: hopgate gate --run sys-a --evaluate
+    Example: hopgate gate --run sys-a --evaluate --consequential all
     """
 
-    result = api.gate(open_store(ctx, writes=evaluate_first), run=run, evaluate=evaluate_first)
+    result = api.gate(
+        open_store(ctx, writes=evaluate_first),
+        run=run,
+        evaluate=evaluate_first,
+        consequential=consequential,
+    )
     shown = terminal(run)
+    weighs = "consequential" if result.policy == "marked" else ""
+    outputs = f"{weighs} output claim(s)".strip()
     if result.stale:
         click.echo(
             f"run {shown}: gate FAILED: its latest evaluation is not current "
@@ -193,14 +212,21 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool) -> None:
             f"`hopgate gate --run {shown} --evaluate`"
         )
         ctx.exit(1)
-    if result.passed:
-        click.echo(
-            f"run {shown}: gate passed ({result.consequential} consequential output claims "
-            "accepted)"
+    if result.nothing_gated:
+        hint = (
+            "no output claim asserts a claim marked consequential; mark the claims that must "
+            "hold (consequential: true) or gate every output with --consequential all"
+            if result.policy == "marked"
+            else "the run has no output claim"
         )
+        click.echo(f"run {shown}: NOTHING GATED (not a pass): {hint}")
+        ctx.exit(1)
+    if result.passed:
+        click.echo(f"run {shown}: gate passed: all {result.weighed} {outputs} accepted")
         return
     click.echo(
-        f"run {shown}: gate FAILED: {len(result.failing)} of {result.consequential} consequential output claims not accepted"
+        f"run {shown}: gate FAILED: {len(result.failing)} of {result.weighed} {outputs} "
+        "not accepted"
     )
     for row in result.failing:
         reason = result.reasons.get(row.output, row.verdict)

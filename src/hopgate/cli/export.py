@@ -166,9 +166,12 @@ def export_command(
         return
     target, scope = result.path, result.scope
     if fmt in api.PICTURE_FORMATS:
+        # The manifest beside the picture is what hopgate verify (and sign) read: say why
+        # a second file appeared.
         click.echo(
             f"{terminal(target)}: picture of {terminal(scope.description)} for reader "
-            f"{terminal(scope.reader)}",
+            f"{terminal(scope.reader)}; its sha256 recorded in "
+            f"{terminal(target.parent / 'manifest.json')} (hopgate verify and sign read it)",
             err=True,
         )
     if result.signer is not None:
@@ -221,6 +224,14 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         f"{report.quotes_without_text} quote(s) without an exported text; "
         f"PROV-CONSTRAINTS checked in {report.constraints_checked} file(s)"
     )
+    if report.quotes_without_text:
+        # Say whether the count is a problem: it is what an export without texts holds.
+        click.echo(
+            f"{report.quotes_without_text} quote(s) without an exported text: not a problem "
+            "(the export carries quotes, not the version texts they come from); their bytes "
+            "are covered by the digests above, their words are not re-checked against a text "
+            "(hopgate export --with-text exports the texts the reader may read, to re-check them)"
+        )
     if not report.ok:
         # Nothing is said to be signed unless every file is: the problems above say what not.
         raise click.ClickException(

@@ -69,6 +69,14 @@ def _write(text: str, output: Path | None) -> None:
     "of the export.",
 )
 @click.option(
+    "--consequential",
+    type=click.Choice(api.GATE_POLICIES),
+    default=api.GATE_POLICY,
+    show_default=True,
+    help="The release decision's policy, as hopgate gate --consequential: the outputs "
+    "asserting a claim marked consequential (marked), or every output (all).",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -86,6 +94,7 @@ def report_command(
     peers: bool,
     signed_export: Path | None,
     trust: tuple[str, ...],
+    consequential: str,
     output: Path | None,
 ) -> None:
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
@@ -118,6 +127,7 @@ def report_command(
         peers=peers,
         signed_export=signed_export,
         trust=trust,
+        consequential=consequential,
     )
     if result.header.stale:
         click.echo(

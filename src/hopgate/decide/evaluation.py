@@ -38,6 +38,7 @@ from hopgate.library.steps import (
 )
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
+from hopgate.suggest import unknown_name
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 A = RDF + "type"
@@ -88,7 +89,7 @@ def evaluate(
     if not known:
         raise EvaluationError("the store holds no run to evaluate; load a ledger with runs first")
     if run is not None and run not in known:
-        raise EvaluationError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+        raise EvaluationError(unknown_name("run", run, known, where="runs in the store"))
     snapshots.discard_unpublished(store)
     records = []
     for run_id in [run] if run is not None else known:

@@ -42,6 +42,7 @@ from hopgate.inputs import (
     scan,
 )
 from hopgate.inputs import parse_json as _parse_json
+from hopgate.suggest import did_you_mean, near_misses
 
 #: Plural document keys and the singular record kinds they hold, in load order.
 KINDS: dict[str, str] = {
@@ -135,8 +136,9 @@ def _schema_error(
             k for k in exc.value if k not in known and not (x_ok and str(k).startswith("x-"))
         )
         prefix = (field + ".") if field else ""
+        near = did_you_mean(str(extra[0]), known - {"type"}) if extra else ""
         return LedgerError(
-            f"unknown field (allowed: {', '.join(sorted(known - {'type'}))}"
+            f"unknown field{near} (allowed: {', '.join(sorted(known - {'type'}))}"
             + ("; extra fields must start with 'x-')" if x_ok else ")"),
             file=file,
             record=where,
@@ -150,8 +152,11 @@ def _schema_error(
             if isinstance(exc.value, dict) and name not in exc.value
         ]
         prefix = (field + ".") if field else ""
+        given = [str(k) for k in exc.value] if isinstance(exc.value, dict) else []
+        meant = [k for k in given if missing and missing[0] in near_misses(k, [missing[0]])]
         return LedgerError(
-            f"required field is missing in {kind}",
+            f"required field is missing in {kind}"
+            + (f" (is {meant[0]!r} meant to be {missing[0]!r}?)" if meant else ""),
             file=file,
             record=where,
             field=prefix + (missing[0] if missing else "?"),
@@ -187,7 +192,12 @@ def _expected(rule: str | None, definition: Any) -> str | None:
     if rule == "const":
         return json.dumps(definition)
     if rule in ("anyOf", "oneOf"):
-        return "a span id, {version, start, end} or {version, quote}" if definition else None
+        if not definition:
+            return None
+        spellings = "a span id, {version, start, end} or {version, quote}"
+        if any("span" in (option.get("properties") or {}) for option in definition):
+            return spellings.replace(" or ", ", ") + " or {span, segment}"
+        return spellings
     return None
 
 

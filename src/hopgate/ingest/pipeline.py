@@ -26,8 +26,10 @@ from typing import Any
 
 from hopgate import ids
 from hopgate.errors import LedgerError, PipelineError
-from hopgate.ingest.adapters import rag
+from hopgate.ingest.adapters import gold, rag
 from hopgate.ingest.adapters.common import ImportResult, Record, write_ledger
+from hopgate.ingest.adapters.corpus import Corpus
+from hopgate.ingest.adapters.items import Item, ItemError, item_error
 from hopgate.ingest.correctness import Tally
 from hopgate.ingest.loader import LoadResult, load
 from hopgate.store import IRI, Store
@@ -42,6 +44,15 @@ def _now() -> str:
 
 def _drop_none(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _copy(value: Any) -> Any:
+    """A caller's set or ref as plain JSON values (a tuple as a list, a mapping as a dict)."""
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list | tuple):
+        return list(value)
+    return value
 
 
 class LedgerBuilder:
@@ -59,14 +70,27 @@ class LedgerBuilder:
         >>> builder.record(question="q1", answer="Dana Reyes [1].", contexts=["d1"])
     """
 
-    def __init__(self, *, run: str = "pipeline-run", evaluation: str = rag.EVALUATION) -> None:
+    def __init__(
+        self,
+        *,
+        run: str = "pipeline-run",
+        evaluation: str = rag.EVALUATION,
+        reader: str | None = None,
+        observation_cutoff: str | None = None,
+    ) -> None:
+        """``reader``: the reader class the decision is for (default ``public``);
+        ``observation_cutoff``: default the latest document's ``observed_at``
+        (docs/rag-format.md "The evaluation")."""
         self.run = run
         self.evaluation = evaluation
-        self._docs: list[rag.Item] = []
-        self._gold: list[rag.Item] = []
-        self._answers: list[rag.Item] = []
-        self._corpus = rag.Corpus()
-        self._questions: dict[str, rag.GoldQuestion] = {}
+        self._docs: list[Item] = []
+        self._gold: list[Item] = []
+        setting = _drop_none(reader=reader, observation_cutoff=observation_cutoff)
+        if setting:
+            self._gold.append((SOURCE, "LedgerBuilder(...)", {"evaluation": setting}))
+        self._answers: list[Item] = []
+        self._corpus = Corpus()
+        self._questions: dict[str, gold.GoldQuestion] = {}
         self._time = _now()
 
     def add_document(
@@ -77,13 +101,31 @@ class LedgerBuilder:
         url: str | None = None,
         title: str | None = None,
         observed_at: str | None = None,
+        published_at: str | None = None,
+        effective: dict[str, str | None] | None = None,
+        invalidated_at: str | None = None,
+        readers: Sequence[str] | None = None,
     ) -> None:
-        """Add a document of the evidence universe (observed now unless ``observed_at``)."""
-        item = _drop_none(id=id, text=text, url=url, title=title, observed_at=observed_at)
+        """Add a document of the evidence universe (observed now unless ``observed_at``).
+
+        ``effective`` (``{"from", "until"}``), ``invalidated_at`` and ``readers``
+        are the version facts of docs/rag-format.md "docs".
+        """
+        item = _drop_none(
+            id=id,
+            text=text,
+            url=url,
+            title=title,
+            observed_at=observed_at,
+            published_at=published_at,
+            effective=None if effective is None else dict(effective),
+            invalidated_at=invalidated_at,
+            readers=None if readers is None else list(readers),
+        )
         where = f"add_document {len(self._docs) + 1}"
         probe = rag.Conversion()
-        rag.documents(
-            [(SOURCE, where, item)], rag.Corpus(), probe, default_time=self._time
+        gold.documents(
+            [(SOURCE, where, item)], Corpus(), probe, default_time=self._time
         )  # checks the item
         if str(id) in self._corpus.texts:
             raise LedgerError("duplicate document id", file=SOURCE, record=where, field="id")
@@ -96,17 +138,27 @@ class LedgerBuilder:
         question: str,
         *,
         answer: str | None = None,
-        evidence_sets: Sequence[Sequence[Any]] | None = None,
+        evidence_sets: Sequence[Any] | None = None,
         claims: Sequence[dict[str, Any]] | None = None,
         consequential: bool | None = None,
+        applies_at: str | None = None,
+        contradictions: Sequence[Any] | None = None,
     ) -> None:
-        """Add a gold question: its evidence sets (lists of refs), or ``claims`` splitting it."""
+        """Add a gold question: its evidence sets, or ``claims`` splitting it.
+
+        An evidence set is a list of refs (adjudicated), or ``{"members": [...],
+        "status", "inference"}``; ``contradictions`` are the refs of passages
+        contradicting its claim, or ``{..., "status", "decision"}``
+        (docs/rag-format.md "gold").
+        """
         item = _drop_none(
             id=id,
             question=question,
             answer=answer,
             consequential=consequential,
-            evidence_sets=None if evidence_sets is None else [list(s) for s in evidence_sets],
+            applies_at=applies_at,
+            evidence_sets=None if evidence_sets is None else [_copy(s) for s in evidence_sets],
+            contradictions=None if contradictions is None else [_copy(c) for c in contradictions],
             claims=None if claims is None else [dict(c) for c in claims],
         )
         if claims is None and evidence_sets is None:
@@ -115,10 +167,10 @@ class LedgerBuilder:
         if str(id) in self._questions:
             raise LedgerError("duplicate question id", file=SOURCE, record=where, field="id")
         probe = rag.Conversion()
-        found = rag.gold_questions(
+        found = gold.gold_questions(
             [(SOURCE, where, item)], self._corpus, probe, annotated_at=self._time
         )
-        rag.mark_answerable(found, probe.records)
+        gold.mark_answerable(found, probe.records)
         self._questions.update(found)
         self._gold.append((SOURCE, where, item))
 
@@ -128,7 +180,7 @@ class LedgerBuilder:
         question: str,
         answer: str | None = None,
         contexts: Iterable[Any] = (),
-        citations: Sequence[int] | None = None,
+        citations: Sequence[Any] | None = None,
         abstained: bool = False,
         correct: bool | None = None,
         short_answer: str | None = None,
@@ -137,11 +189,14 @@ class LedgerBuilder:
 
         ``contexts`` in rank order: document ids, ``{"doc", "text"}``,
         ``{"doc", "quote"}``, ``{"doc", "start", "end"}`` or bare texts found in
-        one document; ``citations`` are 1-based positions in ``contexts``
-        (default: the answer's ``[n]`` markers). Correctness is ``correct``,
-        else True when ``short_answer`` is the reference answer after SQuAD
-        normalization, else unknown (:mod:`hopgate.ingest.correctness`): never
-        guessed from ``answer``'s text.
+        one document; ``citations`` (default: the answer's ``[n]`` markers) as
+        docs/rag-format.md "Citations" spells them: 1-based context positions,
+        document ids (retrieved or not), ``{"doc", "quote"}``, ``{"doc",
+        "start", "end"}``, ``{"context", "quote"}``, each object optionally with
+        ``"segment": [start, end]``, the part of the answer it supports.
+        Correctness is ``correct``, else True when ``short_answer`` is the
+        reference answer after SQuAD normalization, else unknown
+        (:mod:`hopgate.ingest.correctness`): never guessed from ``answer``'s text.
 
         Raises:
             LedgerError: an unknown question, a second response to it, a context
@@ -176,8 +231,8 @@ class LedgerBuilder:
                 run=self.run,
                 judging=Tally(),
             )
-        except rag.ItemError as exc:
-            raise rag.item_error(SOURCE, where, exc) from None
+        except ItemError as exc:
+            raise item_error(SOURCE, where, exc) from None
         self._answers.append((SOURCE, where, item))
 
     def records(self) -> list[Record]:
@@ -212,7 +267,7 @@ def record(
     question: str,
     answer: str | None = None,
     contexts: Iterable[Any] = (),
-    citations: Sequence[int] | None = None,
+    citations: Sequence[Any] | None = None,
     abstained: bool = False,
     correct: bool | None = None,
     evaluation: str | None = None,
@@ -232,15 +287,13 @@ def record(
         LedgerError: a context that cannot be anchored, a citation out of range.
         ConflictError: the run already holds a different response to the question.
     """
-    gold = _gold_question(store, question)
+    asked = _gold_question(store, question)
     records: list[Record] = []
     if not store.ask("ASK { ?r a hg:Run }", params={"r": IRI(ids.mint("run", run))}):
         records.append(
             {"type": "run", "id": run, "evaluation": _evaluation(store, evaluation), "system": run}
         )
-    corpus = rag.Corpus(
-        fetch=lambda doc: _version_text(store, doc), universe=lambda: _versions(store)
-    )
+    corpus = Corpus(fetch=lambda doc: _version_text(store, doc), universe=lambda: _versions(store))
     item = _drop_none(
         id=question,
         answer=answer,
@@ -251,9 +304,9 @@ def record(
         short_answer=short_answer,
     )
     try:
-        records.append(rag.case_record(corpus, gold, item, run=run, judging=Tally()))
-    except rag.ItemError as exc:
-        raise rag.item_error(SOURCE, f"record (question {question!r})", exc) from None
+        records.append(rag.case_record(corpus, asked, item, run=run, judging=Tally()))
+    except ItemError as exc:
+        raise item_error(SOURCE, f"record (question {question!r})", exc) from None
     with tempfile.TemporaryDirectory(prefix="hopgate-record-") as scratch:
         name = hashlib.sha256(f"{run}\n{question}".encode()).hexdigest()[:16]
         path = Path(scratch) / f"record-{name}.jsonl"
@@ -261,7 +314,7 @@ def record(
         return load(store, path)
 
 
-def _gold_question(store: Store, question: str) -> rag.GoldQuestion:
+def _gold_question(store: Store, question: str) -> gold.GoldQuestion:
     rows = store.select(
         "SELECT ?answer ?claimId ?withSet WHERE { ?q a hg:Question . "
         "OPTIONAL { ?q hg:referenceAnswer ?answer } "
@@ -276,8 +329,10 @@ def _gold_question(store: Store, question: str) -> rag.GoldQuestion:
         )
     answer = rows[0]["answer"]
     reference = str(answer) if answer is not None else None
-    claims = [rag.GoldClaim(str(r["claimId"]), reference) for r in rows if r["claimId"] is not None]
-    return rag.GoldQuestion(
+    claims = [
+        gold.GoldClaim(str(r["claimId"]), reference) for r in rows if r["claimId"] is not None
+    ]
+    return gold.GoldQuestion(
         question, reference, claims, answerable=any(r["withSet"] is True for r in rows)
     )
 

@@ -29,16 +29,21 @@ class LibraryQuery:
     update: bool = False
 
 
+#: Where a packaged folder lives in a source checkout, when not at the top.
+_CHECKOUT = {"spec": Path("docs") / "spec"}
+
+
 def artefact(folder: str) -> Traversable:
-    """The packaged folder ``ontology``, ``shapes``, ``queries`` or ``examples``.
+    """The packaged folder ``ontology``, ``shapes``, ``queries``, ``examples`` or ``spec``
+    (docs/spec, the contracts).
 
     In a source checkout run without installing (or installed editable), the
-    top-level folder of the repository is used.
+    repository's folder is used.
     """
     try:
         return resources.files(f"hopgate.artefacts.{folder}")
     except ModuleNotFoundError:
-        checkout = Path(__file__).resolve().parents[3] / folder
+        checkout = Path(__file__).resolve().parents[3] / _CHECKOUT.get(folder, Path(folder))
         if checkout.is_dir():
             return checkout
         raise

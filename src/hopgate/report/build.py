@@ -25,12 +25,21 @@ from hopgate.audit import queue as _review
 from hopgate.audit.agreement import Agreement
 from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.peers import peer_metrics_for_bundle
-from hopgate.audit.results import RunMetrics, evaluation_metrics
+from hopgate.audit.results import (
+    GATE_POLICY,
+    RunMetrics,
+    check_gate_policy,
+    evaluation_metrics,
+    gate_policy_text,
+    gate_rows,
+)
 from hopgate.audit.withholding import for_reader
 from hopgate.bundles import judgment_proofs
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
+from hopgate.library import spec
 from hopgate.library.artefacts import library_query
+from hopgate.library.spec import Definition, figure_definition
 from hopgate.report.data import (
     CardDetail,
     ChosenEvaluation,
@@ -49,39 +58,10 @@ if TYPE_CHECKING:
 
 FORMATS = ("html", "md", "json")
 
-#: One-sentence definitions of the figures (docs/spec/acceptance.md "Metrics").
-DEFINITIONS = {
-    "complete_set_recall": "Answerable claim-cases whose retrieved spans contain an eligible "
-    "evidence set, out of all answerable claim-cases.",
-    "citation_set_completeness": "Independently supported output claims (judged correct, claim "
-    "answerable) whose citations contain an eligible evidence set, out of all independently "
-    "supported output claims.",
-    "answer_correctness": "Answerable claim-cases with an output claim asserting the claim that "
-    "is judged correct, out of the answerable claim-cases whose answer correctness is known "
-    "(those nobody judged are counted apart, never as correct or incorrect).",
-    "whole_answer": "Questions all of whose required claims pass (answerable, retrieved complete "
-    "and answered correctly), out of questions whose required claims are all answerable; "
-    "reported beside the claim-case figures, never folded into them.",
-}
-COUNTS = {
-    "unsupported": "Output claims that are not independently supported (judged incorrect, or "
-    "their claim is not answerable, or they assert no reference claim).",
-    "correctness_unknown": "Output claims of answerable claims whose correctness nobody judged: "
-    "neither supported nor unsupported, left out of citation-set completeness.",
-    "answer_correctness_unknown": "Answerable claim-cases whose answer correctness is unknown (no "
-    "output asserting the claim is judged correct and some is not judged): left out of answer "
-    "correctness.",
-    "omitted": "Answerable claim-cases with no output claim asserting the required claim.",
-    "blocked": "Claim-cases whose claim has no eligible set for this reader, though an "
-    "adjudicated set would be eligible but for who may read it.",
-    "not_found": "Claim-cases whose claim has no adjudicated set that passes the time rules "
-    "(not found; never in the answerable denominators).",
-    "appropriate_abstentions": "Cases where the system abstained and no required claim is "
-    "answerable: abstaining was right.",
-    "escalated": "Output claims awaiting adjudication (verdict escalate: an unresolved "
-    "contradiction, a cited proposed set, an unreviewed extra assertion, or an answer to an "
-    "answerable claim whose correctness nobody judged).",
-}
+#: Each figure's and count's definition, in the words of the spec section that defines it
+#: (hopgate.library.spec quotes docs/spec/acceptance.md: one home for what a figure means).
+DEFINITIONS: dict[str, Definition] = {name: figure_definition(name) for name in spec.FIGURES}
+COUNTS: dict[str, Definition] = {name: figure_definition(name) for name in spec.COUNTS}
 COUNT_LABELS = {
     "unsupported": "unsupported outputs",
     "correctness_unknown": "outputs of unknown correctness",
@@ -98,20 +78,23 @@ METRIC_LABELS = {
     "answer_correctness": "answer correctness",
     "whole_answer": "whole answer",
 }
-GATE_POLICY = (
-    "The release gate passes only when the run's latest evaluation is current and every "
-    "output claim asserting a consequential claim is accepted (hopgate gate)."
-)
 
 
 @dataclass
 class GateDecision:
-    """The release gate's decision on the evaluation the report reads."""
+    """The release gate's decision on the evaluation the report reads, and its policy."""
 
     passed: bool
-    consequential: int
+    #: How many output claims the gate weighed under ``policy``.
+    weighed: int
     failing: list[str]
+    #: ``marked`` or ``all`` (hopgate.audit.results.GATE_POLICIES).
     policy: str
+    #: The policy in words: which outputs it weighs.
+    policy_text: str
+    #: ``passed``, ``failed`` (a stale evaluation fails), ``nothing gated``, or ``not
+    #: decided`` (not the run's latest evaluation: the gate reads only the latest).
+    state: str
     note: str | None = None
 
 
@@ -145,8 +128,8 @@ class Report:
             "header": asdict(self.header),
             "gate": asdict(self.gate),
             "metrics": self.metrics.as_dict(),
-            "definitions": DEFINITIONS,
-            "count_definitions": COUNTS,
+            "definitions": {name: asdict(d) for name, d in DEFINITIONS.items()},
+            "count_definitions": {name: asdict(d) for name, d in COUNTS.items()},
             "peers": self.peers,
             "verdict_counts": self.verdict_counts,
             "verdict_strata": self.verdict_strata,
@@ -158,9 +141,9 @@ class Report:
         }
 
 
-def _blocking(store: Store, bundle: str) -> tuple[int, set[str]]:
+def _blocking(store: Store, bundle: str, policy: str) -> tuple[int, set[str]]:
     """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
-    weighed = store.select(library_query("gate").text, params={"bundle": IRI(bundle)})
+    weighed = gate_rows(store, bundle, policy=policy)
     failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
     return len(weighed), failing
 
@@ -175,8 +158,13 @@ def build_report(
     peers: bool = False,
     signed_export: Path | None = None,
     trusted: Sequence[str] | None = None,
+    consequential: str = GATE_POLICY,
 ) -> Report:
     """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
+
+    The release decision is the gate's under the ``consequential`` policy
+    (``marked`` or ``all``: hopgate.audit.results.GATE_POLICIES), stated on
+    the report; a policy that weighs nothing shows that nothing was gated.
 
     ``pictures`` caps how many card pictures are drawn (the cards needing
     attention first; graphviz's ``dot`` draws each); the rest name the
@@ -210,7 +198,8 @@ def build_report(
         trusted=trusted,
     )
     head = header(store, chosen, signature=signature.line)
-    weighed, blocking = _blocking(store, chosen.evaluation.bundle)
+    check_gate_policy(consequential)
+    weighed, blocking = _blocking(store, chosen.evaluation.bundle, consequential)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
@@ -219,15 +208,32 @@ def build_report(
     metrics = evaluation_metrics(store, chosen.evaluation)
     failing = [c.row.output for c in cards if c.row.output in blocking]
     note = None
+    state = "passed" if weighed and not failing else "failed"
+    if not weighed:
+        state = "nothing gated"
+        note = (
+            "No output claim asserts a claim marked consequential, so nothing was gated: "
+            "mark the claims that must hold, or read the report with --consequential all."
+            if consequential == "marked"
+            else "The run has no output claim, so nothing was gated."
+        )
     if not chosen.latest:
+        state = "not decided"
         note = "This is not the run's latest evaluation; the gate reads only the latest."
     elif chosen.stale:
+        state = "failed"
         note = f"The evaluation is stale ({chosen.stale_reason}): the gate fails on it."
     gate = GateDecision(
-        passed=not failing and not chosen.stale and chosen.latest,
-        consequential=weighed,
+        passed=state == "passed" and not chosen.stale and chosen.latest,
+        weighed=weighed,
         failing=failing,
-        policy=GATE_POLICY,
+        policy=consequential,
+        policy_text=(
+            "The release gate passes only when the run's latest evaluation is current, it "
+            f"weighs at least one output claim, and {gate_policy_text(consequential)} "
+            f"(hopgate gate --consequential {consequential})."
+        ),
+        state=state,
         note=note,
     )
     strata: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))

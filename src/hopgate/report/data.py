@@ -19,13 +19,14 @@ from typing import Any
 
 from hopgate import ids
 from hopgate._version import __version__
-from hopgate.audit.results import VerdictRow, evaluation_cards
+from hopgate.audit.results import VerdictRow, evaluation_cards, unknown_run
 from hopgate.audit.withholding import MARKER, check_reader, evaluation_reader, withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.report.sentences import ADMISSIBILITY, reason
 from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
+from hopgate.suggest import did_you_mean
 from hopgate.vocab import CATALOG_GRAPH, HG
 
 
@@ -58,7 +59,8 @@ def output_run(store: Store, output: str) -> str:
     """The run whose case generated the output claim ``output``.
 
     Raises:
-        ReportError: no such output claim.
+        ReportError: no such output claim; the message names its near misses (``my-rag/q3``
+            for ``q3``: an output id given without its run).
     """
     rows = store.select(
         "SELECT ?run WHERE { ?output a hg:OutputClaim ; prov:wasGeneratedBy ?case . "
@@ -66,7 +68,11 @@ def output_run(store: Store, output: str) -> str:
         params={"output": IRI(ids.mint("output", output))},
     )
     if not rows:
-        raise ReportError(f"no output claim {output!r} in the store")
+        known = [
+            ids.ledger_id(str(r["output"]))
+            for r in store.select("SELECT ?output WHERE { ?output a hg:OutputClaim }")
+        ]
+        raise ReportError(f"no output claim {output!r} in the store{did_you_mean(output, known)}")
     return ids.ledger_id(str(rows[0]["run"]))
 
 
@@ -81,7 +87,7 @@ def resolve_evaluation(
     """
     known = catalog.runs(store)
     if run not in known:
-        raise NotEvaluatedError(f"unknown run {run!r} (runs in the store: {', '.join(known)})")
+        raise NotEvaluatedError(unknown_run(run, known))
     recorded = catalog.evaluations(store, run)
     if not recorded:
         raise NotEvaluatedError(

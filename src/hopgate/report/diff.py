@@ -15,7 +15,7 @@ from typing import Any
 
 from hopgate import ids
 from hopgate.audit.adjudication import verdict_causes
-from hopgate.audit.results import RunMetrics, VerdictRow, evaluation_cards
+from hopgate.audit.results import RunMetrics, VerdictRow, evaluation_cards, unknown_run
 from hopgate.audit.results import evaluation_metrics as read_metrics
 from hopgate.audit.withholding import check_reader, evaluation_reader, for_reader
 from hopgate.errors import NotEvaluatedError, ReportError
@@ -115,8 +115,9 @@ def diff(
         >>> found.outputs, found.loads_added, found.metrics_after.complete_set_recall.numerator
         ([], [], 2)
     """
-    if run not in catalog.runs(store):
-        raise NotEvaluatedError(f"unknown run {run!r}")
+    known = catalog.runs(store)
+    if run not in known:
+        raise NotEvaluatedError(unknown_run(run, known))
     recorded = catalog.evaluations(store, run)
     if (before is None) != (after is None):
         raise ReportError("name both evaluations to compare, or neither (the two latest)")

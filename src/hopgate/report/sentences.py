@@ -68,15 +68,17 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
             "(correctness unknown), so it waits for a judgment"
         )
     elif rule == "blocked":
+        # The verdict names what the system should have done; the output is an answer, and
+        # the sentence says so, lest "Abstain" read as "the system abstained".
         text = (
-            f"no evidence set of claim {claim} is eligible for the evaluation's reader, though an "
-            "adjudicated set would be but for who may read it (blocked), so the right answer is "
-            "to abstain"
+            f"the system answered, but should have abstained: no evidence set of claim {claim} "
+            "is eligible for the evaluation's reader, though an adjudicated set would be but "
+            "for who may read it (blocked)"
         )
     elif rule == "not-found":
         text = (
-            f"claim {claim} has no eligible evidence set (not found), so the right answer is "
-            "to abstain"
+            f"the system answered, but should have abstained: claim {claim} has no eligible "
+            "evidence set (not found)"
         )
     elif rule == "judged-incorrect":
         text = "the output is judged incorrect"

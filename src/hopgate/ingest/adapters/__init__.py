@@ -34,6 +34,7 @@ def _records(
             answers=options.get("answers"),
             run=options.get("run") or rag.RUN,
             evaluation=options.get("evaluation") or rag.EVALUATION,
+            shape=options.get("shape"),
             notes=result.notes,
             judge=options.get("judge"),
         )
@@ -70,8 +71,9 @@ def _records(
 def import_files(format: str, inputs: list[Path], *, output: Path, **options: Any) -> ImportResult:
     """Convert benchmark files of ``format`` into one JSON Lines ledger at ``output``.
 
-    Options: ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``, ``judge``
-    (a :class:`hopgate.ingest.correctness.Judge`) (rag; no ``inputs``), ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
+    Options: ``docs``, ``gold``, ``answers``, ``run``, ``evaluation``, ``shape``,
+    ``judge`` (a :class:`hopgate.ingest.correctness.Judge`) (rag; no ``inputs``),
+    ``predictions`` (fever, hotpotqa), ``max_evidence`` (fever),
     ``drop_empty`` (wice). What the import wants said (defaults it took,
     fields it ignored) is in ``notes``.
 

@@ -154,7 +154,10 @@ class Transport:
     def _attempt(self, action: Callable[[], T], *, idempotent: bool, what: str) -> T:
         """Run ``action``; retry transient failures only when it is safe to repeat."""
         attempts = 1 + (self.retries if idempotent else 0)
-        for attempt in range(attempts):
+        # A deadlock victim's transaction was rolled back whole (one request, one
+        # transaction): repeating it is safe even when the update is not idempotent.
+        rolled_back = 1 + self.retries
+        for attempt in range(max(attempts, rolled_back)):
             try:
                 return action()
             except QueryBadFormed as exc:
@@ -169,7 +172,7 @@ class Transport:
             except EndPointNotFound:
                 raise StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)") from None
             except EndPointInternalError as exc:
-                if deadlocked(str(exc)) and attempt + 1 < attempts:
+                if deadlocked(str(exc)) and attempt + 1 < rolled_back:
                     time.sleep(0.5 * 2**attempt)
                     continue
                 raise StoreError(
@@ -179,8 +182,9 @@ class Transport:
                 body = exc.read().decode("utf-8", "replace")[:500]
                 # Concurrent uploads into one graph can deadlock on the server,
                 # which rolls one of them back: repeating it is safe.
-                transient = exc.code in (502, 503, 504) or (exc.code == 500 and deadlocked(body))
-                if transient and attempt + 1 < attempts:
+                victim = exc.code == 500 and deadlocked(body)
+                transient = exc.code in (502, 503, 504) or victim
+                if transient and attempt + 1 < (rolled_back if victim else attempts):
                     time.sleep(0.5 * 2**attempt)
                     continue
                 if exc.code == 401:

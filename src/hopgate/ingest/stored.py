@@ -1,0 +1,229 @@
+"""What the store already holds that a ledger refers to or restates: the loader's checks.
+
+A ledger may name records loaded earlier (docs/spec/ledger.md "Record
+basics", "References") and may restate them (docs/spec/ledger.md
+"Loading": an identical record is not written again, a different one is a
+:class:`~hopgate.errors.ConflictError`). This module asks the store those
+questions, each at most once per load; it only reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hopgate import ids
+from hopgate.errors import ConflictError
+from hopgate.ids import case_iri
+from hopgate.ingest.anchoring import Anchor
+from hopgate.ingest.index import ID_KINDS, LedgerIndex, VersionFacts
+from hopgate.ingest.ledger import Record
+from hopgate.store import IRI, Store, Value
+from hopgate.vocab import CATALOG_GRAPH, HG
+
+#: The loader's stamp on a judgment it records: its place in the store's order
+#: of recordings (docs/spec/adjudication.md "Recording"). Never a ledger's to state.
+RECORD_NUMBER = HG + "recordNumber"
+
+
+@dataclass(frozen=True)
+class StoredSpan:
+    """A span the store already holds under an inline span's IRI: where, and what."""
+
+    loads: tuple[str, ...]  # the ledger file and load graph of each load holding it
+    facts: frozenset[tuple[bool, Value, Value, Value, Value]]  # inline, version, start, end, exact
+    version_ids: tuple[str, ...]  # the hg:ledgerId of its version(s), as stored
+
+    def is_inline_span(self, version: str, found: Anchor) -> bool:
+        """True when the stored span is the inline span of ``version`` at ``found``."""
+        return self.facts == {(True, version, found.start, found.end, found.exact)}
+
+    def describe(self) -> str:
+        """The stored span as an error names it: kind, version, and the loads holding it."""
+        kinds = {"an inline span" if inline else "a ledger span" for inline, *_ in self.facts}
+        of = ", ".join(repr(v) for v in self.version_ids) or "(unknown)"
+        return (
+            f"{' or '.join(sorted(kinds))} of version {of} already in the store, "
+            f"loaded from {'; '.join(self.loads)}"
+        )
+
+
+class StoredRecords:
+    """The store's records as one load sees them: referenced, restated, or absent."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        # Whether the store holds any ledger record at all: when it does not,
+        # nothing needs looking up there (one ASK per record is skipped; figures
+        # in bench/README.md, "Figures behind the code").
+        self.has_records = store.ask("ASK { ?s hg:ledgerId ?id }")
+        self._defined: dict[tuple[str, str], bool] = {}
+        self._versions: dict[str, VersionFacts] = {}
+
+    def defines(self, kind: str, ledger_id: str) -> bool:
+        """Whether the store holds a record of ``kind`` (a ledger kind) with this id."""
+        key = (kind, ledger_id)
+        if key not in self._defined:
+            iri_kind, cls = ID_KINDS[kind]
+            self._defined[key] = self.store.ask(
+                "ASK { ?node a ?class }",
+                params={"node": IRI(ids.mint(iri_kind, ledger_id)), "class": IRI(cls)},
+            )
+        return self._defined[key]
+
+    def is_a(self, node: str, cls: str) -> bool:
+        """Whether the store holds ``node`` as an instance of ``cls``."""
+        if not self.has_records:
+            return False
+        return self.store.ask("ASK { ?n a ?c }", params={"n": IRI(node), "c": IRI(cls)})
+
+    def version(self, ledger_id: str) -> VersionFacts:
+        """A stored version's retained text and readers, as a span needs them."""
+        if ledger_id not in self._versions:
+            rows = self.store.select(
+                "SELECT ?text ?reader WHERE { OPTIONAL { ?v prov:value ?text } "
+                "OPTIONAL { ?v hg:readableBy ?r . ?r hg:ledgerId ?reader } }",
+                params={"v": IRI(ids.mint("version", ledger_id))},
+            )
+            text = next((r["text"] for r in rows if r["text"] is not None), None)
+            readers = {str(r["reader"]) for r in rows if r["reader"] is not None}
+            self._versions[ledger_id] = VersionFacts(
+                text if isinstance(text, str) else None, frozenset(readers) if readers else None
+            )
+        return self._versions[ledger_id]
+
+    def span(self, node: str) -> StoredSpan | None:
+        """What the store holds of the span ``node`` (None when it holds no such span)."""
+        if not self.has_records:
+            return None
+        rows = self.store.select(
+            "SELECT ?graph ?file ?inline ?version ?versionId ?start ?end ?exact WHERE { "
+            "GRAPH ?graph { ?span a hg:Span } "
+            "OPTIONAL { GRAPH ?catalog { ?graph hg:ledgerFile ?file } } "
+            "OPTIONAL { ?span hg:inline ?inline } "
+            "OPTIONAL { ?span prov:wasQuotedFrom ?version "
+            "OPTIONAL { ?version hg:ledgerId ?versionId } } "
+            "OPTIONAL { ?span oa:hasSelector ?position . "
+            "?position oa:start ?start ; oa:end ?end } "
+            "OPTIONAL { ?span oa:hasSelector ?quote . ?quote oa:exact ?exact } }",
+            params={"span": IRI(node), "catalog": IRI(CATALOG_GRAPH)},
+        )
+        if not rows:
+            return None
+        loads = {f"{row['file'] or 'an unknown file'} (load graph {row['graph']})" for row in rows}
+        return StoredSpan(
+            loads=tuple(sorted(loads)),
+            facts=frozenset(
+                (row["inline"] is True, row["version"], row["start"], row["end"], row["exact"])
+                for row in rows
+            ),
+            version_ids=tuple(sorted({str(r["versionId"]) for r in rows if r["versionId"]})),
+        )
+
+    def asserts_a_claim(self, output: str) -> bool:
+        """Whether the stored output ``output`` asserts a reference claim."""
+        return self.store.ask("ASK { ?o hg:asserts ?claim }", params={"o": IRI(output)})
+
+    def judgment(self, node: str) -> tuple[str, str | None, bool] | None:
+        """A stored judgment's subject IRI, question and finality (None: no such judgment)."""
+        if not self.has_records:
+            return None
+        rows = self.store.select(
+            "SELECT ?subject ?question ?final WHERE { ?j a hg:Judgment ; hg:judges ?subject . "
+            "OPTIONAL { ?j hg:question ?question } OPTIONAL { ?j hg:final ?final } }",
+            params={"j": IRI(node)},
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        question = None if row["question"] is None else str(row["question"])
+        return str(row["subject"]), question, bool(row["final"])
+
+    def latest_record_number(self) -> int:
+        """The greatest judgment recording number in the store (0: none yet).
+
+        docs/spec/adjudication.md "Recording": each load numbers the judgments
+        it writes after this one.
+        """
+        rows = self.store.select(f"SELECT (MAX(?n) AS ?latest) WHERE {{ ?j <{RECORD_NUMBER}> ?n }}")
+        latest = rows[0]["latest"] if rows else None
+        return latest if isinstance(latest, int) and not isinstance(latest, bool) else 0
+
+    # ---- restated records -------------------------------------------------
+
+    def existing(self, index: LedgerIndex) -> set[str]:
+        """Minted IRIs of the ledger's records that the store already holds."""
+        if not self.has_records:
+            return set()
+        found: set[str] = set()
+        candidates = [
+            ids.mint(ID_KINDS[kind][0], i) for kind, table in index.ids.items() for i in table
+        ]
+        candidates += [case_iri(key) for key in index.cases]
+        for start in range(0, len(candidates), 500):
+            chunk = candidates[start : start + 500]
+            values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
+            rows = self.store.select(
+                f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+            )
+            found.update(str(row["s"]) for row in rows)
+        return found
+
+    def settle(
+        self,
+        file: str,
+        captured: dict[str, tuple[Record, list[str]]],
+        taken: list[tuple[str, str]],
+    ) -> int:
+        """Compare restated records with the store's; return how many are identical.
+
+        ``captured`` maps a restated record's IRI to the record and the lines
+        it would write; ``taken`` lists the outputs of new cases whose ids the
+        store holds.
+
+        Raises:
+            ConflictError: a restated record differs, or an output id is taken.
+        """
+        import rdflib
+
+        skipped = 0
+        conflicts: list[tuple[str, str]] = list(taken)
+        for main, (_record, lines) in captured.items():
+            subjects = sorted({line.split(" ", 1)[0] for line in lines})
+            mine = _normalised(
+                rdflib.Graph().parse(data="".join(x + " .\n" for x in lines), format="nt")
+            )
+            values = " ".join(subjects)
+            # The records as loaded (load graphs only: not the catalog's facts
+            # about agents, nor what an evaluation recorded about a record),
+            # without the store's own stamp (a judgment's recording number).
+            theirs_nt = self.store.construct(
+                f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }}"
+                f" GRAPH <{CATALOG_GRAPH}> {{ ?g prov:wasGeneratedBy ?load . ?load a hg:Load }}"
+                f" FILTER (?p NOT IN (<{RECORD_NUMBER}>)) }}"
+            )
+            theirs = _normalised(rdflib.Graph().parse(data=theirs_nt.decode("utf-8"), format="nt"))
+            if mine == theirs:
+                skipped += 1
+                continue
+            kind, ledger_id = ids.parse(main)
+            conflicts.append((kind, ledger_id))
+        if conflicts:
+            raise ConflictError(file, sorted(conflicts))
+        return skipped
+
+
+def _normalised(graph: Any) -> set[tuple[Any, Any, Any]]:
+    """Triples with ``xsd:string`` literals made plain, so both spellings compare equal."""
+    from rdflib import XSD as RDFLIB_XSD
+    from rdflib import Literal
+
+    result = set()
+    for s, p, o in graph:
+        if isinstance(o, Literal) and o.datatype == RDFLIB_XSD.string:
+            o = Literal(str(o))
+        result.add((s, p, o))
+    return result
+
+
+__all__ = ["RECORD_NUMBER", "StoredRecords", "StoredSpan"]
