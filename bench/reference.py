@@ -62,7 +62,6 @@ SET_TERMS = {"sufficient": "adjudicated", "insufficient": "rejected"}
 SET_QUESTIONS = ("entailment", "alternatives")
 CONTRADICTION_TERMS = ("material", "immaterial")
 BOUNDARY_TERMS = ("new-claim", "not-a-claim", "unsupported")
-_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 #: Fields of a verdict row that name the recorded evaluation, not what it decided.
 RECORD_FIELDS = ("card", "stale", "stale_reason")
 #: Fields of a run's metrics that name the recorded evaluation.
@@ -164,11 +163,15 @@ class Ledger:
         raw: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
         cases: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.folders: dict[str, Path] = {}
-        for path in paths:
+        #: judgment id -> the load that first recorded it (adjudication.md "Recording").
+        self.recorded_in: dict[str, int] = {}
+        for number, path in enumerate(paths):
             for kind, data in _records(Path(path)):
                 if kind == "case":
                     cases[_case_key(data)] = data
                 else:
+                    if kind == "judgment":
+                        self.recorded_in.setdefault(data["id"], number)
                     raw[kind][data["id"]] = data
                     if kind == "version" and "file" in data:
                         self.folders[data["id"]] = Path(path).parent
@@ -284,9 +287,14 @@ class Ledger:
     # -- final judgments (docs/spec/adjudication.md "Effect on scoring")
 
     def _latest(self, subject: str, questions: Iterable[str], terms: Iterable[str]) -> str | None:
-        """The final judgment in force: the latest time (none is the earliest), then greatest id."""
+        """The final judgment in force: the one recorded last (adjudication.md "Recording").
+
+        A load records judgments in the order of their ids and at most one
+        final judgment of a subject's question; the time a judgment claims
+        never orders it.
+        """
         found = [
-            (_maybe_instant(j.get("at")) or _EARLIEST, j["id"])
+            (self.recorded_in[j["id"]], j["id"])
             for j in self._finals.get(subject, ())
             if j.get("question") in questions and j["decision"] in terms
         ]

@@ -1,6 +1,6 @@
 """Pass one of a load: the ids a ledger defines, and what its spans need of its versions.
 
-The loader reads the ledger twice (docs/spec/ledger.md "Spellings", "Order":
+The loader reads the ledger twice (docs/spec/ledger.md "Spellings", its rule **Order**:
 records may come in any order). This first pass validates every record
 against the schema, refuses duplicate ids and cases, and keeps what the
 second pass needs to check references and anchor spans: every id by kind,
