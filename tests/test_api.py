@@ -38,6 +38,8 @@ TWINS = {
     "review queue": "review_queue",
     "review changes": "review_changes",
     "review judgments": "review_judgments",
+    "review agreement": "review_agreement",
+    "triage": "triage",
     "judge": "judge",
     "baseline": "baseline",
     "sign": "sign",

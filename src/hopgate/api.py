@@ -43,7 +43,10 @@ from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.audit import adjudication
 from hopgate.audit import queue as _review
+from hopgate.audit import triage as _triage
 from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
+from hopgate.audit.agreement import Agreement, Comparison
+from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics
@@ -61,6 +64,7 @@ from hopgate.audit.results import (
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
+from hopgate.audit.triage import TriageResult
 from hopgate.audit.withholding import Readers, Withholding, check_reader, for_reader
 from hopgate.bundles import judgment_proofs
 from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
@@ -143,7 +147,9 @@ __all__ = [
     "VERDICT_COLUMNS",
     "__version__",
     # Results.
+    "Agreement",
     "BaselineResult",
+    "Comparison",
     "Diff",
     "EvaluationRecord",
     "Explanation",
@@ -168,6 +174,7 @@ __all__ = [
     "SignResult",
     "SigningKey",
     "Stats",
+    "TriageResult",
     "ValidationResult",
     "VerdictRow",
     "VerifyReport",
@@ -201,12 +208,14 @@ __all__ = [
     "plan_interventions",
     "query",
     "render_report",
+    "review_agreement",
     "review_changes",
     "review_judgments",
     "review_queue",
     "run_interventions",
     "sign",
     "stats",
+    "triage",
     "validate",
     "validate_graph",
     "verdicts",
@@ -901,6 +910,87 @@ def review_queue(
     """
     readers = Readers(store, reader, ReviewError)
     return [readers.of_run(item.run).redact(item) for item in _review.queue(store, run)]
+
+
+def review_agreement(store: Store, *, reader: str | None = None) -> list[Agreement]:
+    """Each automated judge's agreement with the reviewers' final decisions, per question.
+
+    ``hopgate review agreement [--reader R]``; ``Agreement.as_dict()`` is one
+    object of ``--format json``: agreed / finals judged, with each machine
+    judgment beside the final judgment in force of its subject and question
+    (docs/spec/adjudication.md "Machine triage"). Reads only. Every text (a
+    judgment's reason) is shown for ``reader``; with none given, a text
+    withheld from any reader of the store is withheld, as in
+    :func:`review_judgments`.
+
+    Raises:
+        ReviewError: an unknown reader.
+
+    Example:
+        >>> from hopgate import load, open_store, review_agreement
+        >>> from hopgate.library.artefacts import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> review_agreement(store)
+        []
+    """
+    if reader is not None:
+        check_reader(store, reader, ReviewError)
+        shown = for_reader(store, reader)
+    else:
+        shown = _withheld_from_any_reader(store)
+    return [shown.redact(found) for found in _agreement(store)]
+
+
+def triage(
+    store: Store,
+    *,
+    run: str,
+    judge: str,
+    by: str | None = None,
+    timeout: float = 60.0,
+    max_output: int = DEFAULT_OUTPUT_CAP,
+    pass_env: Sequence[str] = (),
+    keep_in: Path | None = None,
+) -> TriageResult:
+    """Run a judge command on each subject awaiting adjudication for ``run``; record its answers.
+
+    ``hopgate triage --run R --judge CMD [--by NAME] [--timeout S]
+    [--max-output BYTES] [--pass-env NAME]... [--keep-in DIR]``. The
+    command reads one subject as JSON on standard input (claim, question
+    asked, quoted spans with their versions, the question to decide and its
+    terms, as the run's evaluation reader may see them) and answers
+    ``{"decision", "reason"}``; it gets the minimal environment plus
+    ``pass_env``, runs in its own process group, killed after ``timeout``
+    seconds, its output read up to ``max_output`` bytes. Each answer is
+    recorded as a machine judgment by ``by`` (the judge's name and version;
+    default the command), as :func:`judge` records one: initial, changing
+    nothing that is scored (docs/spec/adjudication.md "Machine triage").
+    Subjects the judge already judged are skipped; a failed or malformed
+    answer is listed in ``failed`` with its subject, nothing recorded for it.
+
+    Raises:
+        ReviewError: ``run`` is not a run of the store.
+        AdjudicationError: no folder to keep the judgments in (an in-memory
+            store needs ``keep_in``).
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from hopgate import load, open_store, triage
+        >>> from hopgate.library.artefacts import artefact
+        >>> store = open_store(None)
+        >>> _ = load(store, artefact("examples") / "cedar.yaml")
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     found = triage(store, run="sys-a", judge="true", keep_in=Path(folder))
+        >>> found.answered, found.failed
+        ([], [])
+    """
+    limits = Limits(timeout=timeout, output_cap=max_output, pass_env=tuple(pass_env))
+    shown = Readers(store, None, ReviewError).of_run(run)
+    return _triage.triage(
+        store, run=run, command=judge, limits=limits, shown=shown, by=by, folder=keep_in
+    )
 
 
 def review_changes(store: Store, *, run: str, reader: str | None = None) -> ScoreChanges:

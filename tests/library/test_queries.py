@@ -46,6 +46,7 @@ REVIEWED = {
     "card-judgments",
     "evaluation-annotations",
     "evaluation-interventions",
+    "review-agreement",
     "review-queue",
     "unretrieved-citations",
 }
@@ -95,6 +96,10 @@ def _params(parameters: str, bundle: str) -> dict[str, Any]:
         params["activity"] = hopgate.IRI(bundle.removesuffix("/bundle"))
     if "?catalog" in parameters:
         params["catalog"] = hopgate.IRI(CATALOG_GRAPH)
+    if "?subject" in parameters and "?output" in parameters:
+        # triage-subject: the set gB1 and the output it holds back.
+        params["subject"] = hopgate.IRI("https://w3id.org/hopgate/id/set/gB1")
+        params["output"] = hopgate.IRI("https://w3id.org/hopgate/id/output/sys-a%2FqB%2Fo1")
     if "?g " in parameters:
         params["g"] = hopgate.IRI(LOAD)
         params["run"] = hopgate.IRI(RUN)

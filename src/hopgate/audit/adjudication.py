@@ -90,18 +90,21 @@ def judge(
     judgment_id: str | None = None,
     folder: Path | None = None,
     signer: Signer | None = None,
+    machine: bool = False,
 ) -> Recorded:
     """Append one judgment of ``subject`` as a one-judgment ledger, loaded all or nothing.
 
     ``by`` is also the person the load is recorded for (``recorded_by``).
     ``signer`` adds a proof over the judgment's fields (``judge --sign KEY``;
     docs/spec/adjudication.md "Signed judgments"). The ledger file is kept
-    in ``folder`` once the load is published, and only then.
+    in ``folder`` once the load is published, and only then. ``machine``
+    records an automated judge's judgment, named with its version in ``by``
+    (docs/spec/adjudication.md "Machine triage"): initial only.
 
     Raises:
         AdjudicationError: an unknown question, a decision that is not a term of
             the question, a missing reviewer or reason, settles on an initial
-            judgment, or no folder to keep the file in.
+            judgment, a final machine judgment, or no folder to keep the file in.
         LedgerError: the loader's checks, naming the judgment (unknown subject, a subject of the
             wrong kind, a settled judgment that is unknown, final, or about
             another subject or question); nothing is kept.
@@ -124,6 +127,11 @@ def judge(
         raise AdjudicationError("a judgment needs its reason (--reason)")
     if settles and not final:
         raise AdjudicationError("only a final judgment settles others (add --final)")
+    if machine and final:
+        raise AdjudicationError(
+            "a machine judgment is initial only: it cannot be final "
+            '(docs/spec/adjudication.md "Machine triage")'
+        )
     moment = (at or datetime.now(UTC)).astimezone(UTC)
     stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if judgment_id is None:
@@ -138,6 +146,8 @@ def judge(
         "reason": reason,
         "final": final,
     }
+    if machine:
+        record["machine"] = True
     if settles:
         record["settles"] = list(settles)
     if signer is not None:

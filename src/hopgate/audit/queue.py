@@ -29,7 +29,8 @@ class JudgmentRecord:
     (docs/spec/adjudication.md "Recording"): its place in the order of
     recordings, when and for whom the load that recorded it ran. ``proof`` is
     its signature as written (JSON text), checked by whoever reads it with
-    trusted keys (hopgate.bundles.judgment_proofs).
+    trusted keys (hopgate.bundles.judgment_proofs). ``machine``: an automated
+    judge's (docs/spec/adjudication.md "Machine triage"), always initial.
     """
 
     id: str
@@ -41,6 +42,7 @@ class JudgmentRecord:
     reason: str | None
     final: bool
     settles: tuple[str, ...] = ()
+    machine: bool = False
     record_number: int | None = None
     recorded_at: str | None = None
     recorded_by: str | None = None
@@ -56,13 +58,20 @@ class JudgmentRecord:
 
 @dataclass
 class QueueItem:
-    """One subject awaiting adjudication for one run."""
+    """One subject awaiting adjudication for one run.
+
+    ``disagreement``: its reviewers' initial judgments disagree;
+    ``machine_disagreement``: a machine judgment disagrees with another
+    judgment, or with a proposed set's status (docs/spec/adjudication.md
+    "Machine triage"): it orders the queue, never puts a subject in it.
+    """
 
     run: str
     subject: str
     kind: str
     question: str
     disagreement: bool
+    machine_disagreement: bool = False
     outputs: list[str] = field(default_factory=list)
     consequential: bool = False
     judgments: list[JudgmentRecord] = field(default_factory=list)
@@ -109,6 +118,7 @@ def _judgments_by_subject(
             reason=_text(row["reason"]),
             final=bool(row["final"]),
             settles=settles,
+            machine=bool(row["machine"]),
             record_number=number if isinstance((number := row["recordNumber"]), int) else None,
             recorded_at=_text(row["recordedAt"]),
             recorded_by=None
@@ -125,8 +135,10 @@ def _judgments_by_subject(
 def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) -> list[QueueItem]:
     """The subjects awaiting adjudication (for ``run``, when given): disagreements first.
 
-    Then subjects holding back a consequential output, then by run and
-    subject id. Each carries the initial judgments of its question.
+    Reviewers' disagreements first, then a machine judgment's
+    (docs/spec/adjudication.md "Machine triage"), then subjects holding back
+    a consequential output, then by run and subject id. Each carries the
+    initial judgments of its question, machine ones among them.
 
     Raises:
         ReviewError: ``run`` is not a run of the store.
@@ -153,6 +165,7 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
             items[key] = item
             subjects[key] = str(row["subject"])
         item.disagreement = item.disagreement or bool(row["disagreement"])
+        item.machine_disagreement = item.machine_disagreement or bool(row["machineDisagreement"])
         item.consequential = item.consequential or bool(row["consequential"])
         output = ids.ledger_id(str(row["output"]))
         if output not in item.outputs:
@@ -169,7 +182,14 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
         item.outputs.sort()
     return sorted(
         items.values(),
-        key=lambda i: (not i.disagreement, not i.consequential, i.run, i.subject, i.question),
+        key=lambda i: (
+            not i.disagreement,
+            not i.machine_disagreement,
+            not i.consequential,
+            i.run,
+            i.subject,
+            i.question,
+        ),
     )
 
 

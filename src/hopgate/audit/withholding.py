@@ -108,6 +108,8 @@ NAMES: dict[str, frozenset[str]] = {
         "Signature": "state signer key",
         "ScoreChanges": "run before after",
         "VerdictChange": "output question before after judgments annotation_versions",
+        "Agreement": "judge question",
+        "Comparison": "judge question subject judgment decision final_judgment final_decision",
     }.items()
 }
 

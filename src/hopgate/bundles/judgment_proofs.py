@@ -55,7 +55,7 @@ def statement(fields: Mapping[str, Any]) -> list[ox.Quad]:
     """The signed dataset of a judgment: what it says, with ledger ids (no store lookup).
 
     ``fields`` holds ``id``, ``subject``, ``by``, ``decision`` and, when
-    given, ``at``, ``question``, ``reason``, ``final`` and ``settles`` (the
+    given, ``at``, ``question``, ``reason``, ``final``, ``settles`` and ``machine`` (the
     record of a ledger, or a :class:`~hopgate.audit.queue.JudgmentRecord` as a
     dict). A judgment without a question (the old spelling) has no ``final``.
     """
@@ -88,6 +88,11 @@ def statement(fields: Mapping[str, Any]) -> list[ox.Quad]:
         quads.append(quad(HG + "final", ox.Literal(final, datatype=ox.NamedNode(XSD + "boolean"))))
         for other in fields.get("settles") or ():
             quads.append(quad(HG + "settles", ox.NamedNode(ids.mint("judgment", str(other)))))
+        if fields.get("machine"):
+            # Only when true, so a reviewer's signed statement is what it always was
+            # (docs/spec/adjudication.md "Machine triage").
+            true = ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean"))
+            quads.append(quad(HG + "machine", true))
     return quads
 
 
@@ -148,6 +153,7 @@ def check(judgment: JudgmentRecord, trusted: Sequence[str] | None) -> Signature:
         "reason": judgment.reason,
         "final": judgment.final,
         "settles": sorted(judgment.settles),
+        "machine": judgment.machine,
     }
     try:
         proof = json.loads(judgment.proof)

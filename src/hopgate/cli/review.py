@@ -1,8 +1,10 @@
-"""``hopgate review`` (the queue, changed scores) and ``hopgate judge`` (record a judgment).
+"""``hopgate review`` (the queue, agreement, changed scores), ``judge`` and ``triage``.
 
-docs/spec/adjudication.md. ``review queue`` and ``review changes`` only read;
-``judge`` writes, as ``load`` does: one judgment appended as a small ledger
-loaded all or nothing.
+docs/spec/adjudication.md. ``review queue``, ``review agreement`` and
+``review changes`` only read; ``judge`` writes, as ``load`` does: one
+judgment appended as a small ledger loaded all or nothing; ``triage``
+records a named judge command's answers as machine judgments the same way
+(docs/spec/adjudication.md "Machine triage").
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 import click
 
 from hopgate import api
-from hopgate.cli.shared import handle_errors, open_store, reader_option
+from hopgate.cli.shared import handle_errors, open_store, pass_env_option, reader_option
 from hopgate.escaping import json_text, terminal
 
 
@@ -38,9 +40,10 @@ def review_group() -> None:
 def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: str) -> None:
     """List the subjects awaiting adjudication: disagreements first.
 
-    Each with the question to decide, the outputs it holds back (and whether
-    one is consequential) and its initial judgments with reviewer, time,
-    decision and reason.
+    Reviewers' disagreements first, then a machine judgment's, then subjects
+    holding back a consequential output. Each with the question to decide,
+    the outputs it holds back and its initial judgments (machine ones marked)
+    with reviewer, time, decision and reason.
 
     Example: hopgate review queue --run sys-a
     """
@@ -51,6 +54,7 @@ def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: 
     click.echo(f"{len(items)} awaiting adjudication")
     for item in items:
         flags = [f for f, on in (("disagreement", item.disagreement),
+                                 ("machine disagreement", item.machine_disagreement),
                                  ("consequential", item.consequential)) if on]  # fmt: skip
         shown = f" [{', '.join(flags)}]" if flags else ""
         click.echo(
@@ -60,8 +64,10 @@ def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: 
         click.echo(f"  holds back: {', '.join(terminal(o) for o in item.outputs)}")
         for j in item.judgments:
             reason = f": {terminal(j.reason)}" if j.reason else ""
+            machine = " (machine)" if j.machine else ""
             click.echo(
-                f"  {terminal(j.id)} by {terminal(j.by)} at {terminal(j.at or '(no time)')}: "
+                f"  {terminal(j.id)} by {terminal(j.by)}{machine} "
+                f"at {terminal(j.at or '(no time)')}: "
                 f"{terminal(j.decision)}{reason} ({_recorded(j)})"
             )
 
@@ -116,6 +122,46 @@ def judgments_command(
             f"(claims {terminal(j.at or 'no time')})"
         )
         click.echo(f"  {_recorded(j)}; {terminal(sig.describe())}")
+
+
+@review_group.command("agreement")
+@reader_option("withhold what any reader may not see")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+@handle_errors
+def agreement_command(ctx: click.Context, reader: str | None, fmt: str) -> None:
+    """Show how far each automated judge agrees with the final decisions, per question.
+
+    Agreed / finals judged: a judge's latest machine judgment of each subject
+    beside the final judgment in force of its question
+    (docs/spec/adjudication.md "Machine triage"); the disagreements are
+    listed with the judge's reason.
+
+    Example: hopgate review agreement --format json
+    """
+    found = api.review_agreement(_open(ctx), reader=reader)
+    if fmt == "json":
+        click.echo(json_text([a.as_dict() for a in found]))
+        return
+    click.echo(f"{len(found)} judge and question pair(s)")
+    for item in found:
+        figure = (
+            f"{item.agreed}/{item.judged} ({item.agreed / item.judged:.0%})"
+            if item.judged
+            else "0/0 (undefined: no final judged yet)"
+        )
+        click.echo(
+            f"- {terminal(repr(item.judge))} on {terminal(item.question)}: agreed {figure}; "
+            f"{item.machine_judged} subject(s) judged"
+        )
+        for c in item.comparisons:
+            if c.agrees is False:
+                reason = f": {terminal(c.reason)}" if c.reason else ""
+                click.echo(
+                    f"  {terminal(repr(c.subject))}: said {terminal(c.decision)}, final "
+                    f"{terminal(c.final_judgment or '')} decided {terminal(c.final_decision or '')}"
+                    f"{reason}"
+                )
 
 
 @review_group.command("changes")
@@ -229,6 +275,93 @@ def judge_command(
     )
 
 
-COMMANDS = [review_group, judge_command]
+@click.command("triage")
+@click.option("--run", "run", required=True, help="The run whose awaiting subjects are judged.")
+@click.option(
+    "--judge",
+    "judge",
+    required=True,
+    help='Shell command judging one subject (JSON on stdin, {"decision", "reason"} out).',
+)
+@click.option(
+    "--by",
+    "by",
+    help="The judge's name and version, recorded as the judgments' by (default: the command).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds per subject; past it the command's whole process group is killed.",
+)
+@click.option(
+    "--max-output",
+    type=click.IntRange(min=1),
+    default=api.DEFAULT_OUTPUT_CAP,
+    show_default=True,
+    help="Bytes of standard output read per subject; more is a failed subject.",
+)
+@pass_env_option
+@click.option(
+    "--keep-in",
+    "keep_in",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to keep the judgments' ledger files (default: beside an on-disk store).",
+)
+@click.pass_context
+@handle_errors
+def triage_command(
+    ctx: click.Context,
+    run: str,
+    judge: str,
+    by: str | None,
+    timeout: float,
+    max_output: int,
+    pass_env: tuple[str, ...],
+    keep_in: Path | None,
+) -> None:
+    """Run an automated judge on each subject awaiting adjudication; record machine judgments.
+
+    The judge reads the claim, the question asked, the subject's quoted spans
+    with their versions and the question to decide (as the run's evaluation
+    reader may see them) and answers a decision and a reason. Its answers are
+    initial machine judgments: they order the queue and change nothing that
+    is scored (docs/spec/adjudication.md "Machine triage"). It gets only
+    PATH, HOME, LANG and TMPDIR of the environment (and each --pass-env
+    NAME). A failed or malformed answer names its subject and records
+    nothing for it; the exit status is then 1.
+
+    Example: hopgate triage --run sys-a --judge "python3 examples/lexical_judge.py" --by lexical-overlap/1
+    """
+    result = api.triage(
+        _open(ctx),
+        run=run,
+        judge=judge,
+        by=by,
+        timeout=timeout,
+        max_output=max_output,
+        pass_env=pass_env,
+        keep_in=keep_in,
+    )
+    click.echo(
+        f"run {terminal(result.run)}, judge {terminal(repr(result.judge))}: "
+        f"{len(result.answered)} recorded, {len(result.skipped)} already judged, "
+        f"{len(result.failed)} failed"
+    )
+    for answered in result.answered:
+        click.echo(
+            f"- {terminal(repr(answered.subject))}: {terminal(answered.question)} "
+            f"{terminal(answered.decision)} ({terminal(answered.judgment)})"
+        )
+    for failed in result.failed:
+        click.echo(
+            f"- {terminal(repr(failed.subject))}: failed, nothing recorded: {terminal(failed.reason)}"
+        )
+    if result.failed:
+        ctx.exit(1)
+
+
+COMMANDS = [review_group, judge_command, triage_command]
 
 __all__ = ["COMMANDS"]

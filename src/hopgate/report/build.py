@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
 from hopgate.audit import queue as _review
+from hopgate.audit.agreement import Agreement
+from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.peers import peer_metrics_for_bundle
 from hopgate.audit.results import (
     GATE_POLICY,
@@ -114,6 +116,9 @@ class Report:
     #: The final judgments in force on the cards, in the order the store recorded
     #: them: who recorded each, when, and its signature (adjudication.md "Recording").
     judgments: list[dict[str, Any]] = field(default_factory=list)
+    #: Each automated judge's agreement with the final decisions, per question, over
+    #: every subject of the store (docs/spec/adjudication.md "Machine triage").
+    triage: list[Agreement] = field(default_factory=list)
     #: The header's signature line and whether the check asked for (--signed-export) failed.
     signature: SignatureCheck = field(default_factory=lambda: SignatureCheck(NOT_CHECKED))
 
@@ -132,6 +137,7 @@ class Report:
             "cards": [card.as_dict() for card in self.cards],
             "changes": self.changes.as_dict() if self.changes is not None else None,
             "judgments": self.judgments,
+            "triage": [a.as_dict() for a in self.triage],
         }
 
 
@@ -259,6 +265,7 @@ def build_report(
         changes=changes,
         pictures=drawn,
         judgments=in_force,
+        triage=_agreement(store),
         signature=signature,
     )
     # Every text of every format (cards, header, changes, pictures) passes the one filter.

@@ -30,7 +30,7 @@ def emit_judgment(ctx: Context, record: Record) -> Iterator[str]:
     s = nt.iri(ids.mint("judgment", d["id"]))
     question: str | None = d.get("question")
     if question is None:
-        for name in ("final", "settles"):
+        for name in ("final", "settles", "machine"):
             if name in d:
                 ctx.fail(f"field {name!r} needs the judgment's question", record, name)
     else:
@@ -67,15 +67,25 @@ def emit_judgment(ctx: Context, record: Record) -> Iterator[str]:
     if question is not None:
         # docs/spec/ledger.md "Judgments": the structured spelling.
         final = bool(d.get("final", False))
+        if d.get("machine") and final:
+            # docs/spec/adjudication.md "Machine triage": a machine judgment is initial only.
+            ctx.fail(
+                "a machine judgment is initial only: it cannot be final "
+                '(docs/spec/adjudication.md "Machine triage")',
+                record,
+                "final",
+            )
         yield f"{s} <{HG}question> {nt.string(question)}"
         yield f"{s} <{HG}final> {nt.boolean(final)}"
+        if d.get("machine"):
+            yield f"{s} <{HG}machine> {nt.boolean(True)}"
         settles = d.get("settles") or []
         if settles and not final:
             ctx.fail("only a final judgment settles others", record, "settles")
         for number, other in enumerate(settles):
             settled = _settled(ctx, record, other, subject, question, number)
             yield f"{s} <{HG}settles> {nt.iri(settled)}"
-    yield from ctx.agent(d["by"])
+    yield from ctx.agent(d["by"], software=bool(d.get("machine")))
     node = ids.mint("judgment", d["id"])
     if node in ctx.numbers:  # a judgment the store holds already keeps its number
         yield f"{s} <{RECORD_NUMBER}> {nt.integer(ctx.numbers[node])}"
