@@ -7,6 +7,8 @@ OA = "http://www.w3.org/ns/oa#"
 HG = "https://w3id.org/hopgate/ns#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+#: rdf:type, the predicate N-Triples writers call ``a``.
+RDF_TYPE = RDF + "type"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 DCTERMS = "http://purl.org/dc/terms/"
 

@@ -23,7 +23,7 @@ from hopgate.bundles.quads import ExportQuads, export_quads
 from hopgate.bundles.scope import Scope, resolve_scope
 from hopgate.errors import ExportError
 from hopgate.store import Store
-from hopgate.vocab import HG, RDF
+from hopgate.vocab import HG, RDF_TYPE
 
 FORMATS = tuple(EXTENSIONS)
 
@@ -51,7 +51,7 @@ def version_digests(quads: ExportQuads) -> dict[str, str]:
     for quad in quads.quads:
         subject = str(quad.subject.value)  # type: ignore[union-attr]
         predicate, obj = quad.predicate.value, quad.object
-        if predicate == RDF + "type" and obj == ox.NamedNode(HG + "Version"):
+        if predicate == RDF_TYPE and obj == ox.NamedNode(HG + "Version"):
             versions.add(subject)
         elif predicate == HG + "ledgerId" and isinstance(obj, ox.Literal):
             ledger_ids[subject] = obj.value

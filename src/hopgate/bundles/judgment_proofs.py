@@ -34,7 +34,7 @@ from hopgate.bundles.signing import (
 )
 from hopgate.errors import LedgerError, SigningError
 from hopgate.ingest.ledger import parse_time
-from hopgate.vocab import HG, PROV, RDF, XSD
+from hopgate.vocab import HG, PROV, RDF_TYPE, XSD
 
 #: What a signature's state is called (``Signature.state``).
 UNSIGNED, TRUSTED, UNTRUSTED, UNCHECKED, INVALID = (
@@ -66,7 +66,7 @@ def statement(fields: Mapping[str, Any]) -> list[ox.Quad]:
         return ox.Quad(node, ox.NamedNode(predicate), obj, graph)
 
     quads = [
-        quad(RDF + "type", ox.NamedNode(HG + "Judgment")),
+        quad(RDF_TYPE, ox.NamedNode(HG + "Judgment")),
         quad(HG + "ledgerId", ox.Literal(str(fields["id"]))),
         quad(HG + "judgesId", ox.Literal(str(fields["subject"]))),
         quad(PROV + "wasAttributedTo", ox.NamedNode(ids.mint("agent", str(fields["by"])))),

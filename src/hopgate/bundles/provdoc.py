@@ -52,8 +52,8 @@ from prov.model import (
 from hopgate import ids
 from hopgate.errors import UnmappedRecord
 from hopgate.vocab import DCTERMS, HG, ID_BASE, OA, PROV, RDF, XSD
+from hopgate.vocab import RDF_TYPE as A
 
-A = RDF + "type"
 _ACTIVITY = PROV + "Activity"
 _AGENTS = {PROV + "Agent", PROV + "SoftwareAgent", PROV + "Person", PROV + "Organization"}
 _ELEMENT_TYPES = {PROV + "Entity", _ACTIVITY, PROV + "Agent"}
@@ -291,9 +291,7 @@ def prov_quads(document: ProvDocument, *, strict: bool = False) -> list[ox.Quad]
                 subject = ox.NamedNode(record.identifier.uri)
                 for cls, local in _ELEMENT_CLASSES.items():
                     if isinstance(record, cls):
-                        quads.append(
-                            ox.Quad(subject, ox.NamedNode(RDF + "type"), _node(local), graph)
-                        )
+                        quads.append(ox.Quad(subject, ox.NamedNode(A), _node(local), graph))
                 for name, value in record.attributes:
                     if name.uri in (PROV + "startTime", PROV + "endTime"):
                         local = "startedAtTime" if name.uri.endswith("startTime") else "endedAtTime"
@@ -301,7 +299,7 @@ def prov_quads(document: ProvDocument, *, strict: bool = False) -> list[ox.Quad]
                             ox.Quad(subject, _node(local), _datetime_literal(value), graph)
                         )
                         continue
-                    uri = RDF + "type" if name.uri == PROV + "type" else name.uri
+                    uri = A if name.uri == PROV + "type" else name.uri
                     quads.append(ox.Quad(subject, ox.NamedNode(uri), _term(value), graph))
                 continue
             terms = _RELATION_TERMS.get(type(record))

@@ -58,7 +58,7 @@ from hopgate.bundles.manifest import FileEntry
 from hopgate.errors import SigningError
 from hopgate.inputs import parse_json
 from hopgate.shacl.lexical import well_formed
-from hopgate.vocab import HG, PROV, RDF, XSD
+from hopgate.vocab import HG, PROV, RDF_TYPE, XSD
 
 SECURITY = "https://w3id.org/security#"
 FOAF = "http://xmlns.com/foaf/0.1/"
@@ -324,7 +324,7 @@ def proof_configuration(options: ProofOptions) -> list[ox.Quad]:
         return ox.Quad(s, ox.NamedNode(p), o, graph)
 
     quads = [
-        quad(proof, RDF + "type", ox.NamedNode(SECURITY + "DataIntegrityProof")),
+        quad(proof, RDF_TYPE, ox.NamedNode(SECURITY + "DataIntegrityProof")),
         quad(
             proof,
             SECURITY + "cryptosuite",
@@ -342,8 +342,8 @@ def proof_configuration(options: ProofOptions) -> list[ox.Quad]:
         signer = ox.NamedNode(options.signer_iri)
         quads += [
             quad(proof, PROV + "wasAttributedTo", signer),
-            quad(signer, RDF + "type", ox.NamedNode(PROV + "Person")),
-            quad(signer, RDF + "type", ox.NamedNode(PROV + "Agent")),
+            quad(signer, RDF_TYPE, ox.NamedNode(PROV + "Person")),
+            quad(signer, RDF_TYPE, ox.NamedNode(PROV + "Agent")),
         ]
         if options.signer_name is not None:
             quads.append(quad(signer, FOAF + "name", ox.Literal(options.signer_name)))
@@ -360,7 +360,7 @@ def _file_quads(proof: ox.BlankNode, statement: FileStatement, quad: Any) -> lis
     flag = "true" if entry.with_text else "false"
     quads = [
         quad(proof, HG + "signedFile", file),
-        quad(file, RDF + "type", ox.NamedNode(HG + "ExportFile")),
+        quad(file, RDF_TYPE, ox.NamedNode(HG + "ExportFile")),
         quad(file, HG + "fileName", ox.Literal(statement.name)),
         quad(file, HG + "exportFormat", ox.Literal(entry.format)),
         quad(file, HG + "exportScope", ox.Literal(entry.scope)),

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from hopgate import ntriples as nt
 from hopgate.store import Row
-from hopgate.vocab import HG, PROV, RDF
+from hopgate.vocab import HG, PROV
+from hopgate.vocab import RDF_TYPE as A
 
-A = RDF + "type"
 _STATUS = {"sufficient": "Adjudicated", "insufficient": "Rejected"}
 
 

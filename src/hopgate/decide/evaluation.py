@@ -39,9 +39,8 @@ from hopgate.library.steps import (
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
 from hopgate.suggest import unknown_name
-from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
-
-A = RDF + "type"
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
+from hopgate.vocab import RDF_TYPE as A
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,8 @@ from hopgate.decide.variants import (
     surviving_route,
 )
 from hopgate.store import IRI, Row, Store
-from hopgate.vocab import HG, PROV, RDF
-
-A = RDF + "type"
+from hopgate.vocab import HG, PROV
+from hopgate.vocab import RDF_TYPE as A
 
 
 @dataclass

@@ -45,9 +45,8 @@ from hopgate.ingest.stored import StoredRecords
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, Store, snapshots
 from hopgate.store.publish import publish
-from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
-
-A = RDF + "type"
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
+from hopgate.vocab import RDF_TYPE as A
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ from hopgate.library.projection import projection_of
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
-from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
+from hopgate.vocab import RDF_TYPE as A
 
-A = RDF + "type"
 #: Why a variant was not planned, per variant (counted, never silently dropped).
 REASONS = {
     "citation-restriction": "the selected set has one member",

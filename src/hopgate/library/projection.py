@@ -21,9 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hopgate.vocab import PREFIXES, RDF
-
-RDF_TYPE = RDF + "type"
+from hopgate.vocab import PREFIXES, RDF_TYPE
 
 # One alternative per lexical element that may hide or be an IRI; the order
 # matters: an IRI may contain '#', a string may contain anything.

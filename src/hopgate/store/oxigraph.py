@@ -11,10 +11,10 @@ from typing import BinaryIO
 import pyoxigraph as ox
 
 from hopgate.errors import QueryError, StoreError, StoreLockedError
-from hopgate.library.projection import RDF_TYPE, Projection
+from hopgate.library.projection import Projection
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
 from hopgate.store.terms import bind_values, from_term, refuse_service
-from hopgate.vocab import CATALOG_GRAPH, PROV, sparql_prologue
+from hopgate.vocab import CATALOG_GRAPH, PROV, RDF_TYPE, sparql_prologue
 
 
 def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:

@@ -23,8 +23,7 @@ from hopgate.ingest.ledger import Record, parse_time
 from hopgate.ingest.stored import StoredRecords
 from hopgate.inputs import MAX_LITERAL_BYTES, literal_size
 from hopgate.vocab import HG, OA, PROV, RDF
-
-A = RDF + "type"
+from hopgate.vocab import RDF_TYPE as A
 
 
 @dataclass

@@ -18,11 +18,12 @@ from typing import BinaryIO
 import pyoxigraph as ox
 
 from hopgate.errors import StoreError
-from hopgate.library.projection import RDF_TYPE, Projection
-from hopgate.store.base import DumpFormat, Store
+from hopgate.library.projection import Projection
+from hopgate.store.base import DumpFormat, Store, check_iri
 from hopgate.store.oxigraph import OxigraphStore
 from hopgate.store.remote.transport import Transport
-from hopgate.store.remote.values import RDF_FORMATS, as_ntriples, check_iri, integer, rows
+from hopgate.store.remote.values import RDF_FORMATS, as_ntriples, integer, rows
+from hopgate.vocab import RDF_TYPE
 
 #: Triples per CONSTRUCT page when reading a graph: Virtuoso 7.2.5 refuses a
 #: CONSTRUCT of more than a million triples ("FRVEC: array in for vectored over

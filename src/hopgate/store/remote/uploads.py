@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from hopgate.errors import StoreError
+from hopgate.store.base import check_iri
 from hopgate.store.remote.transport import Transport
-from hopgate.store.remote.values import check_iri, integer, rows
+from hopgate.store.remote.values import integer, rows
 
 #: Staging graphs live outside the dataset: hopgate never lists or queries them.
 STAGING_BASE = "urn:hopgate:staging:"

@@ -18,7 +18,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from hopgate.errors import QueryError
-from hopgate.store.base import IRI, BNode, Row, Value
+from hopgate.store.base import IRI, BNode, Row, Value, check_iri
 from hopgate.store.terms import INTEGER_TYPES, term_ntriples
 from hopgate.vocab import XSD
 
@@ -49,12 +49,6 @@ def bind_update(update: str, params: Mapping[str, Value] | None) -> str:
 
 def _constant(term: str) -> Callable[[re.Match[str]], str]:
     return lambda _match: term
-
-
-def check_iri(iri: str) -> str:
-    if any(ch in iri for ch in '<>"{}|^`\\ \n'):
-        raise QueryError(f"not an IRI: {iri!r}")
-    return iri
 
 
 def boolean(raw: object) -> bool:
