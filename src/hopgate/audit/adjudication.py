@@ -41,6 +41,7 @@ from hopgate.ingest.loader import load as load_ledger
 from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, Store, catalog
 from hopgate.suggest import did_you_mean
+from hopgate.times import xsd_datetime
 from hopgate.vocab import VERDICTS
 
 #: Where recorded judgments are kept in an on-disk store's folder (not among the
@@ -133,7 +134,7 @@ def judge(
             '(docs/spec/adjudication.md "Machine triage")'
         )
     moment = (at or datetime.now(UTC)).astimezone(UTC)
-    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    stamp = xsd_datetime(moment)
     if judgment_id is None:
         judgment_id = f"{question}:{subject}:{by}@{stamp}"
     record: dict[str, Any] = {

@@ -36,7 +36,6 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +57,7 @@ from hopgate.bundles.manifest import FileEntry
 from hopgate.errors import SigningError
 from hopgate.inputs import parse_json
 from hopgate.shacl.lexical import well_formed
+from hopgate.times import xsd_datetime
 from hopgate.vocab import HG, PROV, RDF_TYPE, XSD
 
 SECURITY = "https://w3id.org/security#"
@@ -597,7 +597,7 @@ def options_of(proof: Any) -> tuple[ProofOptions, str]:
 
 def now() -> str:
     """The current UTC time as an ``xsd:dateTime`` to the second."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return xsd_datetime(seconds_only=True)
 
 
 def sign_dataset(

@@ -39,6 +39,7 @@ from hopgate.library.steps import (
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
 from hopgate.suggest import unknown_name
+from hopgate.times import xsd_datetime
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
 from hopgate.vocab import RDF_TYPE as A
 
@@ -143,7 +144,7 @@ def _rows(store: Store, query_id: str, run: str, scratch: str | None = None) -> 
 
 def _scratch_graph(run: str) -> str:
     """A fresh scratch graph IRI for one evaluation of ``run``."""
-    stamp = _stamp(datetime.now(UTC))
+    stamp = xsd_datetime(datetime.now(UTC))
     return ids.mint("evaluation-activity", f"{run}@{stamp}") + SCRATCH_SUFFIX
 
 
@@ -170,7 +171,7 @@ def _remove_stale_scratch(store: Store) -> None:
             if _is_scratch(graph):
                 store.remove_graph(graph)
         return
-    before = nt.datetime(_stamp(datetime.now(UTC) - STALE_SCRATCH))
+    before = nt.datetime(xsd_datetime(datetime.now(UTC) - STALE_SCRATCH))
     found = store.select(
         f"SELECT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{HG}ScratchGraph> ; "
         f"<{PROV}generatedAtTime> ?t }} FILTER (?t < {before}) }}"
@@ -181,7 +182,7 @@ def _remove_stale_scratch(store: Store) -> None:
 
 def _record_scratch(store: Store, scratch: str) -> None:
     """List an evaluation's scratch graph in the catalog while it exists on the server."""
-    when = nt.datetime(_stamp(datetime.now(UTC)))
+    when = nt.datetime(xsd_datetime(datetime.now(UTC)))
     store.update(
         f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> {{ {nt.iri(scratch)} a <{HG}ScratchGraph> ; "
         f"<{PROV}generatedAtTime> {when} }} }}"
@@ -325,7 +326,7 @@ def _evaluate_run(
         writer.activity,
         cards,
         cases,
-        _stamp(ended),
+        xsd_datetime(ended),
         seconds=time.perf_counter() - clock,
     )
 
@@ -345,7 +346,7 @@ def _write_bundle(
 ) -> _BundleWriter:
     """Write the bundle's N-Quads and its catalog entry's, a card at a time from the spool."""
     spool = decided.spool
-    stamp = _stamp(ended)
+    stamp = xsd_datetime(ended)
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
     with (
         bundle_file.open("w", encoding="utf-8") as out,
@@ -399,10 +400,6 @@ def _write_outcomes(writer: _BundleWriter, run: str, decided: _Decided) -> _Card
             case_node = writer.claim_case_node(case, asked[1])
             writer._write([f"{nt.iri(case_node)} <{HG}interventionOutcome> {nt.iri(node)}"])
     return _CardItems(answered, {(key[0], key[1]) for key in plans})
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class _BundleWriter:
@@ -564,12 +561,12 @@ class _BundleWriter:
             f"{bundle} <{A}> <{PROV}Bundle>",
             f"{bundle} <{A}> <{PROV}Entity>",
             f"{bundle} <{PROV}wasGeneratedBy> {activity}",
-            f"{bundle} <{PROV}generatedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{bundle} <{PROV}generatedAtTime> {nt.datetime(xsd_datetime(ended))}",
             f"{activity} <{A}> <{PROV}Activity>",
             f"{activity} <{A}> <{HG}EvaluationActivity>",
             f"{activity} <{HG}ledgerId> {nt.string(f'{run}@{self.stamp}')}",
-            f"{activity} <{PROV}startedAtTime> {nt.datetime(_stamp(started))}",
-            f"{activity} <{PROV}endedAtTime> {nt.datetime(_stamp(ended))}",
+            f"{activity} <{PROV}startedAtTime> {nt.datetime(xsd_datetime(started))}",
+            f"{activity} <{PROV}endedAtTime> {nt.datetime(xsd_datetime(ended))}",
             f"{activity} <{HG}evaluationOf> {nt.iri(ids.mint('run', run))}",
             f"{activity} <{PROV}wasAssociatedWith> {software}",
             f"{software} <{A}> <{PROV}Agent>",

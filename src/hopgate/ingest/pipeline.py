@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import tempfile
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,14 @@ from hopgate.ingest.adapters.items import Item, ItemError, item_error
 from hopgate.ingest.correctness import Tally
 from hopgate.ingest.loader import LoadResult, load
 from hopgate.store import IRI, Store
+from hopgate.times import xsd_datetime
 
 #: The file name errors of in-memory records name.
 SOURCE = "<pipeline>"
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return xsd_datetime(seconds_only=True)
 
 
 def _drop_none(**fields: Any) -> dict[str, Any]:

@@ -16,7 +16,6 @@ import json
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from hopgate.library.projection import projection_of
 from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
+from hopgate.times import xsd_datetime
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
 from hopgate.vocab import RDF_TYPE as A
 
@@ -119,7 +119,7 @@ def plan(
     claims = _claims(rows)
     places = {p.id: p for p in (_place(r) for r in rows if r["kind"] != "version")}
     texts = {str(r["spanId"]): r["text"] for r in rows if r["kind"] != "version"}
-    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    stamp = xsd_datetime()
     pid = plan_id(run, stamp)
     planned: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
@@ -197,7 +197,7 @@ def _rows(store: Store, run: str) -> list[Row]:
     adjudication = library_update("evaluation-adjudication").text
     eligibility = library_update("evaluation-eligibility").text
     query = library_query("interventions-plan").text
-    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    stamp = xsd_datetime()
     scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     graphs = catalog.run_inputs(store, run)

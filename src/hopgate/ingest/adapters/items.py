@@ -21,6 +21,7 @@ from typing import Any
 from hopgate.errors import LedgerError
 from hopgate.ingest.adapters.common import Record
 from hopgate.suggest import did_you_mean, near_misses
+from hopgate.times import xsd_datetime
 
 #: One item of an input: (file name, where in the file, the parsed item).
 Item = tuple[str, str, Any]
@@ -134,4 +135,4 @@ def note_unknown(notes: list[str], file: str, fields: Counter[str]) -> None:
 def file_time(path: Path) -> str:
     """The modification time of ``path`` as an ISO 8601 UTC date-time (whole seconds)."""
     moment = datetime.fromtimestamp(int(path.stat().st_mtime), UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return xsd_datetime(moment, seconds_only=True)

@@ -22,6 +22,7 @@ from hopgate.ingest.index import ID_KINDS, LedgerIndex, VersionFacts, fail
 from hopgate.ingest.ledger import Record, parse_time
 from hopgate.ingest.stored import StoredRecords
 from hopgate.inputs import MAX_LITERAL_BYTES, literal_size
+from hopgate.times import xsd_datetime
 from hopgate.vocab import HG, OA, PROV, RDF
 from hopgate.vocab import RDF_TYPE as A
 
@@ -104,7 +105,7 @@ class Context:
 
 def stamp(moment: datetime) -> str:
     """A moment as the UTC ``xsd:dateTime`` lexical form a load writes (microseconds kept)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return xsd_datetime(moment)
 
 
 class TooLarge(ValueError):
