@@ -145,7 +145,7 @@ def packaged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def _store(server: Any, **options: Any) -> RemoteStore:
-    store: RemoteStore = server.remote_store(timeout=300, **options)
+    store: RemoteStore = server.remote_store(**{"timeout": 300, **options})
     return store
 
 
