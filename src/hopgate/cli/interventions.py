@@ -12,6 +12,7 @@ import click
 from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import (
+    command_limits_options,
     correctness_judge_option,
     handle_errors,
     open_store,
@@ -107,20 +108,7 @@ def plan_command(
     help=f"Shell command answering one variant (JSON on stdin and stdout), or {api.BUILTIN_BM25}.",
 )
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    help="Seconds per variant; past it the command's whole process group is killed.",
-)
-@click.option(
-    "--max-output",
-    type=click.IntRange(min=1),
-    default=api.DEFAULT_OUTPUT_CAP,
-    show_default=True,
-    help="Bytes of standard output read per variant; more is a failed variant.",
-)
+@command_limits_options("variant")
 @pass_env_option
 @correctness_judge_option
 @click.option(

@@ -15,7 +15,13 @@ from typing import Any
 import click
 
 from hopgate import api
-from hopgate.cli.shared import handle_errors, open_store, pass_env_option, reader_option
+from hopgate.cli.shared import (
+    command_limits_options,
+    handle_errors,
+    open_store,
+    pass_env_option,
+    reader_option,
+)
 from hopgate.escaping import json_text, terminal
 
 
@@ -288,20 +294,7 @@ def judge_command(
     "by",
     help="The judge's name and version, recorded as the judgments' by (default: the command).",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    help="Seconds per subject; past it the command's whole process group is killed.",
-)
-@click.option(
-    "--max-output",
-    type=click.IntRange(min=1),
-    default=api.DEFAULT_OUTPUT_CAP,
-    show_default=True,
-    help="Bytes of standard output read per subject; more is a failed subject.",
-)
+@command_limits_options("subject")
 @pass_env_option
 @click.option(
     "--keep-in",

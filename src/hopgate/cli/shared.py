@@ -187,6 +187,32 @@ def format_option(*choices: str) -> Callable[[F], F]:
     )
 
 
+def command_limits_options(unit: str) -> Callable[[F], F]:
+    """``--timeout`` and ``--max-output``: the limits on a named command, per ``unit`` it answers.
+
+    One home for both, as ``interventions run`` and ``triage`` run commands
+    the same way (hopgate.processes).
+    """
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--max-output",
+            type=click.IntRange(min=1),
+            default=api.DEFAULT_OUTPUT_CAP,
+            show_default=True,
+            help=f"Bytes of standard output read per {unit}; more is a failed {unit}.",
+        )(func)
+        return click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=60.0,
+            show_default=True,
+            help=f"Seconds per {unit}; past it the command's whole process group is killed.",
+        )(func)
+
+    return decorate
+
+
 def pass_env_option(func: F) -> F:
     """``--pass-env NAME`` (repeatable): a variable a named command gets beyond the minimal ones.
 
