@@ -36,6 +36,7 @@ from hopgate.library.steps import (
     evaluation_projection,
     reading_projection,
 )
+from hopgate.memory import paused_gc
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
 from hopgate.suggest import unknown_name
@@ -91,20 +92,23 @@ def evaluate(
     if run is not None and run not in known:
         raise EvaluationError(unknown_name("run", run, known, where="runs in the store"))
     snapshots.discard_unpublished(store)
-    records = []
-    for run_id in [run] if run is not None else known:
-        state = catalog.staleness(store, run_id)
-        found = state.evaluation
-        if found is not None and not state.stale and not force:
-            records.append(_reused(store, run_id, found))
-            continue
-        graphs = (
-            list(state.inputs) if state.inputs is not None else catalog.run_inputs(store, run_id)
-        )
-        records.append(
-            _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None, by=by)
-        )
-    return records
+    with paused_gc():
+        return [
+            _evaluate_or_reuse(store, run_id, force=force, by=by)
+            for run_id in ([run] if run is not None else known)
+        ]
+
+
+def _evaluate_or_reuse(
+    store: Store, run_id: str, *, force: bool, by: str | None
+) -> EvaluationRecord:
+    """Evaluate ``run_id`` unless its latest evaluation is current (and not ``force``)."""
+    state = catalog.staleness(store, run_id)
+    found = state.evaluation
+    if found is not None and not state.stale and not force:
+        return _reused(store, run_id, found)
+    graphs = list(state.inputs) if state.inputs is not None else catalog.run_inputs(store, run_id)
+    return _evaluate_run(store, run_id, graphs, previous=found.bundle if found else None, by=by)
 
 
 def _reused(store: Store, run: str, found: catalog.Evaluation) -> EvaluationRecord:
