@@ -12,6 +12,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
+from hopgate.audit.peers import PEERS, peer_projection
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import RDF_TYPE, Projection, projection_of, query_iris
 from hopgate.library.steps import (
@@ -58,9 +59,18 @@ def _algebra(name: str) -> Any:
     return prepareQuery(sparql_prologue() + library_query(name).text).algebra
 
 
-@pytest.mark.parametrize("name", SCRATCH_UPDATES + RESULT_QUERIES + BUNDLE_QUERIES)
+PEER_QUERIES = tuple(query_id for query_id, _ in PEERS)
+
+
+@pytest.mark.parametrize("name", SCRATCH_UPDATES + RESULT_QUERIES + BUNDLE_QUERIES + PEER_QUERIES)
 def test_the_projection_keeps_every_pattern_of_its_queries(name: str) -> None:
-    projection = reading_projection() if name in BUNDLE_QUERIES else evaluation_projection()
+    projection = (
+        reading_projection()
+        if name in BUNDLE_QUERIES
+        else peer_projection()
+        if name in PEER_QUERIES
+        else evaluation_projection()
+    )
     found: list[tuple[Any, Any]] = []
     _patterns(_algebra(name), found)
     assert found, "no triple pattern found: the algebra walk is broken"

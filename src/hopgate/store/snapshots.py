@@ -30,7 +30,7 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -251,15 +251,20 @@ def verified(
 
 
 @contextmanager
-def working_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
+def working_copy(
+    store: Store, projection: Projection, graphs: Sequence[str | tuple[str, Projection]]
+) -> Iterator[Store]:
     """A store holding what ``projection`` keeps of ``graphs``, for an evaluation's queries.
 
     On an on-disk store: a memory copy, each graph parsed from its verified
     snapshot or else read from the store. Elsewhere: the engine's own
-    :meth:`~hopgate.store.Store.working_copy`.
+    :meth:`~hopgate.store.Store.working_copy`. A graph may be given with the
+    projection of the snapshot to parse (one that keeps at least what
+    ``projection`` does, such as a bundle's whole snapshot).
     """
-    files = _verified_files(store, [(graph, projection) for graph in graphs])
-    with store.working_copy(projection, graphs, files=files) as copy:
+    parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
+    files = _verified_files(store, parts)
+    with store.working_copy(projection, [graph for graph, _ in parts], files=files) as copy:
         yield copy
 
 
