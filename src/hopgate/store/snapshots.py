@@ -51,6 +51,7 @@ log = logging.getLogger("hopgate")
 # subject, the predicate and (for rdf:type) the class.
 _LINE = re.compile(rb"^\S+[ \t]+<([^>]*)>[ \t]+(\S+)")
 _CHUNK = 1 << 20
+_BATCH = 8192
 
 
 def _digest(text: str) -> str:
@@ -180,8 +181,9 @@ def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> N
         for projection in projections
     ]
     type_iri = f"<{RDF_TYPE}>".encode()
+    kept: list[list[bytes]] = [[] for _ in outs]
     with nquads.open("rb") as source:
-        for line in source:
+        for number, line in enumerate(source, 1):
             parts = line.split(b" ", 3)
             if len(parts) < 3 or not parts[1].startswith(b"<") or not parts[1].endswith(b">"):
                 match = _LINE.match(line)
@@ -191,9 +193,19 @@ def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> N
                 obj = match.group(2)
             else:
                 predicate, obj = parts[1], parts[2]
-            for (predicates, classes), out in zip(wanted, outs, strict=True):
+            for (predicates, classes), lines in zip(wanted, kept, strict=True):
                 if obj in classes if predicate == type_iri else predicate in predicates:
-                    out.write(line)
+                    lines.append(line)
+            if number % _BATCH == 0:
+                _flush(kept, outs)
+    _flush(kept, outs)
+
+
+def _flush(kept: list[list[bytes]], outs: list[_Hashing]) -> None:
+    # One write (and one hash update) per batch of lines, not per line.
+    for lines, out in zip(kept, outs, strict=True):
+        out.write(b"".join(lines))
+        lines.clear()
 
 
 def remove(store: Store, graph: str) -> None:
