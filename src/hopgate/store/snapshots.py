@@ -276,7 +276,12 @@ def working_copy(
     """
     parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
     files = _verified_files(store, parts)
-    with store.working_copy(projection, [graph for graph, _ in parts], files=files) as copy:
+    with store.working_copy(
+        projection,
+        [graph for graph, _ in parts],
+        files=files,
+        lacking=_lacking(parts, projection, files),
+    ) as copy:
         yield copy
 
 
@@ -296,8 +301,27 @@ def reading_copy(
     if _folder(store) is None or len(files) < len(parts):
         yield store
         return
-    with store.working_copy(projection, [graph for graph, _ in parts], files=files) as copy:
+    with store.working_copy(
+        projection,
+        [graph for graph, _ in parts],
+        files=files,
+        lacking=_lacking(parts, projection, files),
+    ) as copy:
         yield copy
+
+
+def _lacking(
+    parts: list[tuple[str, Projection]], wanted: Projection, files: dict[str, Path]
+) -> dict[str, Projection]:
+    """What each graph's snapshot lacks of ``wanted`` (its quads are read from the store)."""
+    found = {}
+    for graph, cut in parts:
+        if graph in files:
+            predicates = wanted.predicates - cut.predicates
+            classes = wanted.classes - cut.classes
+            if predicates - {RDF_TYPE} or classes:
+                found[graph] = Projection(predicates, classes)
+    return found
 
 
 def _verified_files(store: Store, parts: list[tuple[str, Projection]]) -> dict[str, Path]:
