@@ -25,6 +25,7 @@ from hopgate.library.artefacts import library_query
 from hopgate.library.projection import Projection, projection_of
 from hopgate.library.steps import reading_projection
 from hopgate.store import IRI, Row, Store, snapshots
+from hopgate.store.catalog import Evaluation
 
 
 @dataclass(frozen=True)
@@ -149,22 +150,27 @@ def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[Peer
     """
     result = {}
     for state in read_states(store, run=run):
-        evaluation = state.evaluation
-        assert evaluation is not None
-        # The peer queries read every evidence triple many times: on an
-        # on-disk store they run on an in-memory copy of the bundle (from its
-        # snapshot) and of what they read of the loads it used (bench/README.md).
-        with snapshots.working_copy(
-            store, peer_projection(), [(evaluation.bundle, reading_projection()), *evaluation.used]
-        ) as copy:
-            result[state.run] = peer_metrics_for_bundle(copy, evaluation.bundle)
+        assert state.evaluation is not None
+        result[state.run] = evaluation_peer_metrics(store, state.evaluation)
     return result
+
+
+def evaluation_peer_metrics(store: Store, evaluation: Evaluation) -> list[PeerMetric]:
+    """The peer figures of one recorded evaluation (see :func:`peer_metrics_for_bundle`)."""
+    # The peer queries read every evidence triple many times: on an on-disk
+    # store they run on an in-memory copy of the bundle (from its snapshot)
+    # and of what they read of the loads it used (bench/README.md).
+    with snapshots.working_copy(
+        store, peer_projection(), [(evaluation.bundle, reading_projection()), *evaluation.used]
+    ) as copy:
+        return peer_metrics_for_bundle(copy, evaluation.bundle)
 
 
 __all__ = [
     "PEERS",
     "TERMS",
     "PeerMetric",
+    "evaluation_peer_metrics",
     "peer_metrics",
     "peer_metrics_for_bundle",
     "peer_projection",

@@ -25,7 +25,7 @@ from hopgate.audit.withholding import MARKER, check_reader, evaluation_reader, w
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.projection import Projection, projection_of
-from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.library.steps import BUNDLE_QUERIES, evaluation_projection, reading_projection
 from hopgate.report.sentences import ADMISSIBILITY, reason
 from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
 from hopgate.suggest import did_you_mean
@@ -278,7 +278,8 @@ COPY_QUERIES = (
     "report-spans",
     "report-contradictions",
     "report-coverage",
-    "unretrieved-citations",
+    "verdict-strata",
+    *BUNDLE_QUERIES,
 )
 
 
@@ -309,14 +310,21 @@ def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
 
 
 def collect_cards(
-    store: Store, chosen: ChosenEvaluation, *, only_output: str | None = None
+    store: Store,
+    chosen: ChosenEvaluation,
+    *,
+    only_output: str | None = None,
+    facts: Store | None = None,
 ) -> list[CardDetail]:
     """The cards of the chosen evaluation with their texts, sets, coverage and reasons.
 
-    With ``only_output``, the card of that output claim alone.
+    With ``only_output``, the card of that output claim alone. ``facts`` is
+    the evaluation's :func:`facts_copy` when the caller holds one.
     """
-    with facts_copy(store, chosen.evaluation) as facts:
+    if facts is not None:
         return _collect(store, facts, chosen, only_output)
+    with facts_copy(store, chosen.evaluation) as copy:
+        return _collect(store, copy, chosen, only_output)
 
 
 def _collect(
