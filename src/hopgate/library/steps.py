@@ -46,6 +46,7 @@ BUNDLE_QUERIES = (
     "metrics-strata",
     "card-judgments",
     "interventions",
+    "unretrieved-citations",
 )
 
 
