@@ -11,7 +11,7 @@ and "Intervals"; the gate: docs/spec/acceptance.md "Release gate".
 from __future__ import annotations
 
 from collections import defaultdict
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -171,27 +171,34 @@ def evaluation_cards(
 ) -> list[VerdictRow]:
     """The acceptance cards of one recorded evaluation (any, not only a run's latest).
 
-    ``facts`` is where to ask which citations were never retrieved (a copy of
-    the evaluation's loads and bundle, :func:`hopgate.report.data.facts_copy`);
-    default the store.
+    ``facts`` is a copy of the evaluation's loads and bundle holding at least
+    what the bundle queries read (:func:`hopgate.report.data.facts_copy`), read
+    instead of a reading copy of its own; default the store's reading copy.
     """
     unretrieved: dict[str, list[str]] = defaultdict(list)
-    with _reading_copy(store, evaluation) as copy:
+    with _reading_copy(store, evaluation, facts) as copy:
         rows = _cards(copy, evaluation.bundle)
-        asked = copy if facts is None else facts
-        for found in _bundle_select(asked, "unretrieved-citations", evaluation.bundle):
+        for found in _bundle_select(copy, "unretrieved-citations", evaluation.bundle):
             unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
     return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
 
 
-def evaluation_metrics(store: Store, evaluation: catalog.Evaluation) -> RunMetrics:
-    """The metrics of one recorded evaluation (any, not only a run's latest)."""
-    with _reading_copy(store, evaluation) as copy:
+def evaluation_metrics(
+    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
+) -> RunMetrics:
+    """The metrics of one recorded evaluation (any, not only a run's latest); ``facts`` as
+    for :func:`evaluation_cards`."""
+    with _reading_copy(store, evaluation, facts) as copy:
         return _run_metrics(copy, evaluation.run, evaluation.bundle)
 
 
-def _reading_copy(store: Store, evaluation: catalog.Evaluation) -> AbstractContextManager[Store]:
-    """Where to read one bundle: an in-memory copy when verified snapshots make it cheap."""
+def _reading_copy(
+    store: Store, evaluation: catalog.Evaluation, facts: Store | None = None
+) -> AbstractContextManager[Store]:
+    """Where to read one bundle: ``facts`` when given, else an in-memory copy when
+    verified snapshots make it cheap, else the store."""
+    if facts is not None:
+        return nullcontext(facts)
     return snapshots.reading_copy(
         store, reading_projection(), [*evaluation.used, evaluation.bundle]
     )
