@@ -45,4 +45,5 @@ ANSWERABILITY = {
     HG + "Answerable": "answerable",
     HG + "Blocked": "blocked",
     HG + "NotFound": "not found",
+    HG + "NotApplicable": "not applicable",
 }

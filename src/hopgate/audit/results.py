@@ -73,6 +73,11 @@ class VerdictRow:
     #: False when nobody judged the output (acceptance.md "Per output claim", rule unknown
     #: correctness): it is then neither correct nor incorrect.
     correctness_known: bool = True
+    #: True when the ledger marks the claim not applicable for the evaluation
+    #: (acceptance.md "Not applicable"): its answerability is ``not applicable``.
+    not_applicable: bool = False
+    #: The ledger's reason for it (ledger text), None when the claim applies.
+    not_applicable_reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -223,6 +228,9 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     result = []
     for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
+        answerability = (
+            ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None
+        )
         result.append(
             VerdictRow(
                 run=ids.ledger_id(str(row["run"])),
@@ -230,9 +238,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 output=ids.ledger_id(str(row["output"])),
                 claim=_id(row["claim"]),
                 consequential=bool(row["consequential"]),
-                answerability=ANSWERABILITY.get(str(row["answerability"]))
-                if row["answerability"]
-                else None,
+                answerability=answerability,
                 supported=bool(row["supported"]),
                 retrieved_complete=bool(row["retrievedComplete"]),
                 citation_complete=bool(row["citationComplete"]),
@@ -245,6 +251,10 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 judgments=judged[card],
                 interventions=items.get(card),
                 correctness_known=bool(row["correctnessKnown"]),
+                not_applicable=answerability == "not applicable",
+                not_applicable_reason=None
+                if row["notApplicableReason"] is None
+                else str(row["notApplicableReason"]),
             )
         )
     return result
@@ -325,6 +335,7 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
             "omitted": _int(row["omitted"]),
             "blocked": _int(row["blocked"]),
             "not_found": _int(row["notFound"]),
+            "not_applicable": _int(row["notApplicable"]),
             "appropriate_abstentions": _int(row["appropriateAbstentions"]),
             "escalated": _int(row["escalated"]),
         },

@@ -70,6 +70,7 @@ COUNT_LABELS = {
     "omitted": "omitted required claims",
     "blocked": "blocked claim-cases",
     "not_found": "not-found claim-cases",
+    "not_applicable": "not-applicable claim-cases",
     "appropriate_abstentions": "appropriate abstentions",
     "escalated": "awaiting adjudication",
 }

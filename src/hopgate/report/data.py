@@ -423,8 +423,12 @@ def _card(
             }[role]
             target.append(_span(r))
     for evidence in sets.values():
-        evidence.eligible = evidence.status == "adjudicated" and not any(
-            m.failed for m in evidence.members
+        # A claim not applicable for the evaluation has no set weighed, so none eligible
+        # (docs/spec/acceptance.md "Not applicable").
+        evidence.eligible = (
+            not row.not_applicable
+            and evidence.status == "adjudicated"
+            and not any(m.failed for m in evidence.members)
         )
         evidence.cited = evidence.id == row.cited_route
         evidence.retrieved = evidence.id == row.retrieved_route
