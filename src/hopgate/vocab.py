@@ -46,3 +46,11 @@ ANSWERABILITY = {
     HG + "Blocked": "blocked",
     HG + "NotFound": "not found",
 }
+#: A source's authority, strongest first (docs/spec/acceptance.md "Source truth"):
+#: a route's authority is its weakest member's.
+AUTHORITY = {
+    HG + "Primary": "primary",
+    HG + "Secondary": "secondary",
+    HG + "Tertiary": "tertiary",
+    HG + "Unstated": "unstated",
+}

@@ -27,6 +27,7 @@ SCRATCH_UPDATES = (
 RESULT_QUERIES = (
     "evaluation-verdicts",
     "evaluation-route-candidates",
+    "evaluation-source-truth",
     "card-links",
     "evaluation-missing-hops",
     "evaluation-inadmissible-citations",
