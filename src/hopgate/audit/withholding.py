@@ -84,7 +84,9 @@ NAMES: dict[str, frozenset[str]] = {
     name: frozenset(value.split())
     for name, value in {
         "VerdictRow": "run question output claim answerability missing inadmissible_citations "
-        "cited_route retrieved_route verdict card id interventions unretrieved_citations",
+        "cited_route retrieved_route verdict card id interventions unretrieved_citations "
+        "route_authority weighed_route span version source authority basis_from "
+        "effective_from effective_until observed_at status",
         "Proportion": "interval",
         "GateResult": "run",
         "RunMetrics": "run evaluation strata interventions",

@@ -41,6 +41,7 @@ RESULT_QUERIES = (
 BUNDLE_QUERIES = (
     "cards",
     "card-spans",
+    "card-source-truth",
     "gate",
     "metrics",
     "metrics-by-question",
