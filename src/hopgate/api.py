@@ -61,6 +61,7 @@ from hopgate.audit.results import (
     GateResult,
     RunMetrics,
     VerdictRow,
+    authority_policy_text,
     check_gate_policy,
 )
 from hopgate.audit.results import gate as _gate
@@ -1448,12 +1449,13 @@ def build_report(
     signed_export: Path | None = None,
     trust: Sequence[str] = (),
     consequential: str = GATE_POLICY,
+    require_authority: str = AUTHORITY_POLICY,
 ) -> Report:
     """The audit report of ``run``: header to sign, metrics, charts, every card and why.
 
     ``hopgate report --run RUN [--reader R] [--evaluation RUN@TIME]
     [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]
-    [--consequential marked|all]``;
+    [--consequential marked|all] [--require-authority primary|secondary]``;
     :func:`render_report` writes it as HTML, Markdown or JSON. Reads the run's
     latest recorded evaluation (or ``evaluation``), filtered for ``reader``
     exactly as an export is. ``pictures`` caps the card pictures drawn
@@ -1461,7 +1463,8 @@ def build_report(
     a signed export of the evaluation whose signatures are checked, against
     the ``trust`` keys (as :func:`verify` reads them) when given, for the
     header's signature line. The release decision is the gate's under the
-    ``consequential`` policy (as :func:`gate`), stated on the report.
+    ``consequential`` policy and the ``require_authority`` policy (as
+    :func:`gate`), both stated on the report.
 
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
@@ -1489,6 +1492,7 @@ def build_report(
         signed_export=signed_export,
         trusted=trusted,
         consequential=consequential,
+        require_authority=require_authority,
     )
 
 

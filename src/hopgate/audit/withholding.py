@@ -91,7 +91,7 @@ NAMES: dict[str, frozenset[str]] = {
         "GateResult": "run",
         "RunMetrics": "run evaluation strata interventions",
         "Report": "peers charts",
-        "GateDecision": "failing policy",
+        "GateDecision": "failing policy require_authority",
         "Header": "run system run_started evaluation evaluation_record reader "
         "evaluation_reader cutoff started ended hopgate_version bundle previous policy",
         "LoadUsed": "graph digest loaded agent",
