@@ -61,7 +61,6 @@ from hopgate.audit.results import (
     GateResult,
     RunMetrics,
     VerdictRow,
-    authority_policy_text,
     check_gate_policy,
 )
 from hopgate.audit.results import gate as _gate

@@ -94,6 +94,7 @@ def test_worked_example_json_contract(store: hopgate.OxigraphStore) -> None:
         "alternatives",
         "contradiction",
         "source age",
+        "route authority",
     }
 
 

@@ -435,6 +435,11 @@ class GateResult:
     below_authority: list[str] = field(default_factory=list)
 
     @property
+    def authority_policy(self) -> str | None:
+        """The required authority in words, as the gate discloses it (None: none required)."""
+        return authority_policy_text(self.require_authority)
+
+    @property
     def consequential(self) -> int:
         """How many output claims the gate weighed (the name of the ``marked`` policy)."""
         return self.weighed

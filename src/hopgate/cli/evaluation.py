@@ -221,9 +221,8 @@ def gate(
         consequential=consequential,
         require_authority=require_authority,
     )
-    policy = api.authority_policy_text(require_authority)
-    if policy is not None:
-        click.echo(f"run {terminal(run)}: authority policy: {policy}")
+    if result.authority_policy is not None:
+        click.echo(f"run {terminal(run)}: authority policy: {result.authority_policy}")
     shown = terminal(run)
     weighs = "consequential" if result.policy == "marked" else ""
     outputs = f"{weighs} output claim(s)".strip()
