@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import hopgate
 from hopgate.cli import cli
+from hopgate.audit.withholding import MARKER
 from hopgate.errors import GateError, LedgerError
 from hopgate.store import catalog
 from hopgate.testing import assert_gate
@@ -342,3 +343,21 @@ def test_ledger_text_in_the_basis_is_escaped(tmp_path: Path) -> None:
     assert "\n# heading" not in markdown
     steps = hopgate.explain(store, "sys-b/q1/o1").steps
     assert any("<script>" in step.sentence for step in steps if step.step == "source truth")
+
+
+def test_the_basis_passes_the_reader_filter(tmp_path: Path) -> None:
+    """A basis repeating a text withheld from the reader is shown as the withheld marker
+    (docs/spec/records.md "What a reader is shown"), like every other ledger text."""
+    ledger = _ledger()
+    ledger["readers"].append({"id": "public"})
+    ledger["versions"][0]["readers"] = ["analyst"]
+    ledger["sources"][0]["authority_basis"] = REGISTRY
+    ledger["judgments"] = []
+    store = _evaluated(tmp_path, ledger)
+    analyst = {m["span"]: m for m in _cards(store)["sys-b/q1/o1"].source_truth}
+    assert analyst["r1"]["basis"] == REGISTRY
+    public = {r.output: r for r in hopgate.verdicts(store, reader="public")}
+    shown = {m["span"]: m for m in public["sys-b/q1/o1"].source_truth}
+    assert shown["r1"]["basis"] == MARKER
+    assert shown["r1"]["authority"] == "primary"  # a name, not a text
+
