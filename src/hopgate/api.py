@@ -582,9 +582,7 @@ def gate(
     check_gate_policy(consequential)
     if evaluate:
         _evaluate(store, run=run)
-    result = _gate(
-        store, run=run, consequential=consequential, require_authority=require_authority
-    )
+    result = _gate(store, run=run, consequential=consequential, require_authority=require_authority)
     if not (result.passed or result.stale):
         found = reasons(store, run, result.failing)
         for row in result.failing:

@@ -126,9 +126,7 @@ def assert_gate(
     __tracebackhide__ = True
     if evaluate:
         run_evaluation(store, run=run)
-    result = gate(
-        store, run=run, consequential=consequential, require_authority=require_authority
-    )
+    result = gate(store, run=run, consequential=consequential, require_authority=require_authority)
     if not result.passed:
         raise AssertionError(gate_message(result))
     return result

@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 import hopgate
-from hopgate.cli import cli
 from hopgate.audit.withholding import MARKER
+from hopgate.cli import cli
 from hopgate.errors import GateError, LedgerError
 from hopgate.store import catalog
 from hopgate.testing import assert_gate
@@ -332,7 +332,7 @@ def test_the_command_and_the_report_disclose_the_policy(tmp_path: Path) -> None:
 
 def test_ledger_text_in_the_basis_is_escaped(tmp_path: Path) -> None:
     ledger = _ledger()
-    ledger["sources"][0]["authority_basis"] = '<script>alert(1)</script>\n# heading | cell'
+    ledger["sources"][0]["authority_basis"] = "<script>alert(1)</script>\n# heading | cell"
     ledger["judgments"] = []
     store = _evaluated(tmp_path, ledger)
     report = hopgate.build_report(store, run="sys-b", pictures=0)
@@ -360,4 +360,3 @@ def test_the_basis_passes_the_reader_filter(tmp_path: Path) -> None:
     shown = {m["span"]: m for m in public["sys-b/q1/o1"].source_truth}
     assert shown["r1"]["basis"] == MARKER
     assert shown["r1"]["authority"] == "primary"  # a name, not a text
-

@@ -152,9 +152,7 @@ class Spool:
                 "SELECT output, evidence_set, uncited, unretrieved FROM candidates ORDER BY output"
             )
         )
-        truth = _by_output(
-            self._db.execute("SELECT output, row FROM truth ORDER BY output, rowid")
-        )
+        truth = _by_output(self._db.execute("SELECT output, row FROM truth ORDER BY output, rowid"))
         for output, text in self._db.execute("SELECT output, row FROM verdicts ORDER BY output"):
             card = Card(json.loads(text))
             for _, relation, target in links(output):

@@ -209,9 +209,7 @@ def build_report(
     head = header(store, chosen, signature=signature.line)
     check_gate_policy(consequential)
     authority_text = authority_policy_text(require_authority)
-    weighed, blocking = _blocking(
-        store, chosen.evaluation.bundle, consequential, require_authority
-    )
+    weighed, blocking = _blocking(store, chosen.evaluation.bundle, consequential, require_authority)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
