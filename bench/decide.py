@@ -279,7 +279,10 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
     graphs, seconds = timed(lambda: catalog.run_inputs(store, run))
     floor = _read_floor(store, [library_query("run-inputs").text])
     step(
-        "catalog: run-inputs.rq (first evaluation only)", seconds, floor, "COUNT of its predicates"
+        "catalog: run inputs (first evaluation only; one load: no walk)",
+        seconds,
+        floor,
+        "COUNT of its predicates",
     )
     graphs = list(state.inputs) if state.inputs is not None else graphs
     scratch = evaluation._scratch_graph(run)
@@ -342,7 +345,7 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
 
     from hopgate.decide.annotations import AnnotationState
 
-    decided = evaluation._Decided(spool, AnnotationState.from_rows(state_rows), [])
+    decided = evaluation._Decided(spool, AnnotationState.from_rows(state_rows), [], {})
     bundle_file, catalog_file = folder / "bundle.nq", folder / "catalog.nq"
     from datetime import UTC, datetime
 

@@ -79,6 +79,7 @@ def mint_case(run: str, question: str) -> str:
     return f"{ID_BASE}case/{case_id(run, question)}"
 
 
+@lru_cache(maxsize=1 << 17)
 def parse(iri: str) -> tuple[str, str]:
     """Return ``(kind, ledger id)`` of a minted IRI; raise ValueError otherwise.
 

@@ -183,3 +183,52 @@ def test_evaluating_one_run_leaves_the_others_alone(
     [record] = evaluate(store, run="sys-b")
     assert (record.run, record.cards) == ("sys-b", 1)
     assert latest(store, "sys-a") is None
+
+
+# ---- one working copy for the runs of one evaluate (bench/speed-design.md "D2") -------
+
+SECOND_LOAD = """
+ledger: 1
+runs:
+  - {id: sys-b, evaluation: eval-oct, system: rag-v3, started_at: 2026-10-06T09:00:00Z}
+  - {id: sys-c, evaluation: eval-oct, system: rag-v3, started_at: 2026-10-06T10:00:00Z}
+cases:
+  - run: sys-b
+    question: qA
+    retrieved: [a1, a2]
+    outputs:
+      - {id: sys-b/qA/o1, text: "Entity R holds Cedar's rights.", claim: cA, correct: true, cites: [a1, a2]}
+  - run: sys-c
+    question: qC
+    retrieved: [c3]
+    outputs:
+      - {id: sys-c/qC/o1, text: "Vendor V supplies Cedar's interface Q.", claim: cC, correct: true, cites: [c3]}
+"""
+
+
+def test_runs_evaluated_together_get_the_cards_they_get_alone(tmp_path: Path) -> None:
+    """Runs of one ``evaluate`` share a working copy only when their inputs are the same:
+    sys-a's inputs are the first load, sys-b's and sys-c's both loads, and every card
+    is what the run's evaluation alone (in its own store) decides."""
+    second = tmp_path / "second.yaml"
+    second.write_text(SECOND_LOAD, encoding="utf-8")
+
+    def fresh(name: str) -> hopgate.OxigraphStore:
+        store = hopgate.open_store(tmp_path / name)
+        hopgate.load(store, CEDAR)
+        hopgate.load(store, second)
+        return store
+
+    together = fresh("together")
+    assert [r.run for r in evaluate(together)] == ["sys-a", "sys-b", "sys-c"]
+    rows = {r.output: r.as_dict() for r in verdicts(together)}
+    alone = {}
+    for run in ("sys-c", "sys-a", "sys-b"):  # another order, one run per evaluate
+        store = fresh(f"alone-{run}")
+        evaluate(store, run=run)
+        alone.update({r.output: r.as_dict() for r in verdicts(store, run=run)})
+    drop = ("card", "evaluation")
+    assert {o: {k: v for k, v in r.items() if k not in drop} for o, r in rows.items()} == {
+        o: {k: v for k, v in r.items() if k not in drop} for o, r in alone.items()
+    }
+    assert {"sys-a/qA/o1", "sys-b/qA/o1", "sys-c/qC/o1"} <= rows.keys()

@@ -181,15 +181,12 @@ def evaluation_cards(
     the evaluation's loads and bundle, :func:`hopgate.report.data.facts_copy`);
     default the store.
     """
+    unretrieved: dict[str, list[str]] = defaultdict(list)
     with _reading_copy(store, evaluation) as copy:
         rows = _cards(copy, evaluation.bundle)
-    # The case's retrieved spans are not in the reading copy: asked of the store,
-    # whose records of a span or case never change once loaded (docs/spec/records.md).
-    unretrieved: dict[str, list[str]] = defaultdict(list)
-    query = library_query("unretrieved-citations").text
-    asked = store if facts is None else facts
-    for found in asked.select(query, params={"bundle": IRI(evaluation.bundle)}):
-        unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
+        asked = copy if facts is None else facts
+        for found in _bundle_select(asked, "unretrieved-citations", evaluation.bundle):
+            unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
     return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
 
 

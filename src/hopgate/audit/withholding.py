@@ -347,10 +347,17 @@ class Readers:
         self._store = store
         self._reader = reader
         self._filters: dict[str, Withholding] = {}
+        # A read never writes, so a run's evaluation reader holds for this
+        # object's life; asking once per card cost a query per row.
+        self._run_readers: dict[str, str] = {}
 
     def reader_of(self, run: str) -> str:
         """The reader an output about ``run`` is for."""
-        return self._reader if self._reader is not None else evaluation_reader(self._store, run)
+        if self._reader is not None:
+            return self._reader
+        if run not in self._run_readers:
+            self._run_readers[run] = evaluation_reader(self._store, run)
+        return self._run_readers[run]
 
     def of_run(self, run: str) -> Withholding:
         """The filter for ``run``'s output."""

@@ -48,6 +48,7 @@ BUNDLE_QUERIES = (
     "metrics-strata",
     "card-judgments",
     "interventions",
+    "unretrieved-citations",
 )
 
 

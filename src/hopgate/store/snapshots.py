@@ -30,14 +30,15 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from hopgate import ntriples as nt
 from hopgate.library.projection import Projection
 from hopgate.store.base import IRI, Store
-from hopgate.vocab import CATALOG_GRAPH, HG
+from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE
 
 FOLDER = "hopgate-snapshots"
 #: The catalog property that records a snapshot: "<projection key> sha256:<hex>".
@@ -48,7 +49,7 @@ log = logging.getLogger("hopgate")
 # Subject, predicate and object's first token of an N-Quads line: IRIs and
 # blank node labels hold no whitespace, so the first three tokens are the
 # subject, the predicate and (for rdf:type) the class.
-_LINE = re.compile(r"^\S+[ \t]+<([^>]*)>[ \t]+(\S+)")
+_LINE = re.compile(rb"^\S+[ \t]+<([^>]*)>[ \t]+(\S+)")
 _CHUNK = 1 << 20
 
 
@@ -81,28 +82,44 @@ def snapshot_path(folder: Path, graph: str, projection: Projection) -> Path:
     return folder / f"{_digest(graph)[:32]}-{projection_key(projection)}.nq"
 
 
-def _write_atomically(target: Path, lines: Iterator[str]) -> str:
-    """Write ``lines`` to ``target`` by fsynced temporary file and rename; return its digest."""
-    partial = target.with_suffix(".partial")
-    hasher = hashlib.sha256()
+def _write_atomically(targets: list[Path], write: Callable[[list[_Hashing]], None]) -> list[str]:
+    """Write ``targets`` by fsynced temporary files and renames; return their digests.
+
+    ``write`` receives one binary file per target (hashing as it writes).
+    """
+    partials = [target.with_suffix(".partial") for target in targets]
     try:
-        with partial.open("wb") as out:
-            for line in lines:
-                data = line.encode("utf-8")
-                hasher.update(data)
-                out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(partial, target)
-        directory = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        with ExitStack() as stack:
+            outs = [_Hashing(stack.enter_context(path.open("wb"))) for path in partials]
+            write(outs)
+            for out in outs:
+                out.file.flush()
+                os.fsync(out.file.fileno())
+        for partial, target in zip(partials, targets, strict=True):
+            os.replace(partial, target)
+        directory = os.open(targets[0].parent, os.O_RDONLY) if targets else None
+        if directory is not None:
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
     except BaseException:
-        partial.unlink(missing_ok=True)
+        for partial in partials:
+            partial.unlink(missing_ok=True)
         raise
-    return "sha256:" + hasher.hexdigest()
+    return ["sha256:" + out.hasher.hexdigest() for out in outs]
+
+
+class _Hashing:
+    """A binary file that hashes what is written to it."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file = file
+        self.hasher = hashlib.sha256()
+
+    def write(self, data: bytes) -> None:
+        self.hasher.update(data)
+        self.file.write(data)
 
 
 def keep(
@@ -121,35 +138,62 @@ def keep(
     folder = _folder(store)
     if folder is None:
         return []
-    lines = []
     try:
         folder.mkdir(exist_ok=True)
-        for projection in projections:
-            target = snapshot_path(folder, graph, projection)
-            digest = _write_atomically(target, _cut(nquads, None if whole else projection))
-            record = f"{projection_key(projection)} {digest}"
-            lines.append(f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> {nt.string(record)}")
+        targets = [snapshot_path(folder, graph, projection) for projection in projections]
+        if whole:
+            digests = _write_atomically(targets, lambda outs: _copy(nquads, outs))
+        else:
+            digests = _write_atomically(targets, lambda outs: _cut(nquads, projections, outs))
     except OSError as exc:
         log.warning(
             "hopgate: note: no snapshot of %s (%s); it will be read from the store", graph, exc
         )
         remove(store, graph)
         return []
-    return lines
+    return [
+        f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> "
+        + nt.string(f"{projection_key(projection)} {digest}")
+        for projection, digest in zip(projections, digests, strict=True)
+    ]
 
 
-def _cut(nquads: Path, projection: Projection | None) -> Iterator[str]:
-    with nquads.open(encoding="utf-8") as source:
+def _copy(nquads: Path, outs: list[_Hashing]) -> None:
+    with nquads.open("rb") as source:
+        while chunk := source.read(_CHUNK):
+            for out in outs:
+                out.write(chunk)
+
+
+def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> None:
+    """Write to each of ``outs`` the lines of ``nquads`` its projection keeps, in one pass.
+
+    The lines are the loader's or the evaluation's own N-Quads (one space
+    between terms, an IRI never holds a space): split at the first two
+    spaces; any other line is read with the general pattern.
+    """
+    wanted = [
+        (
+            frozenset(f"<{p}>".encode() for p in projection.predicates),
+            frozenset(f"<{c}>".encode() for c in projection.classes),
+        )
+        for projection in projections
+    ]
+    type_iri = f"<{RDF_TYPE}>".encode()
+    with nquads.open("rb") as source:
         for line in source:
-            if projection is None:
-                yield line
-                continue
-            match = _LINE.match(line)
-            if match is None:
-                continue  # blank or comment line
-            predicate, obj = match.group(1), match.group(2)
-            if projection.keeps(predicate, obj[1:-1] if obj.startswith("<") else obj):
-                yield line
+            parts = line.split(b" ", 3)
+            if len(parts) < 3 or not parts[1].startswith(b"<") or not parts[1].endswith(b">"):
+                match = _LINE.match(line)
+                if match is None:
+                    continue  # blank or comment line
+                predicate = b"<" + match.group(1) + b">"
+                obj = match.group(2)
+            else:
+                predicate, obj = parts[1], parts[2]
+            for (predicates, classes), out in zip(wanted, outs, strict=True):
+                if obj in classes if predicate == type_iri else predicate in predicates:
+                    out.write(line)
 
 
 def remove(store: Store, graph: str) -> None:
