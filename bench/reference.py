@@ -61,6 +61,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 
 ANSWERABLE, BLOCKED, NOT_FOUND = "answerable", "blocked", "not found"
+NOT_APPLICABLE = "not applicable"
 SET_TERMS = {"sufficient": "adjudicated", "insufficient": "rejected"}
 SET_QUESTIONS = ("entailment", "alternatives")
 CONTRADICTION_TERMS = ("material", "immaterial")
@@ -194,6 +195,12 @@ class Ledger:
             self.spans[k] = self._reference_span(s)
         self.claims = {
             k: (_maybe_instant(c.get("applies_at")), bool(c.get("consequential", False)))
+            for k, c in raw["claim"].items()
+        }
+        #: claim -> evaluation -> the ledger's reason it is not applicable there
+        #: (docs/spec/acceptance.md "Not applicable").
+        self.not_applicable = {
+            k: {e["evaluation"]: e["reason"] for e in c.get("not_applicable") or ()}
             for k, c in raw["claim"].items()
         }
         self.required = {
@@ -387,6 +394,7 @@ class Evaluation:
 
     def __init__(self, ledger: Ledger, evaluation: str) -> None:
         self.ledger = ledger
+        self.id = evaluation
         self.reader, self.cutoff = ledger.evaluations[evaluation]
         self._timely: dict[str, bool] = {}
         self._in_effect: dict[tuple[str, datetime], bool] = {}
@@ -430,9 +438,14 @@ class Evaluation:
             found = self._readable[span] = not readers or self.reader in readers
         return found
 
+    def reason_not_applicable(self, claim: str) -> str | None:
+        """The ledger's reason the claim is not applicable for this evaluation, or None."""
+        return self.ledger.not_applicable.get(claim, {}).get(self.id)
+
     def eligible(self, claim: str | None) -> list[EvidenceSet]:
-        """The eligible sets of a claim, by set id (none for an extra assertion)."""
-        if claim is None:
+        """The eligible sets of a claim, by set id (none for an extra assertion, none for
+        a claim not applicable for the evaluation: decided before eligibility)."""
+        if claim is None or self.reason_not_applicable(claim) is not None:
             return []
         found = self._eligible.get(claim)
         if found is None:
@@ -455,7 +468,9 @@ class Evaluation:
     def answerability(self, claim: str) -> str:
         found = self._answerability.get(claim)
         if found is None:
-            if self.eligible(claim):
+            if self.reason_not_applicable(claim) is not None:
+                found = NOT_APPLICABLE
+            elif self.eligible(claim):
                 found = ANSWERABLE
             else:
                 at = self.ledger.claims[claim][0]
@@ -617,6 +632,8 @@ def _row(
         "judgments": _judgments_in_force(ledger, output, boundary),
         "interventions": item,
         "unretrieved_citations": unretrieved,
+        "not_applicable": answerability == NOT_APPLICABLE,
+        "not_applicable_reason": ev.reason_not_applicable(claim) if claim is not None else None,
         **_source_truth(ledger, claim, best_cited, best_retrieved),
     }
 
@@ -883,6 +900,7 @@ def _metrics(
             "omitted": sum(1 for cc in answerable if not cc.answered),
             "blocked": sum(1 for cc in ccs if cc.answerability == BLOCKED),
             "not_found": sum(1 for cc in ccs if cc.answerability == NOT_FOUND),
+            "not_applicable": sum(1 for cc in ccs if cc.answerability == NOT_APPLICABLE),
             "appropriate_abstentions": appropriate,
             "escalated": sum(1 for r in rows if r["verdict"] == "escalate"),
         },

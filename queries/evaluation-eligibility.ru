@@ -1,8 +1,8 @@
 # id: evaluation-eligibility
-# description: Which spans and versions break an admissibility rule for the run's evaluation (observed late, invalidated, out of effect for a claim, unreadable by its reader), which adjudicated evidence sets of the claims a run touches are therefore eligible, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
+# description: Which claims the run touches does the ledger mark not applicable for the run's evaluation, which spans and versions break an admissibility rule for the run's evaluation (observed late, invalidated, out of effect for a claim, unreadable by its reader), which adjudicated evidence sets of the claims a run touches are therefore eligible, and which pass rules 1-3 (all but the reader rule)? Writes the answer into a scratch graph for the evaluation's later steps.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?version hg:lateFor ?evaluation (rule 1), ?version hg:invalidatedFor ?evaluation (rule 2), ?version hg:weighedFor ?claim and ?version hg:outOfTimeFor ?claim (rule 3), ?span hg:unreadableFor ?evaluation (rule 4), ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation, ?claim hg:claimAnswerability ?answerability (hg:Answerable, hg:Blocked or hg:NotFound, for each claim the run touches)
-# spec: docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability", docs/spec/adjudication.md "Effect on scoring"
+# returns: nothing; inserts into GRAPH ?scratch: ?claim hg:notApplicableBy ?statement (the ledger's inapplicability statement for the evaluation), ?version hg:lateFor ?evaluation (rule 1), ?version hg:invalidatedFor ?evaluation (rule 2), ?version hg:weighedFor ?claim and ?version hg:outOfTimeFor ?claim (rule 3), ?span hg:unreadableFor ?evaluation (rule 4), ?set hg:excludedBy ?evaluation (a member is not admissible), ?set hg:untimelyFor ?evaluation (a member fails rules 1-3), ?set hg:eligibleFor ?evaluation, ?set hg:timelyFor ?evaluation, ?claim hg:claimAnswerability ?answerability (hg:NotApplicable, hg:Answerable, hg:Blocked or hg:NotFound, for each claim the run touches)
+# spec: docs/spec/acceptance.md "Not applicable", docs/spec/acceptance.md "Eligibility", docs/spec/acceptance.md "Answerability", docs/spec/adjudication.md "Effect on scoring"
 #
 # The one home of the admissibility rules (docs/spec/acceptance.md
 # "Eligibility"): each rule is written once, here, against the terms it
@@ -19,6 +19,27 @@
 # written by evaluation-adjudication: a final judgment's re-annotation, else
 # the loaded status; docs/spec/adjudication.md "Effect on scoring").
 #
+# Not applicable (docs/spec/acceptance.md "Not applicable"), decided before
+# eligibility: a claim the run touches that the ledger marks not applicable for
+# the run's evaluation. Its sets are never eligible nor timely for the
+# evaluation (nothing below weighs them), and its answerability is
+# hg:NotApplicable, whatever its sets.
+INSERT { GRAPH ?scratch { ?claim hg:notApplicableBy ?statement } }
+WHERE {
+  {
+    SELECT DISTINCT ?claim WHERE {
+      {
+        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
+        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
+      } UNION {
+        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
+        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
+      }
+    }
+  }
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gClaim { ?claim hg:notApplicable ?statement . ?statement hg:inapplicableTo ?evaluation }
+} ;
 # Rule 1, observed in time: a version observed after the cutoff.
 INSERT { GRAPH ?scratch { ?version hg:lateFor ?evaluation } }
 WHERE {
@@ -131,7 +152,8 @@ WHERE {
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   GRAPH ?scratch { ?x hg:unreadableFor ?evaluation }
 } ;
-# Eligible: adjudicated and not excluded; timely: adjudicated and passing rules 1-3.
+# Eligible: adjudicated and not excluded; timely: adjudicated and passing rules 1-3;
+# neither for a claim not applicable for the evaluation.
 INSERT { GRAPH ?scratch { ?set hg:eligibleFor ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
@@ -149,6 +171,7 @@ WHERE {
   GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:excludedBy ?evaluation } } }
+  MINUS { SELECT ?claim WHERE { GRAPH ?scratch { ?claim hg:notApplicableBy ?statement } } }
 } ;
 INSERT { GRAPH ?scratch { ?set hg:timelyFor ?evaluation } }
 WHERE {
@@ -167,10 +190,13 @@ WHERE {
   GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation } } }
+  MINUS { SELECT ?claim WHERE { GRAPH ?scratch { ?claim hg:notApplicableBy ?statement } } }
 } ;
 # Answerability (docs/spec/acceptance.md "Answerability"), once per claim the
-# run touches: answerable with an eligible set; else blocked when an adjudicated
-# set passes rules 1-3 (only the reader stops it); else not found.
+# run touches: not applicable when the ledger says so for the evaluation (decided
+# first, docs/spec/acceptance.md "Not applicable"); else answerable with an
+# eligible set; else blocked when an adjudicated set passes rules 1-3 (only the
+# reader stops it); else not found.
 INSERT { GRAPH ?scratch { ?claim hg:claimAnswerability ?answerability } }
 WHERE {
   {
@@ -192,6 +218,11 @@ WHERE {
     SELECT DISTINCT ?claim (true AS ?timely)
     WHERE { GRAPH ?gT { ?set hg:supportsClaim ?claim } GRAPH ?scratch { ?set hg:timelyFor ?e } }
   }
-  BIND (IF(BOUND(?eligible), hg:Answerable, IF(BOUND(?timely), hg:Blocked, hg:NotFound))
+  OPTIONAL {
+    SELECT DISTINCT ?claim (true AS ?inapplicable)
+    WHERE { GRAPH ?scratch { ?claim hg:notApplicableBy ?statement } }
+  }
+  BIND (IF(BOUND(?inapplicable), hg:NotApplicable,
+        IF(BOUND(?eligible), hg:Answerable, IF(BOUND(?timely), hg:Blocked, hg:NotFound)))
         AS ?answerability)
 }

@@ -136,6 +136,14 @@ JUDGMENT_TERMS = {
 }
 
 
+#: Reasons a claim is not applicable (ledger text: markup and quotes kept as written).
+NOT_APPLICABLE = (
+    "the evaluation covers EU projects only",
+    'out of scope: <b>"licences"</b> & renewals',
+    "premise does not hold | in 2026",
+)
+
+
 @st.composite
 def ledgers(draw: st.DrawFn) -> dict[str, Any]:
     """A small valid ledger as a dict in the one-document spelling (times as strings)."""
@@ -383,6 +391,16 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
             judged["at"] = draw(st.sampled_from(["2026-06-02", "2026-06-03T10:00:00Z"]))
         judgments.append(judged)
 
+    # acceptance.md "Not applicable": about one claim in four, for some evaluations. Drawn
+    # last, so the rest of a ledger is drawn as before this field existed.
+    names = [e["id"] for e in evaluations]
+    for claim in claims:
+        if draw(st.integers(0, 3)) == 0:
+            marked = draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
+            claim["not_applicable"] = [
+                {"evaluation": e, "reason": draw(st.sampled_from(NOT_APPLICABLE))} for e in marked
+            ]
+
     ledger: dict[str, Any] = {
         "ledger": 1,
         "evaluations": evaluations,
@@ -479,6 +497,10 @@ def check_valid(ledger: dict[str, Any]) -> None:
     for c in ledger.get("claims") or []:
         if c.get("applies_at"):
             _instant(c["applies_at"])
+        marked = [entry["evaluation"] for entry in c.get("not_applicable") or []]
+        assert set(marked) <= ids["evaluations"], "not_applicable names an unknown evaluation"
+        assert len(marked) == len(set(marked)), "not_applicable names an evaluation twice"
+        assert all(entry["reason"].strip() for entry in c.get("not_applicable") or [])
     for g in ledger.get("evidence_sets") or []:
         assert g["claim"] in ids["claims"]
         assert g["members"] and len(g["members"]) == len(set(g["members"]))

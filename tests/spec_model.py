@@ -57,6 +57,13 @@ it; docs/spec/acceptance.md now states each as a rule):
 * Every run of the ledger has a metrics entry, even one with no cases; a run
   with no answerable claim-case has value ``None`` (never 1) for the ratios.
 
+Not applicable (docs/spec/acceptance.md "Not applicable"): a claim whose
+``not_applicable`` list names the run's evaluation is ``not applicable``, decided
+first: it has no eligible set for that evaluation (so no route, nothing
+missing), is neither answerable, blocked nor not found, counts apart
+(``not_applicable``), enters no answerable denominator (nor the whole
+answer's), and an output asserting it is ``abstain`` unless rule 1 escalates it.
+
 Unknown correctness (docs/spec/acceptance.md "Per output claim"): an output
 whose ``correct`` is null is neither supported nor (when its claim is
 answerable) unsupported, and escalated when its claim is answerable; a
@@ -338,9 +345,17 @@ class Ledger:
 
     # ---- claims -----------------------------------------------------------
 
+    def not_applicable(self, claim_id: str, evaluation: dict[str, Any]) -> str | None:
+        """The ledger's reason the claim is not applicable for the evaluation, or None."""
+        for entry in self.claims[claim_id].get("not_applicable") or []:
+            if entry["evaluation"] == evaluation["id"]:
+                return str(entry["reason"])
+        return None
+
     def eligible_sets(self, claim_id: str | None, evaluation: dict[str, Any]) -> list[dict]:
-        """The eligible sets of a claim, sorted by set id (none for an extra assertion)."""
-        if claim_id is None:
+        """The eligible sets of a claim, sorted by set id (none for an extra assertion,
+        none for a claim not applicable for the evaluation: decided before eligibility)."""
+        if claim_id is None or self.not_applicable(claim_id, evaluation) is not None:
             return []
         applies_at = self.claims[claim_id].get("applies_at")
         return [
@@ -351,7 +366,9 @@ class Ledger:
         ]
 
     def status(self, claim_id: str, evaluation: dict[str, Any]) -> str:
-        """``answerable``, ``blocked`` or ``not found`` for the evaluation's reader."""
+        """``not applicable``, ``answerable``, ``blocked`` or ``not found`` for the evaluation."""
+        if self.not_applicable(claim_id, evaluation) is not None:
+            return "not applicable"
         if self.eligible_sets(claim_id, evaluation):
             return "answerable"
         applies_at = self.claims[claim_id].get("applies_at")
@@ -404,7 +421,7 @@ def _row(model: Ledger, case: dict[str, Any], output: dict[str, Any]) -> dict[st
         verdict = "escalate"
     elif claim_id is None:
         verdict = "accept" if boundary == "not-a-claim" else "reject"
-    elif status in ("blocked", "not found"):
+    elif status in ("blocked", "not found", "not applicable"):
         verdict = "abstain"
     elif not correct:
         verdict = "reject"
@@ -489,6 +506,7 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
         run_rows = [r for r in rows if r["run"] == run_id]
 
         answerable = recalled = correct = judged = omitted = blocked = not_found = 0
+        not_applicable = 0
         appropriate = 0
         for case in cases:
             retrieved = model.delivered_all(case.get("retrieved"))
@@ -502,6 +520,9 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
                     continue
                 if status == "not found":
                     not_found += 1
+                    continue
+                if status == "not applicable":
+                    not_applicable += 1
                     continue
                 answerable += 1
                 eligible = model.eligible_sets(claim_id, evaluation)
@@ -536,6 +557,7 @@ def metrics(ledger: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 "omitted": omitted,
                 "blocked": blocked,
                 "not_found": not_found,
+                "not_applicable": not_applicable,
                 "appropriate_abstentions": appropriate,
                 "escalated": sum(1 for r in run_rows if r["verdict"] == "escalate"),
             },

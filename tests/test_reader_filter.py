@@ -171,9 +171,26 @@ def _ledger() -> dict[str, Any]:
     }
 
 
-#: A later load: a contradiction whose decision repeats the narrowed words (shown by diff).
+#: A later load: a contradiction whose decision repeats the narrowed words (shown by diff),
+#: and a claim not applicable for the evaluation whose reason repeats them
+#: (docs/spec/acceptance.md "Not applicable": the card shows the reason).
 LATER = {
     "ledger": 1,
+    "questions": [{"id": "q3", "text": "Where is Birch?", "claims": ["c3"]}],
+    "claims": [
+        {
+            "id": "c3",
+            "text": "Birch is in scope.",
+            "not_applicable": [{"evaluation": "e", "reason": f"out of scope, as {NARROWED}"}],
+        }
+    ],
+    "cases": [
+        {
+            "run": "r",
+            "question": "q3",
+            "outputs": [{"id": "o4", "text": "Birch.", "claim": "c3", "correct": True}],
+        }
+    ],
     "contradictions": [
         {
             "id": "k2",
@@ -247,6 +264,21 @@ def test_explain_withholds_them(folder: Path) -> None:
         shown = _run(folder, "explain", "o1", "--reader", "public", "--format", fmt)
         assert _hits(shown) == 0 and "withheld from this reader" in shown
         assert "zqnarrowed7731" in _run(folder, "explain", "o1", "--reader", "analyst")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "table"])
+def test_verdicts_withhold_a_not_applicable_reason(folder: Path, fmt: str) -> None:
+    """The ledger's reason a claim is not applicable is text like any other."""
+    shown = _run(folder, "verdicts", "--format", fmt)
+    assert _hits(shown) == 0
+    if fmt == "json":
+        [row] = [r for r in json.loads(shown) if r["output"] == "o4"]
+        assert (row["not_applicable"], row["not_applicable_reason"]) == (True, MARKER)
+        seen = json.loads(_run(folder, "verdicts", "--reader", "analyst", "--format", fmt))
+        [row] = [r for r in seen if r["output"] == "o4"]
+        assert row["not_applicable_reason"] == f"out of scope, as {NARROWED}"
+    explained = _run(folder, "explain", "o4", "--reader", "public")
+    assert _hits(explained) == 0 and "not applicable" in explained
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv", "table"])
@@ -347,8 +379,11 @@ def test_the_python_api_filters_as_the_commands_do(folder: Path) -> None:
         seen = hopgate.verdicts(store, run="r", reader="analyst")
         assert [j["reason"] for r in seen for j in r.judgments] == [f"final: {NARROWED}"] * 2
         found = hopgate.query(store, "SELECT ?t WHERE { ?c a hg:Claim ; prov:value ?t }")
-        assert isinstance(found, list) and len(found) == 2
+        assert isinstance(found, list) and len(found) == 3  # c3: the later load's
         hidden = hopgate.query(
             store, "SELECT ?t WHERE { ?c a hg:Claim ; prov:value ?t }", reader="public"
         )
-        assert hidden == [{"t": MARKER}, {"t": MARKER}]
+        assert isinstance(hidden, list)
+        assert sorted(str(row["t"]) for row in hidden) == sorted(
+            [MARKER, MARKER, "Birch is in scope."]
+        )

@@ -45,6 +45,7 @@ ANSWERABILITY = {
     HG + "Answerable": "answerable",
     HG + "Blocked": "blocked",
     HG + "NotFound": "not found",
+    HG + "NotApplicable": "not applicable",
 }
 #: A source's authority, strongest first (docs/spec/acceptance.md "Source truth"):
 #: a route's authority is its weakest member's.

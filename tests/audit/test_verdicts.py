@@ -86,6 +86,7 @@ def test_worked_example_json_contract(store: hopgate.OxigraphStore) -> None:
         "omitted",
         "blocked",
         "not_found",
+        "not_applicable",
         "appropriate_abstentions",
         "escalated",
     }

@@ -20,6 +20,7 @@ from hopgate.cli import cli, parse_param
 from hopgate.errors import HopgateError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+LEDGERS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "ledgers"
 
 
 @pytest.fixture
@@ -150,6 +151,45 @@ def test_verdicts_metrics_gate(run) -> None:  # type: ignore[no-untyped-def]
     assert gate.exit_code == 1 and "sys-a/qA/o1" in gate.output and "a1" in gate.output
     evaluate = run("evaluate", "--run", "sys-a")
     assert evaluate.exit_code == 0 and "up to date" in evaluate.output
+
+
+def test_a_claim_not_applicable_on_every_output(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """docs/spec/acceptance.md "Not applicable": the flag, the reason (ledger text, escaped
+    for each format) and the count, in verdicts, metrics, explain and the report."""
+    reason = "=eval-oct covers <b>Cedar</b> & US rights only\nnot Birch"
+    run("load", str(EXAMPLES / "cedar.yaml"))
+    loaded = run("load", str(LEDGERS / "not-applicable.yaml"))
+    assert loaded.exit_code == 0, loaded.output
+    assert run("evaluate").exit_code == 0
+    rows = {r["output"]: r for r in json.loads(run("verdicts", "--format", "json").output)}
+    na = rows["sys-a/qE/o1"]
+    assert (na["verdict"], na["answerability"], na["not_applicable"]) == (
+        "abstain",
+        "not applicable",
+        True,
+    )
+    assert na["not_applicable_reason"] == reason
+    assert not rows["sys-a/qE/o2"]["not_applicable"] and rows["sys-a/qE/o2"]["verdict"] == "accept"
+    csv_line = next(
+        line for line in run("verdicts", "--format", "csv").output.splitlines() if "qE/o1" in line
+    )
+    # A formula start is neutralised and the line end escaped (hopgate.escaping).
+    assert csv_line.endswith(",true,'=eval-oct covers <b>Cedar</b> & US rights only\\nnot Birch")
+    counts = json.loads(run("metrics", "--format", "json").output)["sys-a"]["counts"]
+    assert (counts["not_applicable"], counts["unsupported"]) == (1, 2)
+    assert "not_applicable 1" in run("metrics").output
+    explained = run("explain", "--", "sys-a/qE/o1").output
+    assert "Claim cE is not applicable for this evaluation" in explained
+    assert "US rights only\\nnot Birch" in explained  # no raw line end reaches the terminal
+    html = tmp_path / "report.html"
+    assert run("report", "--run", "sys-a", "--format", "html", "-o", str(html)).exit_code == 0
+    page = html.read_text("utf-8")
+    assert "(the ledger's reason: =eval-oct covers &lt;b&gt;Cedar&lt;/b&gt; &amp; US" in page
+    assert "<b>Cedar" not in page
+    markdown = tmp_path / "report.md"
+    assert run("report", "--run", "sys-a", "--format", "md", "-o", str(markdown)).exit_code == 0
+    assert "not-applicable claim-cases | 1 |" in markdown.read_text("utf-8")
+    assert "(the ledger's reason: =eval-oct covers \\<b>Cedar" in markdown.read_text("utf-8")
 
 
 def test_a_gate_that_weighs_nothing_is_not_a_pass(run) -> None:  # type: ignore[no-untyped-def]

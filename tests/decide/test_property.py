@@ -200,7 +200,12 @@ def _rows(store: Any, query_id: str) -> list[dict[str, Any]]:
     return [{k: show_value(v) for k, v in row.items()} for row in store.select(text)]
 
 
-_STATUS = {"answerable": "hg:Answerable", "blocked": "hg:Blocked", "not found": "hg:NotFound"}
+_STATUS = {
+    "answerable": "hg:Answerable",
+    "blocked": "hg:Blocked",
+    "not found": "hg:NotFound",
+    "not applicable": "hg:NotApplicable",
+}
 _VERDICT = {
     "accept": "hg:Accept",
     "revise-citations": "hg:ReviseCitations",

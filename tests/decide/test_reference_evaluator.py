@@ -30,6 +30,7 @@ except ImportError:  # run from inside tests/
     from ledger_strategies import ledgers  # type: ignore[no-redef]
 
 ROOT = Path(__file__).parents[2]
+LEDGERS = ROOT / "tests" / "fixtures" / "ledgers"
 
 
 def _bench(name: str) -> ModuleType:
@@ -60,6 +61,24 @@ def test_the_examples(name: str) -> None:
     differences, rows = _differences([Path(str(artefact("examples") / name))])
     assert differences == []
     assert rows > 0
+
+
+def test_a_claim_not_applicable() -> None:
+    """docs/spec/acceptance.md "Not applicable": the worked example with a claim outside
+    its evaluation's scope loaded after it; the reference and hopgate agree on the flag,
+    the reason, the verdict and every count."""
+    paths = [Path(str(artefact("examples") / "cedar.yaml")), LEDGERS / "not-applicable.yaml"]
+    differences, _ = _differences(paths)
+    assert differences == []
+    answers = reference.evaluate_ledger(paths)["sys-a"]
+    [row] = [r for r in answers.rows if r["output"] == "sys-a/qE/o1"]
+    assert (row["verdict"], row["not_applicable"], row["answerability"]) == (
+        "abstain",
+        True,
+        "not applicable",
+    )
+    assert row["not_applicable_reason"].startswith("=eval-oct covers <b>Cedar</b>")
+    assert answers.metrics["counts"]["not_applicable"] == 1
 
 
 def test_the_worked_example_figures() -> None:

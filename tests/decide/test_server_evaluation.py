@@ -151,6 +151,23 @@ def test_worked_example_steps(servers: list[Any], server: int, join_order: str) 
     _assert_same_steps(CEDAR, _remote(servers[server], join_order))
 
 
+def test_a_claim_not_applicable_steps(servers: list[Any]) -> None:
+    """docs/spec/acceptance.md "Not applicable": decided before eligibility, step by step,
+    on the worked example with tests/fixtures/ledgers/not-applicable.yaml loaded after it."""
+    not_applicable = CEDAR.parents[1] / "tests" / "fixtures" / "ledgers" / "not-applicable.yaml"
+    sizes = _assert_same_steps(CEDAR, _remote(servers[0]), not_applicable)
+    assert sizes["evaluation-verdicts"] == 6
+
+
+@pytest.mark.parametrize("engine", ("oxigraph", "arq"))
+def test_a_claim_not_applicable_steps_on_other_engines(
+    engines: dict[str, Any], engine: str
+) -> None:
+    """The same, on the Oxigraph server and on Jena ARQ."""
+    not_applicable = CEDAR.parents[1] / "tests" / "fixtures" / "ledgers" / "not-applicable.yaml"
+    _assert_same_steps(CEDAR, engines[engine].remote_store(timeout=120), not_applicable)
+
+
 #: Random ledgers per server and join order (CI only: about 5 s each).
 RANDOM_LEDGERS = 8
 

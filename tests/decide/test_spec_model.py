@@ -150,6 +150,7 @@ def test_cedar_metrics() -> None:
         "omitted": 0,
         "blocked": 0,
         "not_found": 0,
+        "not_applicable": 0,
         "appropriate_abstentions": 0,
         "escalated": 0,
     }
@@ -271,6 +272,68 @@ def test_blocked_versus_not_found() -> None:
     assert metrics(ledger)["r"]["counts"]["blocked"] == 0
 
 
+def not_applicable_ledger() -> dict[str, Any]:
+    """Three answerable claims: cn marked not applicable for ev, co only for another
+    evaluation, ck for ev with an unresolved contradiction (rule 1 comes first)."""
+    ledger = make(
+        versions=[version("pub")],
+        spans=[span("p1", "pub", "alpha"), span("p2", "pub", "beta")],
+        claims=[claim(c) for c in ("ca", "cn", "co", "ck")],
+        sets=[eset(f"g{c}", c, ["p1"]) for c in ("ca", "cn", "co", "ck")],
+        contradictions=[{"id": "k", "claim": "ck", "span": "p2", "status": "unresolved"}],
+        questions=[question("q", ["ca", "cn"]), question("q2", ["co", "ck"])],
+        cases=[
+            case(
+                "q",
+                [output("r/q/ca", "ca", ["p1"]), output("r/q/cn", "cn", ["p1"])],
+                retrieved=["p1"],
+            ),
+            case(
+                "q2",
+                [output("r/q2/co", "co", ["p1"]), output("r/q2/ck", "ck", ["p1"])],
+                retrieved=["p1"],
+            ),
+        ],
+    )
+    ledger["evaluations"].append(
+        {"id": "other", "reader": "analyst", "observation_cutoff": "2026-10-07"}
+    )
+    for c in ledger["claims"]:
+        if c["id"] in ("cn", "ck"):
+            c["not_applicable"] = [{"evaluation": "ev", "reason": "ev covers <EU> only"}]
+        if c["id"] == "co":
+            c["not_applicable"] = [{"evaluation": "other", "reason": "other is about Birch"}]
+    check_valid(ledger)
+    return ledger
+
+
+def test_not_applicable() -> None:
+    """acceptance.md "Not applicable": decided before eligibility, abstain, counted apart."""
+    ledger = not_applicable_ledger()
+    rows = by_output(ledger)
+    assert rows["r/q/ca"]["verdict"] == rows["r/q2/co"]["verdict"] == "accept"
+    # Its set would be eligible and is cited: not weighed, so no route and nothing missing.
+    assert rows["r/q/cn"]["verdict"] == "abstain"
+    assert rows["r/q/cn"]["supported"] is False
+    assert rows["r/q/cn"]["citation_complete"] is rows["r/q/cn"]["retrieved_complete"] is False
+    assert rows["r/q/cn"]["missing"] == []
+    assert rows["r/q2/ck"]["verdict"] == "escalate"  # rule 1 before rule 2
+    run = metrics(ledger)["r"]
+    assert run["counts"]["not_applicable"] == 2
+    assert run["counts"]["blocked"] == run["counts"]["not_found"] == 0
+    assert run["counts"]["unsupported"] == 2  # cn's abstain, ck's escalation
+    assert run["complete_set_recall"] == ratio(2, 2)  # ca and co only
+    assert run["answer_correctness"] == ratio(2, 2)
+    assert run["citation_set_completeness"] == ratio(2, 2)
+    assert run["whole_answer"] == ratio(0, 0)  # both questions hold a not-applicable claim
+
+    # Marked for another evaluation only: it applies here as usual.
+    for c in ledger["claims"]:
+        c.pop("not_applicable", None)
+    assert by_output(ledger)["r/q/cn"]["verdict"] == "accept"
+    assert metrics(ledger)["r"]["counts"]["not_applicable"] == 0
+
+
 def test_blocked_set_with_a_rule_3_failure_elsewhere_is_still_blocked() -> None:
     ledger = make(
         versions=[
@@ -293,6 +356,7 @@ def test_blocked_set_with_a_rule_3_failure_elsewhere_is_still_blocked() -> None:
         "omitted": 0,
         "blocked": 0,
         "not_found": 1,
+        "not_applicable": 0,
         "appropriate_abstentions": 0,
         "escalated": 0,
     }
@@ -778,6 +842,7 @@ def test_generated_ledgers_exercise_the_rules() -> None:
         "omitted",
         "blocked",
         "not_found",
+        "not_applicable",
         "appropriate_abstentions",
         "escalated",
         "recalled",

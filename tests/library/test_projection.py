@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
+from hopgate.audit.peers import PEERS, peer_projection
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import RDF_TYPE, Projection, projection_of, query_iris
 from hopgate.library.steps import (
@@ -21,6 +23,7 @@ from hopgate.library.steps import (
     evaluation_projection,
     reading_projection,
 )
+from hopgate.report.data import COPY_QUERIES, facts_projection
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cedar.yaml"
@@ -58,9 +61,21 @@ def _algebra(name: str) -> Any:
     return prepareQuery(sparql_prologue() + library_query(name).text).algebra
 
 
-@pytest.mark.parametrize("name", SCRATCH_UPDATES + RESULT_QUERIES + BUNDLE_QUERIES)
-def test_the_projection_keeps_every_pattern_of_its_queries(name: str) -> None:
-    projection = reading_projection() if name in BUNDLE_QUERIES else evaluation_projection()
+PEER_QUERIES = tuple(query_id for query_id, _ in PEERS)
+#: Each copy's queries and the projection the copy is made with.
+COPIES = [
+    *((name, evaluation_projection) for name in SCRATCH_UPDATES + RESULT_QUERIES),
+    *((name, reading_projection) for name in BUNDLE_QUERIES),
+    *((name, peer_projection) for name in PEER_QUERIES),
+    *((name, facts_projection) for name in COPY_QUERIES),
+]
+
+
+@pytest.mark.parametrize(("name", "projected"), COPIES)
+def test_the_projection_keeps_every_pattern_of_its_queries(
+    name: str, projected: Callable[[], Projection]
+) -> None:
+    projection = projected()
     found: list[tuple[Any, Any]] = []
     _patterns(_algebra(name), found)
     assert found, "no triple pattern found: the algebra walk is broken"

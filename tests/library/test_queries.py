@@ -22,6 +22,7 @@ import pytest
 from conftest import CEDAR, LEDGERS
 
 import hopgate
+from hopgate import ids
 from hopgate.cli.formatting import show_value
 from hopgate.decide.evaluation import evaluate
 from hopgate.library.artefacts import library_queries, library_update
@@ -227,3 +228,89 @@ def test_the_gate_policy_all_weighs_every_output(with_scratch: Any) -> None:
     assert len(rows) == 4  # one per output claim of sys-a, consequential or not
     assert sum(1 for r in rows if r["passes"]) == 1
     assert not store.select(text, params={"bundle": hopgate.IRI(bundle), "policy": "some"})
+
+
+# ---- not applicable (docs/spec/acceptance.md "Not applicable") ---------------------------
+
+#: The worked example with tests/fixtures/ledgers/not-applicable.yaml loaded after it:
+#: claim cE not applicable for eval-oct (its set gE1 would be eligible and is cited),
+#: claim cF marked only for another evaluation.
+NOT_APPLICABLE_REASON = "=eval-oct covers <b>Cedar</b> & US rights only\nnot Birch"
+
+
+@pytest.fixture(scope="module")
+def not_applicable() -> Iterator[tuple[hopgate.Store, str]]:
+    store, bundle = _evaluated(CEDAR, LEDGERS / "not-applicable.yaml")
+    yield store, bundle
+    store.close()
+
+
+def _only(rows: list[dict[str, Any]], **match: Any) -> dict[str, Any]:
+    found = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    assert len(found) == 1, (match, rows)
+    return found[0]
+
+
+def test_not_applicable_is_decided_before_eligibility(not_applicable: Any) -> None:
+    """evaluation-eligibility.ru: the statement, the answerability, no set weighed."""
+    store, _ = not_applicable
+    scratch = {"s": hopgate.IRI(SCRATCH)}
+    rows = store.select(
+        "SELECT ?claim ?a ?statement WHERE { GRAPH ?s { ?claim hg:claimAnswerability ?a"
+        " OPTIONAL { ?claim hg:notApplicableBy ?statement } } }",
+        params=scratch,
+    )
+    states = {ids.ledger_id(str(r["claim"])): (show_value(r["a"]), r["statement"]) for r in rows}
+    assert states["cE"] == (
+        "hg:NotApplicable",
+        hopgate.IRI("https://w3id.org/hopgate/id/claim/cE/not-applicable/eval-oct"),
+    )
+    assert states["cF"] == ("hg:Answerable", None)  # marked for eval-nov only
+    eligible = store.select(
+        "SELECT ?set WHERE { GRAPH ?s { ?set hg:eligibleFor ?e } }", params=scratch
+    )
+    assert "gE1" not in {ids.ledger_id(str(r["set"])) for r in eligible}
+    assert "gF1" in {ids.ledger_id(str(r["set"])) for r in eligible}
+
+
+def test_not_applicable_rows_of_each_rule(not_applicable: Any) -> None:
+    """The verdict (rule 2: abstain), the claim-case and card records, the counts, the
+    report's rule and the reason, each from the query that is its one home."""
+    store, bundle = not_applicable
+    verdict = _only(rows_of(store, bundle, "evaluation-verdicts"), output="sys-a/qE/o1")
+    assert verdict["answerability"] == "hg:NotApplicable"
+    statement = "https://w3id.org/hopgate/id/claim/cE/not-applicable/eval-oct"
+    assert verdict["notApplicable"] == statement
+    assert verdict["verdict"] == "hg:Abstain"
+    assert (verdict["supported"], verdict["citationComplete"], verdict["nearestSet"]) == (
+        False,
+        False,
+        None,
+    )
+    other = _only(rows_of(store, bundle, "evaluation-verdicts"), output="sys-a/qE/o2")
+    assert (other["verdict"], other["notApplicable"]) == ("hg:Accept", None)
+    case = _only(rows_of(store, bundle, "evaluation-claim-cases"), claim="cE")
+    assert (case["answerability"], case["eligibleSets"], case["hops"]) == (
+        "hg:NotApplicable",
+        None,
+        None,
+    )
+    assert case["notApplicable"] == statement
+    card = _only(rows_of(store, bundle, "cards"), output="sys-a/qE/o1")
+    assert card["notApplicableReason"] == NOT_APPLICABLE_REASON
+    assert (
+        _only(rows_of(store, bundle, "cards"), output="sys-a/qE/o2")["notApplicableReason"] is None
+    )
+    assert _only(rows_of(store, bundle, "report-cards"), output="sys-a/qE/o1")["rule"] == (
+        "not-applicable"
+    )
+    [figures] = rows_of(store, bundle, "metrics")
+    # Counted apart; the worked example's denominators unchanged (4 answerable + cF).
+    assert (figures["notApplicable"], figures["blocked"], figures["notFound"]) == (1, 0, 0)
+    assert (figures["answerable"], figures["supported"], figures["unsupported"]) == (5, 4, 2)
+    assert (figures["wholeAnswerable"], figures["wholePassed"]) == (4, 1)
+    status = _only(rows_of(store, bundle, "claim-status"), claim="cE")
+    assert status["status"] == "hg:NotApplicable"
+    assert _only(rows_of(store, bundle, "claim-cases"), claim="cE")["answerability"] == (
+        "hg:NotApplicable"
+    )

@@ -439,26 +439,6 @@ def test_wide_card_pictures_fit_an_a4_page_width(tmp_path: Path, sets: int, memb
     assert capped_width <= A4_WIDTH_PT
 
 
-def test_queries_run_on_the_facts_copy_read_only_what_it_holds() -> None:
-    """The copy holds the loads' quads the evaluation's projection keeps and the whole
-    bundle: a query run there may name no other load predicate (or it would silently
-    miss triples)."""
-    from hopgate.decide.evaluation import evaluation_projection
-    from hopgate.library.artefacts import library_query
-    from hopgate.library.projection import projection_of
-    from hopgate.report.data import COPY_QUERIES
-
-    bundle_only = {
-        f"https://w3id.org/hopgate/ns#{name}"
-        for name in ("AcceptanceCard", "deliveredCitation", "forOutput", "referenceRoute")
-    }
-    kept = evaluation_projection()
-    for query_id in COPY_QUERIES:
-        named = projection_of([library_query(query_id).text])
-        assert named.predicates - kept.predicates <= bundle_only, query_id
-        assert named.classes - kept.classes <= bundle_only, query_id
-
-
 def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None:
     import hopgate.report.data as data
 

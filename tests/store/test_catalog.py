@@ -17,7 +17,9 @@ from click.testing import Result
 from conftest import CEDAR, CEDAR_VERDICTS, LEDGERS
 
 import hopgate
+from hopgate import ids
 from hopgate.decide.evaluation import evaluate
+from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, catalog
 from hopgate.vocab import CATALOG_GRAPH
 
@@ -47,6 +49,22 @@ def test_a_load_and_an_evaluation_are_listed(store: hopgate.OxigraphStore) -> No
     assert catalog.staleness(store, "sys-a") == catalog.Staleness(
         "sys-a", False, None, found, (loaded.graph,)
     )
+
+
+def _walked(store: hopgate.OxigraphStore, run: str) -> list[str]:
+    """queries/run-inputs.rq itself, without the one-load shortcut of catalog.run_inputs."""
+    rows = store.select(library_query("run-inputs").text, params={"run": IRI(ids.mint("run", run))})
+    return sorted({str(row["g"]) for row in rows} & set(catalog.load_graphs(store)))
+
+
+def test_the_one_load_shortcut_answers_as_the_walk(store: hopgate.OxigraphStore) -> None:
+    """With one load graph defining the run, run_inputs skips the walk: same answer;
+    with a second load the walk decides (and a graph about the run is among its inputs)."""
+    first = hopgate.load(store, CEDAR)
+    assert catalog.run_inputs(store, "sys-a") == _walked(store, "sys-a") == [first.graph]
+    more = hopgate.load(store, MORE_FOR_A)
+    both = sorted([first.graph, more.graph])
+    assert catalog.run_inputs(store, "sys-a") == _walked(store, "sys-a") == both
 
 
 def test_evaluations_are_listed_oldest_first(store: hopgate.OxigraphStore) -> None:

@@ -14,6 +14,7 @@ raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from typing import Any
@@ -21,7 +22,10 @@ from typing import Any
 from hopgate.audit.results import read_states
 from hopgate.errors import MetricError
 from hopgate.library.artefacts import library_query
-from hopgate.store import IRI, Row, Store
+from hopgate.library.projection import Projection, projection_of
+from hopgate.library.steps import reading_projection
+from hopgate.store import IRI, Row, Store, snapshots
+from hopgate.store.catalog import Evaluation
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,12 @@ def _check_terms(query_id: str, row: Row) -> None:
             )
 
 
+@functools.cache
+def peer_projection() -> Projection:
+    """The quads the peer queries can read (hopgate.library.projection)."""
+    return projection_of(library_query(query_id).text for query_id, _ in PEERS)
+
+
 def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
     """Every peer figure of one evaluation bundle, in the order of ``PEERS``.
 
@@ -140,14 +150,28 @@ def peer_metrics(store: Store, *, run: str | None = None) -> dict[str, list[Peer
     """
     result = {}
     for state in read_states(store, run=run):
-        evaluation = state.evaluation
-        assert evaluation is not None
-        # The peer queries read every evidence triple many times: on an
-        # on-disk store they run on an in-memory copy of the bundle and the
-        # loads it used (bench/README.md).
-        with store.working_copy(None, [evaluation.bundle, *evaluation.used]) as copy:
-            result[state.run] = peer_metrics_for_bundle(copy, evaluation.bundle)
+        assert state.evaluation is not None
+        result[state.run] = evaluation_peer_metrics(store, state.evaluation)
     return result
 
 
-__all__ = ["PEERS", "TERMS", "PeerMetric", "peer_metrics", "peer_metrics_for_bundle"]
+def evaluation_peer_metrics(store: Store, evaluation: Evaluation) -> list[PeerMetric]:
+    """The peer figures of one recorded evaluation (see :func:`peer_metrics_for_bundle`)."""
+    # The peer queries read every evidence triple many times: on an on-disk
+    # store they run on an in-memory copy of the bundle (from its snapshot)
+    # and of what they read of the loads it used (bench/README.md).
+    with snapshots.working_copy(
+        store, peer_projection(), [(evaluation.bundle, reading_projection()), *evaluation.used]
+    ) as copy:
+        return peer_metrics_for_bundle(copy, evaluation.bundle)
+
+
+__all__ = [
+    "PEERS",
+    "TERMS",
+    "PeerMetric",
+    "evaluation_peer_metrics",
+    "peer_metrics",
+    "peer_metrics_for_bundle",
+    "peer_projection",
+]

@@ -11,7 +11,7 @@ and "Intervals"; the gate: docs/spec/acceptance.md "Release gate".
 from __future__ import annotations
 
 from collections import defaultdict
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -84,6 +84,11 @@ class VerdictRow:
     source_truth: list[dict[str, str | None]] = field(default_factory=list)
     #: The contradictions of its claim: id, status (``resolved``/``unresolved``), decision.
     contradictions: list[dict[str, str | None]] = field(default_factory=list)
+    #: True when the ledger marks the claim not applicable for the evaluation
+    #: (acceptance.md "Not applicable"): its answerability is ``not applicable``.
+    not_applicable: bool = False
+    #: The ledger's reason for it (ledger text), None when the claim applies.
+    not_applicable_reason: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
@@ -177,27 +182,34 @@ def evaluation_cards(
 ) -> list[VerdictRow]:
     """The acceptance cards of one recorded evaluation (any, not only a run's latest).
 
-    ``facts`` is where to ask which citations were never retrieved (a copy of
-    the evaluation's loads and bundle, :func:`hopgate.report.data.facts_copy`);
-    default the store.
+    ``facts`` is a copy of the evaluation's loads and bundle holding at least
+    what the bundle queries read (:func:`hopgate.report.data.facts_copy`), read
+    instead of a reading copy of its own; default the store's reading copy.
     """
     unretrieved: dict[str, list[str]] = defaultdict(list)
-    with _reading_copy(store, evaluation) as copy:
+    with _reading_copy(store, evaluation, facts) as copy:
         rows = _cards(copy, evaluation.bundle)
-        asked = copy if facts is None else facts
-        for found in _bundle_select(asked, "unretrieved-citations", evaluation.bundle):
+        for found in _bundle_select(copy, "unretrieved-citations", evaluation.bundle):
             unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
     return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
 
 
-def evaluation_metrics(store: Store, evaluation: catalog.Evaluation) -> RunMetrics:
-    """The metrics of one recorded evaluation (any, not only a run's latest)."""
-    with _reading_copy(store, evaluation) as copy:
+def evaluation_metrics(
+    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
+) -> RunMetrics:
+    """The metrics of one recorded evaluation (any, not only a run's latest); ``facts`` as
+    for :func:`evaluation_cards`."""
+    with _reading_copy(store, evaluation, facts) as copy:
         return _run_metrics(copy, evaluation.run, evaluation.bundle)
 
 
-def _reading_copy(store: Store, evaluation: catalog.Evaluation) -> AbstractContextManager[Store]:
-    """Where to read one bundle: an in-memory copy when verified snapshots make it cheap."""
+def _reading_copy(
+    store: Store, evaluation: catalog.Evaluation, facts: Store | None = None
+) -> AbstractContextManager[Store]:
+    """Where to read one bundle: ``facts`` when given, else an in-memory copy when
+    verified snapshots make it cheap, else the store."""
+    if facts is not None:
+        return nullcontext(facts)
     return snapshots.reading_copy(
         store, reading_projection(), [*evaluation.used, evaluation.bundle]
     )
@@ -240,6 +252,9 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     result = []
     for row in _bundle_select(store, "cards", bundle):
         card = str(row["card"])
+        answerability = (
+            ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None
+        )
         result.append(
             VerdictRow(
                 run=ids.ledger_id(str(row["run"])),
@@ -247,9 +262,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 output=ids.ledger_id(str(row["output"])),
                 claim=_id(row["claim"]),
                 consequential=bool(row["consequential"]),
-                answerability=ANSWERABILITY.get(str(row["answerability"]))
-                if row["answerability"]
-                else None,
+                answerability=answerability,
                 supported=bool(row["supported"]),
                 retrieved_complete=bool(row["retrievedComplete"]),
                 citation_complete=bool(row["citationComplete"]),
@@ -266,6 +279,10 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 weighed_route=_id(row["truthRoute"]),
                 source_truth=truth[card],
                 contradictions=contradictions[card],
+                not_applicable=answerability == "not applicable",
+                not_applicable_reason=None
+                if row["notApplicableReason"] is None
+                else str(row["notApplicableReason"]),
             )
         )
     return result
@@ -365,6 +382,7 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
             "omitted": _int(row["omitted"]),
             "blocked": _int(row["blocked"]),
             "not_found": _int(row["notFound"]),
+            "not_applicable": _int(row["notApplicable"]),
             "appropriate_abstentions": _int(row["appropriateAbstentions"]),
             "escalated": _int(row["escalated"]),
         },

@@ -64,7 +64,9 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     Reads only: a run never evaluated is not shown (run `hopgate evaluate`);
     a stale evaluation is shown with a note on stderr and, in JSON and CSV,
     "stale": true and its reason. unretrieved_citations lists the cited spans
-    the case never retrieved (shown, never changing the verdict).
+    the case never retrieved (shown, never changing the verdict);
+    not_applicable and its reason, a claim the ledger marks not applicable for
+    the evaluation (its output's verdict is abstain).
 
     Example: hopgate verdicts --run sys-a --format json
     """
@@ -80,6 +82,8 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     columns = api.VERDICT_COLUMNS + ["unretrieved_citations", "route_authority"]
     if fmt == "csv":
         columns += ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
+        # acceptance.md "Not applicable": the flag and the ledger's reason (escaped by render).
+        columns += ["not_applicable", "not_applicable_reason"]
     click.echo(render(rows, columns=columns, format=fmt), nl=False)
 
 

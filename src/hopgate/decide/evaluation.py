@@ -505,6 +505,9 @@ class _BundleWriter:
             f"{s} <{HG}correctnessKnown> {nt.boolean(bool(row['correctnessKnown']))}",
             f"{s} <{HG}contradictionPresent> {nt.boolean(bool(row['contradiction']))}",
         ]
+        # The ledger's statement that made the claim not applicable (evaluation-eligibility.ru).
+        if row.get("notApplicable") is not None:
+            lines.append(f"{s} <{HG}notApplicableBy> {nt.iri(str(row['notApplicable']))}")
         if row["eligibleSets"] is not None:
             lines.append(f"{s} <{HG}eligibleSets> {nt.integer(int(row['eligibleSets']))}")
             lines.append(f"{s} <{HG}hops> {nt.integer(int(row['hops']))}")  # type: ignore[arg-type]
@@ -560,6 +563,8 @@ class _BundleWriter:
                 lines.append(f"{s} <{HG}claimCase> {nt.iri(self.claim_case_node(case, claim))}")
         if row["answerability"] is not None:
             lines.append(f"{s} <{HG}answerability> {nt.iri(str(row['answerability']))}")
+        if row.get("notApplicable") is not None:
+            lines.append(f"{s} <{HG}notApplicableBy> {nt.iri(str(row['notApplicable']))}")
         for name, value in (
             ("retrievedRoute", row["retrievedRoute"]),
             ("citedRoute", row["citedRoute"]),

@@ -34,6 +34,7 @@ COUNTS: dict[str, tuple[str, str]] = {
     "omitted": ("Counts", "omitted"),
     "blocked": ("Counts", "blocked"),
     "not_found": ("Counts", "not found"),
+    "not_applicable": ("Counts", "not applicable"),
     "appropriate_abstentions": ("Counts", "appropriate abstentions"),
     "escalated": ("Counts", "escalated"),
 }

@@ -24,7 +24,7 @@ from hopgate import ids
 from hopgate.audit import queue as _review
 from hopgate.audit.agreement import Agreement
 from hopgate.audit.agreement import agreement as _agreement
-from hopgate.audit.peers import peer_metrics_for_bundle
+from hopgate.audit.peers import evaluation_peer_metrics
 from hopgate.audit.results import (
     AUTHORITY_POLICY,
     GATE_POLICY,
@@ -47,6 +47,7 @@ from hopgate.report.data import (
     ChosenEvaluation,
     Header,
     collect_cards,
+    facts_copy,
     header,
     resolve_evaluation,
 )
@@ -71,6 +72,7 @@ COUNT_LABELS = {
     "omitted": "omitted required claims",
     "blocked": "blocked claim-cases",
     "not_found": "not-found claim-cases",
+    "not_applicable": "not-applicable claim-cases",
     "appropriate_abstentions": "appropriate abstentions",
     "escalated": "awaiting adjudication",
 }
@@ -208,14 +210,43 @@ def build_report(
     )
     head = header(store, chosen, signature=signature.line)
     check_gate_policy(consequential)
+    # One copy of the evaluation's loads and bundle serves every query of the
+    # cards, the gate, the metrics and the strata (hopgate.report.data.facts_copy).
+    with facts_copy(store, chosen.evaluation) as facts:
+        return _build(
+            store,
+            facts,
+            chosen,
+            head,
+            signature,
+            pictures,
+            peers,
+            trusted,
+            consequential,
+            require_authority,
+        )
+
+
+def _build(
+    store: Store,
+    facts: Store,
+    chosen: ChosenEvaluation,
+    head: Header,
+    signature: SignatureCheck,
+    pictures: int,
+    peers: bool,
+    trusted: Sequence[str] | None,
+    consequential: str,
+    require_authority: str,
+) -> Report:
     authority_text = authority_policy_text(require_authority)
-    weighed, blocking = _blocking(store, chosen.evaluation.bundle, consequential, require_authority)
+    weighed, blocking = _blocking(facts, chosen.evaluation.bundle, consequential, require_authority)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
 
-    cards = sorted(collect_cards(store, chosen), key=order)
-    metrics = evaluation_metrics(store, chosen.evaluation)
+    cards = sorted(collect_cards(store, chosen, facts=facts), key=order)
+    metrics = evaluation_metrics(store, chosen.evaluation, facts=facts)
     failing = [c.row.output for c in cards if c.row.output in blocking]
     note = None
     state = "passed" if weighed and not failing else "failed"
@@ -249,7 +280,7 @@ def build_report(
         note=note,
     )
     strata: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
-    for row in store.select(
+    for row in facts.select(
         library_query("verdict-strata").text, params={"bundle": IRI(chosen.evaluation.bundle)}
     ):
         verdict = _verdict(str(row["verdict"]))
@@ -259,9 +290,7 @@ def build_report(
         counts[card.row.verdict] += 1
     peer_rows: list[dict[str, Any]] = []
     if peers:
-        evaluation_ = chosen.evaluation
-        with store.working_copy(None, [evaluation_.bundle, *evaluation_.used]) as copy:
-            peer_rows = [p.as_dict() for p in peer_metrics_for_bundle(copy, evaluation_.bundle)]
+        peer_rows = [p.as_dict() for p in evaluation_peer_metrics(store, chosen.evaluation)]
     drawn = _draw_pictures(store, chosen, cards, pictures)
     changes = _changes(store, chosen)
     in_force = _judgments_in_force(store, cards, trusted)

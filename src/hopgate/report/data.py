@@ -11,6 +11,7 @@ output of the report carries one.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,7 +24,8 @@ from hopgate.audit.results import VerdictRow, evaluation_cards, unknown_run
 from hopgate.audit.withholding import MARKER, check_reader, evaluation_reader, withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
-from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.library.projection import Projection, projection_of
+from hopgate.library.steps import BUNDLE_QUERIES, evaluation_projection, reading_projection
 from hopgate.report.sentences import ADMISSIBILITY, reason
 from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
 from hopgate.suggest import did_you_mean
@@ -268,36 +270,61 @@ def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
     return store.select(library_query(query_id).text, params=params)
 
 
-#: The report queries that read only what an evaluation reads of the loads (the
-#: evaluation's projection) and the bundle: run on an in-memory copy of those
-#: (tests/report/test_report.py checks each names no other load predicate).
-COPY_QUERIES = ("report-coverage", "unretrieved-citations")
+#: The report queries that read only the bundle and the loads the evaluation
+#: used: run on an in-memory copy of those (tests/library/test_projection.py
+#: checks that the copy's projection keeps every pattern of each).
+COPY_QUERIES = (
+    "report-cards",
+    "report-spans",
+    "report-contradictions",
+    "report-coverage",
+    "verdict-strata",
+    *BUNDLE_QUERIES,
+)
+
+
+@functools.cache
+def facts_projection() -> Projection:
+    """What the facts copy keeps: the evaluation's projection and what ``COPY_QUERIES`` read."""
+    texts = [library_query(query_id).text for query_id in COPY_QUERIES]
+    named = projection_of(texts)
+    kept = evaluation_projection()
+    return Projection(kept.predicates | named.predicates, kept.classes | named.classes)
 
 
 @contextmanager
 def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
-    """An in-memory copy of the evaluation's loads (its projection) and its whole bundle.
+    """An in-memory copy of what the report's cards read: the evaluation's loads and bundle.
 
     Made from verified snapshots only (docs/spec/records.md "Caches"): the
-    coverage queries run there in a fraction of their time on the disk store.
+    loads' evaluation snapshots and the whole bundle are parsed, and the few
+    load quads they lack (texts, titles, locators) are read from the store;
+    the card queries run there in a fraction of their time on the disk store.
     Without every snapshot, the store itself.
     """
 
     parts = [(graph, evaluation_projection()) for graph in evaluation.used]
     parts.append((evaluation.bundle, reading_projection()))
-    with snapshots.reading_copy(store, evaluation_projection(), parts) as copy:
+    with snapshots.reading_copy(store, facts_projection(), parts) as copy:
         yield copy
 
 
 def collect_cards(
-    store: Store, chosen: ChosenEvaluation, *, only_output: str | None = None
+    store: Store,
+    chosen: ChosenEvaluation,
+    *,
+    only_output: str | None = None,
+    facts: Store | None = None,
 ) -> list[CardDetail]:
     """The cards of the chosen evaluation with their texts, sets, coverage and reasons.
 
-    With ``only_output``, the card of that output claim alone.
+    With ``only_output``, the card of that output claim alone. ``facts`` is
+    the evaluation's :func:`facts_copy` when the caller holds one.
     """
-    with facts_copy(store, chosen.evaluation) as facts:
+    if facts is not None:
         return _collect(store, facts, chosen, only_output)
+    with facts_copy(store, chosen.evaluation) as copy:
+        return _collect(store, copy, chosen, only_output)
 
 
 def _collect(
@@ -315,12 +342,12 @@ def _collect(
             params={"bundle": IRI(bundle), "output": IRI(ids.mint("output", only_output))},
         )
         params["card"] = IRI(str(found[0]["card"]))
-    texts = {ids.ledger_id(str(r["card"])): r for r in _select(store, "report-cards", params)}
+    texts = {ids.ledger_id(str(r["card"])): r for r in _select(facts, "report-cards", params)}
     spans: dict[str, list[Row]] = defaultdict(list)
     # The one reader rule decides what is withheld, overlap with a narrowed
     # span included (queries/withheld.rq); a withheld quote is dropped here.
     hidden = withheld_nodes(store, chosen.reader_iri)
-    for r in _select(store, "report-spans", params):
+    for r in _select(facts, "report-spans", params):
         withheld = str(r["span"]) in hidden
         r = {**r, "exact": None if withheld else r["exact"], "withheld": withheld}
         spans[ids.ledger_id(str(r["card"]))].append(r)
@@ -328,7 +355,7 @@ def _collect(
     for r in _select(facts, "report-coverage", params):
         coverage[ids.ledger_id(str(r["card"]))].append(r)
     contradictions: dict[str, list[ContradictionInfo]] = defaultdict(list)
-    for r in _select(store, "report-contradictions", params):
+    for r in _select(facts, "report-contradictions", params):
         contradictions[ids.ledger_id(str(r["card"]))].append(
             ContradictionInfo(
                 str(r["contradictionId"]),
@@ -396,8 +423,12 @@ def _card(
             }[role]
             target.append(_span(r))
     for evidence in sets.values():
-        evidence.eligible = evidence.status == "adjudicated" and not any(
-            m.failed for m in evidence.members
+        # A claim not applicable for the evaluation has no set weighed, so none eligible
+        # (docs/spec/acceptance.md "Not applicable").
+        evidence.eligible = (
+            not row.not_applicable
+            and evidence.status == "adjudicated"
+            and not any(m.failed for m in evidence.members)
         )
         evidence.cited = evidence.id == row.cited_route
         evidence.retrieved = evidence.id == row.retrieved_route

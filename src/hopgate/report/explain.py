@@ -97,6 +97,8 @@ _ANSWERABILITY = {
     "blocked": "Claim {claim} is blocked for the evaluation's reader: an adjudicated set would "
     "be eligible but for who may read it.",
     "not found": "Claim {claim} is not found: no adjudicated set passes rules 1-3.",
+    "not applicable": "Claim {claim} is not applicable for this evaluation, as the ledger "
+    "says, decided before eligibility (no set of it is weighed): {reason}.",
 }
 
 
@@ -119,11 +121,22 @@ def steps(card: CardDetail) -> list[Step]:
         claim = f"{row.claim}{_quoted(card.claim_text)}"
         add("claim", f"{said} and asserts {weight} claim {claim}.", section("Terms"))
     for evidence in card.sets:
-        add("eligibility", _set_sentence(evidence), ELIGIBILITY)
+        if row.not_applicable:
+            # Decided before eligibility: no set of the claim is weighed.
+            add(
+                "eligibility",
+                f"Evidence set {evidence.id} is not weighed: its claim is not applicable for "
+                "this evaluation.",
+                section("Not applicable"),
+            )
+        else:
+            add("eligibility", _set_sentence(evidence), ELIGIBILITY)
     if row.claim is not None:
         answerability = row.answerability or "not decided"
         template = _ANSWERABILITY.get(answerability, "Claim {claim} is " + answerability + ".")
-        add("answerability", template.format(claim=row.claim), ELIGIBILITY)
+        sentence = template.format(claim=row.claim, reason=row.not_applicable_reason or "-")
+        where = section("Not applicable") if row.not_applicable else ELIGIBILITY
+        add("answerability", sentence, where)
     for cited in card.delivered:
         covers = card.covered_by_citation.get(cited.id, [])
         what = "; ".join(f"member {m} of {s}" for s, m in covers) or "no member of any set"

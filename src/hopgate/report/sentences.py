@@ -27,6 +27,7 @@ RULES: dict[str, tuple[str, int]] = {
     "correctness-unknown": ("escalate", 1),
     "blocked": ("abstain", 2),
     "not-found": ("abstain", 2),
+    "not-applicable": ("abstain", 2),
     "judged-incorrect": ("reject", 3),
     "citation-complete": ("accept", 4),
     "citation-incomplete": ("revise-citations", 5),
@@ -79,6 +80,11 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
         text = (
             f"the system answered, but should have abstained: claim {claim} has no eligible "
             "evidence set (not found)"
+        )
+    elif rule == "not-applicable":
+        text = (
+            f"the system answered, but should have abstained: the ledger marks claim {claim} "
+            f"not applicable for this evaluation ({row.not_applicable_reason or 'no reason'})"
         )
     elif rule == "judged-incorrect":
         text = "the output is judged incorrect"

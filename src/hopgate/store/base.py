@@ -133,6 +133,7 @@ class Store(ABC):
         graphs: list[str] | None = None,
         *,
         files: Mapping[str, Path] | None = None,
+        lacking: Mapping[str, Projection] | None = None,
     ) -> Iterator[Store]:
         """A store to run a long read-mostly computation on (an evaluation's queries).
 
@@ -142,7 +143,8 @@ class Store(ABC):
         only the queries it was made for may run on it. ``files`` maps a graph
         to an N-Quads file hopgate wrote and verified holding what the copy
         needs of it (a snapshot), which an engine may parse instead of
-        reading the graph.
+        reading the graph; ``lacking`` maps such a graph to the quads its
+        file lacks, which are then read from the store.
         """
         yield self
 

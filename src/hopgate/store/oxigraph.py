@@ -309,14 +309,16 @@ class OxigraphStore(Store):
         graphs: list[str] | None = None,
         *,
         files: Mapping[str, Path] | None = None,
+        lacking: Mapping[str, Projection] | None = None,
     ) -> Iterator[Store]:
         """For an on-disk store, an in-memory copy of its quads; else the store itself.
 
         The copy holds the quads of ``graphs`` (default: every visible graph)
         that ``projection`` keeps (all of them without one): parsed from the
         graph's file in ``files`` where it has one (a verified snapshot:
-        :mod:`hopgate.store.snapshots`), else read from the store, which costs
-        a term lookup per quad.
+        :mod:`hopgate.store.snapshots`) with what ``lacking`` names for it
+        read from the store, else read from the store, which costs a term
+        lookup per quad.
         """
         if self.path is None:
             yield self
@@ -327,6 +329,8 @@ class OxigraphStore(Store):
                 file = (files or {}).get(graph)
                 if file is not None:
                     copy.load_nquads_lenient(file)
+                    if graph in (lacking or {}):
+                        self._copy_graph(copy, graph, (lacking or {})[graph])
                 else:
                     self._copy_graph(copy, graph, projection)
             yield copy

@@ -30,7 +30,7 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -51,6 +51,7 @@ log = logging.getLogger("hopgate")
 # subject, the predicate and (for rdf:type) the class.
 _LINE = re.compile(rb"^\S+[ \t]+<([^>]*)>[ \t]+(\S+)")
 _CHUNK = 1 << 20
+_BATCH = 8192
 
 
 def _digest(text: str) -> str:
@@ -180,8 +181,9 @@ def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> N
         for projection in projections
     ]
     type_iri = f"<{RDF_TYPE}>".encode()
+    kept: list[list[bytes]] = [[] for _ in outs]
     with nquads.open("rb") as source:
-        for line in source:
+        for number, line in enumerate(source, 1):
             parts = line.split(b" ", 3)
             if len(parts) < 3 or not parts[1].startswith(b"<") or not parts[1].endswith(b">"):
                 match = _LINE.match(line)
@@ -191,9 +193,19 @@ def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> N
                 obj = match.group(2)
             else:
                 predicate, obj = parts[1], parts[2]
-            for (predicates, classes), out in zip(wanted, outs, strict=True):
+            for (predicates, classes), lines in zip(wanted, kept, strict=True):
                 if obj in classes if predicate == type_iri else predicate in predicates:
-                    out.write(line)
+                    lines.append(line)
+            if number % _BATCH == 0:
+                _flush(kept, outs)
+    _flush(kept, outs)
+
+
+def _flush(kept: list[list[bytes]], outs: list[_Hashing]) -> None:
+    # One write (and one hash update) per batch of lines, not per line.
+    for lines, out in zip(kept, outs, strict=True):
+        out.write(b"".join(lines))
+        lines.clear()
 
 
 def remove(store: Store, graph: str) -> None:
@@ -251,15 +263,25 @@ def verified(
 
 
 @contextmanager
-def working_copy(store: Store, projection: Projection, graphs: list[str]) -> Iterator[Store]:
+def working_copy(
+    store: Store, projection: Projection, graphs: Sequence[str | tuple[str, Projection]]
+) -> Iterator[Store]:
     """A store holding what ``projection`` keeps of ``graphs``, for an evaluation's queries.
 
     On an on-disk store: a memory copy, each graph parsed from its verified
     snapshot or else read from the store. Elsewhere: the engine's own
-    :meth:`~hopgate.store.Store.working_copy`.
+    :meth:`~hopgate.store.Store.working_copy`. A graph may be given with the
+    projection of the snapshot to parse (one that keeps at least what
+    ``projection`` does, such as a bundle's whole snapshot).
     """
-    files = _verified_files(store, [(graph, projection) for graph in graphs])
-    with store.working_copy(projection, graphs, files=files) as copy:
+    parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
+    files = _verified_files(store, parts)
+    with store.working_copy(
+        projection,
+        [graph for graph, _ in parts],
+        files=files,
+        lacking=_lacking(parts, projection, files),
+    ) as copy:
         yield copy
 
 
@@ -279,8 +301,27 @@ def reading_copy(
     if _folder(store) is None or len(files) < len(parts):
         yield store
         return
-    with store.working_copy(projection, [graph for graph, _ in parts], files=files) as copy:
+    with store.working_copy(
+        projection,
+        [graph for graph, _ in parts],
+        files=files,
+        lacking=_lacking(parts, projection, files),
+    ) as copy:
         yield copy
+
+
+def _lacking(
+    parts: list[tuple[str, Projection]], wanted: Projection, files: dict[str, Path]
+) -> dict[str, Projection]:
+    """What each graph's snapshot lacks of ``wanted`` (its quads are read from the store)."""
+    found = {}
+    for graph, cut in parts:
+        if graph in files:
+            predicates = wanted.predicates - cut.predicates
+            classes = wanted.classes - cut.classes
+            if predicates - {RDF_TYPE} or classes:
+                found[graph] = Projection(predicates, classes)
+    return found
 
 
 def _verified_files(store: Store, parts: list[tuple[str, Projection]]) -> dict[str, Path]:

@@ -39,6 +39,31 @@ def emit_claim(ctx: Context, record: Record) -> Iterator[str]:
     if d.get("applies_at"):
         yield f"{s} <{HG}appliesAt> {nt.datetime(ctx.time(record, d, 'applies_at'))}"
     yield f"{s} <{HG}consequential> {nt.boolean(bool(d.get('consequential', False)))}"
+    yield from _not_applicable(ctx, record, ids.mint("claim", d["id"]))
+
+
+def _not_applicable(ctx: Context, record: Record, claim: str) -> Iterator[str]:
+    """The evaluations the claim does not apply to, each with its reason.
+
+    docs/spec/acceptance.md "Not applicable": one statement per evaluation, a
+    sub-node of the claim (so a restated claim is compared with its statements).
+    """
+    seen: set[str] = set()
+    for number, entry in enumerate(record.data.get("not_applicable") or []):
+        where = f"not_applicable[{number}]"
+        evaluation = entry["evaluation"]
+        if evaluation in seen:
+            ctx.fail(f"evaluation {evaluation!r} is listed twice", record, f"{where}.evaluation")
+        seen.add(evaluation)
+        target = ctx.ref("evaluation", evaluation, record, f"{where}.evaluation")
+        if not entry["reason"].strip():
+            ctx.fail("a not-applicable claim needs its reason", record, f"{where}.reason")
+        node = nt.iri(f"{claim}/not-applicable/{ids.encode_id(evaluation)}")
+        yield f"{nt.iri(claim)} <{HG}notApplicable> {node}"
+        yield f"{node} <{A}> <{PROV}Entity>"
+        yield f"{node} <{A}> <{HG}Inapplicability>"
+        yield f"{node} <{HG}inapplicableTo> {nt.iri(target)}"
+        yield f"{node} <{HG}reason> {nt.string(entry['reason'])}"
 
 
 def emit_evidence_set(ctx: Context, record: Record) -> Iterator[str]:

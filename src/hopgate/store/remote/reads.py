@@ -154,6 +154,7 @@ class Reads(Transport):
         graphs: list[str] | None = None,
         *,
         files: Mapping[str, Path] | None = None,
+        lacking: Mapping[str, Projection] | None = None,
     ) -> Iterator[Store]:
         """An in-memory Oxigraph copy of hopgate's graphs, for queries a server may answer wrongly.
 
@@ -166,7 +167,7 @@ class Reads(Transport):
         copy is N-Triples per graph (the server's fastest export), checked
         against the server's counts; writes to it are discarded. A
         ``projection`` is applied on the server, so only the triples it keeps
-        are sent. ``files`` is not used: a server keeps no snapshots.
+        are sent. ``files`` and ``lacking`` are not used: a server keeps no snapshots.
         """
         copy = OxigraphStore(None)
         try:
