@@ -11,7 +11,10 @@ for each run:
   evaluation, not a decision): answerability, supported, retrieved and
   citation complete, the routes, missing hops, inadmissible and unretrieved
   citations, the verdict, the final judgments in force on the card
-  (docs/spec/adjudication.md "Effect on scoring") and its interventions item;
+  (docs/spec/adjudication.md "Effect on scoring"), its interventions item and
+  its source truth (docs/spec/acceptance.md "Source truth": the weighed route,
+  each member's authority, interval, observation and premise basis, the route
+  authority, the claim's contradictions with their status);
 - the metrics of ``hopgate metrics --format json``: the three ratios and the
   whole answer with numerators, denominators and intervals
   (docs/spec/acceptance.md "Metrics", "Whole answer", "Intervals"), the
@@ -63,6 +66,9 @@ SET_TERMS = {"sufficient": "adjudicated", "insufficient": "rejected"}
 SET_QUESTIONS = ("entailment", "alternatives")
 CONTRADICTION_TERMS = ("material", "immaterial")
 BOUNDARY_TERMS = ("new-claim", "not-a-claim", "unsupported")
+ADMISSIBILITY_TERMS = ("admissible", "inadmissible")
+#: docs/spec/acceptance.md "Source truth": strongest first; a route's is its weakest member's.
+AUTHORITIES = ("unstated", "tertiary", "secondary", "primary")
 #: Fields of a verdict row that name the recorded evaluation, not what it decided.
 RECORD_FIELDS = ("card", "stale", "stale_reason")
 #: Fields of a run's metrics that name the recorded evaluation.
@@ -180,6 +186,9 @@ class Ledger:
             k: (e["reader"], instant(e["observation_cutoff"])) for k, e in raw["evaluation"].items()
         }
         self.versions = {k: Version(v, self._text(v)) for k, v in raw["version"].items()}
+        self.version_records = raw["version"]
+        self.sources = raw["source"]
+        self.span_versions = {k: s["version"] for k, s in raw["span"].items()}
         self.spans: dict[str, Span] = {}
         self.inline: dict[tuple[Any, ...], str] = {}
         for k, s in raw["span"].items():
@@ -333,6 +342,12 @@ class Ledger:
             for k, c in self.contradictions.items()
             if c["status"] == "unresolved" and k not in self.resolved
         }
+
+    def admissibility(self, subject: str) -> str | None:
+        """The final admissibility judgment in force on a span or version, or None."""
+        if subject not in self._finals:
+            return None
+        return self._latest(subject, ("admissibility",), ADMISSIBILITY_TERMS)
 
     def boundary(self, output: Output) -> str | None:
         """The final boundary judgment in force on an extra assertion, or None."""
@@ -619,6 +634,78 @@ def _row(
         "unretrieved_citations": unretrieved,
         "not_applicable": answerability == NOT_APPLICABLE,
         "not_applicable_reason": ev.reason_not_applicable(claim) if claim is not None else None,
+        **_source_truth(ledger, claim, best_cited, best_retrieved),
+    }
+
+
+def _lexical(value: str | None) -> str | None:
+    """A ledger time as the loader writes it: UTC, fraction without trailing zeros, ``Z``."""
+    if value is None or value == "":
+        return None
+    moment = instant(value)
+    fraction = f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S") + fraction + "Z"
+
+
+def _member_truth(ledger: Ledger, span: str) -> dict[str, str | None]:
+    """docs/spec/acceptance.md "Source truth": one member of the weighed route."""
+    version = ledger.span_versions[span]
+    record = ledger.version_records[version]
+    source = ledger.sources[record["source"]]
+    basis: str | None = None
+    basis_from: str | None = None
+    for subject in (span, version):
+        judgment = ledger.admissibility(subject)
+        if judgment is not None and ledger.judgments[judgment].get("reason") is not None:
+            basis, basis_from = ledger.judgments[judgment]["reason"], judgment
+            break
+    if basis is None and source.get("authority_basis") is not None:
+        basis, basis_from = source["authority_basis"], record["source"]
+    effective = record.get("effective") or {}
+    return {
+        "span": span,
+        "version": version,
+        "source": record["source"],
+        "authority": source.get("authority") or "unstated",
+        "basis": "unstated" if basis is None else basis,
+        "basis_from": basis_from,
+        "effective_from": _lexical(effective.get("from")),
+        "effective_until": _lexical(effective.get("until")),
+        "observed_at": _lexical(record["observed_at"]),
+    }
+
+
+def _source_truth(
+    ledger: Ledger, claim: str | None, best_cited: Any, best_retrieved: Any
+) -> dict[str, Any]:
+    """The weighed route (cited, else retrieved, else nearest), its members' truth, its
+    authority (the weakest member's, unstated without a route) and the claim's contradictions."""
+    route = None
+    if best_cited is not None:
+        if best_cited[0] == 0:
+            route = best_cited[3]
+        elif best_retrieved is not None and best_retrieved[1] == 0:
+            route = best_retrieved[3]
+        else:
+            route = best_cited[3]
+    members = [_member_truth(ledger, m) for m in sorted(set(route.members))] if route else []
+    weakest = min((AUTHORITIES.index(str(m["authority"])) for m in members), default=0)
+    contradictions = []
+    for k in sorted(ledger.contradictions_by_claim.get(claim, ())) if claim is not None else ():
+        c = ledger.contradictions[k]
+        resolved = c["status"] == "resolved" or k in ledger.resolved
+        contradictions.append(
+            {
+                "id": k,
+                "status": "resolved" if resolved else "unresolved",
+                "decision": c.get("decision"),
+            }
+        )
+    return {
+        "route_authority": AUTHORITIES[weakest],
+        "weighed_route": route.id if route else None,
+        "source_truth": members,
+        "contradictions": contradictions,
     }
 
 
@@ -853,6 +940,11 @@ def _strata(answerable: list[ClaimCase], rows: list[dict[str, Any]]) -> dict[str
             for r in cards.get((cc.question, cc.claim), ()):
                 c[3] += r["supported"]
                 c[4] += r["supported"] and r["citation_complete"]
+        # Route authority is a card's: its strata count output claims only.
+        for r in cards.get((cc.question, cc.claim), ()):
+            c = counts.setdefault(("route authority", r["route_authority"]), [0] * 6)
+            c[3] += r["supported"]
+            c[4] += r["supported"] and r["citation_complete"]
     strata: dict[str, dict[str, Any]] = {}
     for (dimension, stratum), c in sorted(counts.items()):
         strata.setdefault(dimension, {})[stratum] = {

@@ -1,12 +1,13 @@
 # id: evaluation-adjudication
 # description: Which final judgments are in force for the run's evaluation: the annotation version of each evidence set (re-annotated by its latest recorded final entailment or alternatives judgment), the contradictions a final contradiction judgment resolves, and the extra assertions a final boundary judgment decides? Writes the answer into the evaluation's scratch graph; the load graphs are only read.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph the evaluation writes and removes)
-# returns: nothing; inserts into GRAPH ?scratch: ?set hg:reannotatedBy ?judgment (the latest recorded final entailment or alternatives judgment of the set), ?set hg:statusInForce ?status (hg:Adjudicated, hg:Proposed or hg:Rejected: the re-annotated status, else the loaded one), ?contradiction hg:resolvedBy ?judgment, ?output hg:boundaryDecidedBy ?judgment
-# spec: docs/spec/adjudication.md "Effect on scoring", docs/spec/adjudication.md "Recording", docs/spec/adjudication.md "Edge cases"
+# returns: nothing; inserts into GRAPH ?scratch: ?set hg:reannotatedBy ?judgment (the latest recorded final entailment or alternatives judgment of the set), ?set hg:statusInForce ?status (hg:Adjudicated, hg:Proposed or hg:Rejected: the re-annotated status, else the loaded one), ?contradiction hg:resolvedBy ?judgment, ?output hg:boundaryDecidedBy ?judgment, ?subject hg:admissibilityDecidedBy ?judgment (a span or version: the final admissibility judgment in force, whose reason is the basis for accepting the premise)
+# spec: docs/spec/adjudication.md "Effect on scoring", docs/spec/adjudication.md "Recording", docs/spec/adjudication.md "Edge cases", docs/spec/acceptance.md "Source truth"
 #
 # Runs first among the evaluation's updates; evaluation-eligibility and
 # evaluation-routes read hg:statusInForce instead of the loaded hg:setStatus,
-# evaluation-verdicts reads hg:resolvedBy and hg:boundaryDecidedBy.
+# evaluation-verdicts reads hg:resolvedBy and hg:boundaryDecidedBy,
+# evaluation-source-truth hg:admissibilityDecidedBy (which scores nothing).
 # Only final judgments whose decision is a term of their question count
 # (initial judgments, and the old spelling without hg:question, score
 # nothing). Rule latest recorded: the judgment in force is the one the store
@@ -110,4 +111,29 @@ WHERE {
   GRAPH ?g7 { ?output prov:wasGeneratedBy ?case }
   GRAPH ?g8 { ?case hg:ofRun ?run }
   MINUS { GRAPH ?g9 { ?output hg:asserts ?anyClaim } }
+} ;
+INSERT { GRAPH ?scratch { ?subject hg:admissibilityDecidedBy ?judgment } }
+WHERE {
+  {
+    SELECT ?subject ?latestRecord (MAX(STR(?id)) AS ?latestId)
+    WHERE {
+      {
+        SELECT ?subject (MAX(?rank) AS ?latestRecord)
+        WHERE {
+          GRAPH ?g1 { ?j hg:judges ?subject ; hg:final true ; hg:question "admissibility" ; hg:decision ?d }
+          FILTER (?d IN ("admissible", "inadmissible"))
+          OPTIONAL { GRAPH ?g3 { ?j hg:recordNumber ?number } }
+          BIND (COALESCE(?number, 0) AS ?rank)
+        }
+        GROUP BY ?subject
+      }
+      GRAPH ?g4 { ?j hg:judges ?subject ; hg:final true ; hg:question "admissibility" ; hg:decision ?d ; hg:ledgerId ?id }
+      FILTER (?d IN ("admissible", "inadmissible"))
+      OPTIONAL { GRAPH ?g5 { ?j hg:recordNumber ?recorded } }
+      FILTER (COALESCE(?recorded, 0) = ?latestRecord)
+    }
+    GROUP BY ?subject ?latestRecord
+  }
+  GRAPH ?g6 { ?judgment hg:judges ?subject ; hg:ledgerId ?judgmentId ; a hg:Judgment }
+  FILTER (STR(?judgmentId) = ?latestId)
 }

@@ -1,8 +1,8 @@
 # id: evaluation-routes
 # description: For each output claim of a run, which eligible set of its claim leaves fewest members uncited and fewest unretrieved (ties by set id), which set is its nearest when citations are incomplete, and do its citations contain a proposed set? Reads and writes the evaluation's scratch graph.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
-# returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true
-# spec: docs/spec/acceptance.md "Per output claim", docs/spec/acceptance.md "Verdict"
+# returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true, ?output hg:truthRoute ?set (the route whose source truth the card states: the cited route, else the retrieved route, else the nearest set)
+# spec: docs/spec/acceptance.md "Per output claim", docs/spec/acceptance.md "Verdict", docs/spec/acceptance.md "Source truth"
 #
 # Sets stay terms throughout: the counts are kept per (output, set) on a
 # candidate node, the least count per output is found with GROUP BY, and among
@@ -92,4 +92,18 @@ WHERE {
     GROUP BY ?output ?set
   }
   FILTER (?members = ?cited)
+} ;
+# The route the card weighs for source truth (docs/spec/acceptance.md "Source
+# truth"): the cited route when the citations contain an eligible set, else
+# the retrieved route when retrieval does, else the nearest set. bestCited and
+# bestRetrieved are chosen from the same candidates, so both are present or
+# neither (no eligible set: no route).
+INSERT { GRAPH ?scratch { ?output hg:truthRoute ?route } }
+WHERE {
+  GRAPH ?scratch {
+    ?output hg:bestCited ?cited ; hg:bestRetrieved ?retrieved .
+    ?cited hg:candidateSet ?citedSet ; hg:uncited ?uncited .
+    ?retrieved hg:candidateSet ?retrievedSet ; hg:unretrieved ?unretrieved .
+  }
+  BIND (IF(?uncited = 0, ?citedSet, IF(?unretrieved = 0, ?retrievedSet, ?citedSet)) AS ?route)
 }

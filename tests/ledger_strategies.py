@@ -11,7 +11,8 @@ status, contradictions, retrieved / cited spans including inline
 ``{version, start, end}`` and ``{version, quote}`` chunks, abstentions, extra
 assertions and incorrect outputs, questions with 0-3 claims; and structured
 judgments (docs/spec/adjudication.md), initial and final, on sets,
-contradictions and extra assertions.
+contradictions, extra assertions, spans and versions (admissibility); sources
+with or without an authority and its basis (acceptance.md "Source truth").
 
 Times are ISO strings drawn from a small pool in which several spellings name the
 same instant, so boundary cases (observed at the cutoff, ``applies_at`` equal to
@@ -131,6 +132,7 @@ JUDGMENT_TERMS = {
     "minimality": ["minimal", "not-minimal"],
     "contradiction": ["material", "immaterial"],
     "boundary": ["new-claim", "not-a-claim", "unsupported"],
+    "admissibility": ["admissible", "inadmissible"],
 }
 
 
@@ -159,10 +161,18 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
             }
         )
 
-    sources = [
+    sources: list[dict[str, Any]] = [
         {"id": "src-a", "address": "https://example.org/a", "title": "Source A"},
         {"id": "src-b", "address": "https://example.org/b"},
     ]
+    # Source truth (docs/spec/acceptance.md "Source truth"): an authority or none,
+    # a basis or none, each independently.
+    for source in sources:
+        authority = draw(st.sampled_from([None, "primary", "secondary", "tertiary"]))
+        if authority is not None:
+            source["authority"] = authority
+        if draw(st.booleans()):
+            source["authority_basis"] = f"basis of {source['id']}"
 
     versions: list[dict[str, Any]] = []
     for index in range(draw(st.integers(2, len(VERSION_IDS)))):
@@ -349,12 +359,18 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
     subjects += [
         ("extra", o["id"]) for c in cases for o in c.get("outputs") or [] if o["claim"] is None
     ]
+    # Admissibility judgments on spans and versions: the basis for accepting a premise.
+    subjects += [("admissible", s["id"]) for s in spans] + [
+        ("admissible", v["id"]) for v in versions
+    ]
     judgments = []
     decided: set[tuple[str, str]] = set()
     for number in range(draw(st.integers(0, 4)) if subjects else 0):
         kind, subject = draw(st.sampled_from(subjects))
         if kind == "set":
             question = draw(st.sampled_from(["entailment", "alternatives", "minimality"]))
+        elif kind == "admissible":
+            question = "admissibility"
         else:
             question = "contradiction" if kind == "contradiction" else "boundary"
         judged: dict[str, Any] = {
@@ -364,7 +380,7 @@ def ledgers(draw: st.DrawFn) -> dict[str, Any]:
             "decision": draw(st.sampled_from(JUDGMENT_TERMS[question])),
             "by": f"reviewer-{draw(st.integers(0, 2))}",
             "final": draw(st.booleans()),
-            "reason": "generated",
+            "reason": f"generated {number}",
         }
         group = "re-annotation" if question in ("entailment", "alternatives") else question
         if judged["final"] and (subject, group) in decided:

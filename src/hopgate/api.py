@@ -52,6 +52,8 @@ from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.queue import JudgmentRecord, QueueItem
 from hopgate.audit.results import (
+    AUTHORITY_POLICIES,
+    AUTHORITY_POLICY,
     FIGURES,
     GATE_POLICIES,
     GATE_POLICY,
@@ -120,6 +122,7 @@ from hopgate.report.diff import diff as _diff
 from hopgate.report.explain import Explanation, reasons
 from hopgate.report.explain import explain as explain
 from hopgate.report.pages import render as _render_report
+from hopgate.report.sentences import authority_reason
 from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport
 from hopgate.shacl.graphs import validate_graph as validate_graph
 from hopgate.shacl.validation import ValidationResult
@@ -139,6 +142,8 @@ __all__ = [
     "FIGURES",
     "GATE_POLICIES",
     "GATE_POLICY",
+    "AUTHORITY_POLICIES",
+    "AUTHORITY_POLICY",
     "IMPORT_FORMATS",
     "JUDGMENT_QUESTIONS",
     "PICTURE_FORMATS",
@@ -527,7 +532,12 @@ def metrics(
 
 
 def gate(
-    store: Store, *, run: str, evaluate: bool = False, consequential: str = GATE_POLICY
+    store: Store,
+    *,
+    run: str,
+    evaluate: bool = False,
+    consequential: str = GATE_POLICY,
+    require_authority: str = AUTHORITY_POLICY,
 ) -> GateResult:
     """The release gate: pass only when every output claim it weighs in ``run`` is accepted.
 
@@ -540,7 +550,10 @@ def gate(
     ``evaluate``: then the run is first evaluated when its latest evaluation
     is missing or stale. A missing or stale evaluation fails the gate with
     ``stale`` and its ``reason``; ``reasons`` says, for each output in
-    ``failing``, why it is not accepted. The result is for the run's
+    ``failing``, why it is not accepted. ``require_authority`` (``primary`` or
+    ``secondary``; default ``none``) is a disclosed policy: an accepted output
+    whose route authority is weaker fails the gate (``below_authority``), its
+    verdict unchanged (docs/spec/acceptance.md "Source truth"). The result is for the run's
     evaluation's reader: a text of a failing row repeating one withheld from
     it is the withheld marker.
 
@@ -563,13 +576,19 @@ def gate(
         Revise-citations: ... its citations leave out a1 of the nearest eligible set ...
         >>> gate(store, run="sys-a", consequential="all").weighed
         4
+        >>> gate(store, run="sys-a", consequential="all", require_authority="primary").below_authority
+        ['sys-a/qC/o1']
     """
     check_gate_policy(consequential)
     if evaluate:
         _evaluate(store, run=run)
-    result = _gate(store, run=run, consequential=consequential)
+    result = _gate(store, run=run, consequential=consequential, require_authority=require_authority)
     if not (result.passed or result.stale):
-        result = replace(result, reasons=reasons(store, run, result.failing))
+        found = reasons(store, run, result.failing)
+        for row in result.failing:
+            if row.output in result.below_authority:
+                found[row.output] = authority_reason(row, result.require_authority)
+        result = replace(result, reasons=found)
     # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
     return Readers(store, None, ReportError).of_run(run).redact(result)
 
@@ -1427,12 +1446,13 @@ def build_report(
     signed_export: Path | None = None,
     trust: Sequence[str] = (),
     consequential: str = GATE_POLICY,
+    require_authority: str = AUTHORITY_POLICY,
 ) -> Report:
     """The audit report of ``run``: header to sign, metrics, charts, every card and why.
 
     ``hopgate report --run RUN [--reader R] [--evaluation RUN@TIME]
     [--pictures N] [--peers] [--signed-export DIR [--trust KEY]...]
-    [--consequential marked|all]``;
+    [--consequential marked|all] [--require-authority primary|secondary]``;
     :func:`render_report` writes it as HTML, Markdown or JSON. Reads the run's
     latest recorded evaluation (or ``evaluation``), filtered for ``reader``
     exactly as an export is. ``pictures`` caps the card pictures drawn
@@ -1440,7 +1460,8 @@ def build_report(
     a signed export of the evaluation whose signatures are checked, against
     the ``trust`` keys (as :func:`verify` reads them) when given, for the
     header's signature line. The release decision is the gate's under the
-    ``consequential`` policy (as :func:`gate`), stated on the report.
+    ``consequential`` policy and the ``require_authority`` policy (as
+    :func:`gate`), both stated on the report.
 
     Raises:
         NotEvaluatedError: the run is unknown or was never evaluated.
@@ -1468,6 +1489,7 @@ def build_report(
         signed_export=signed_export,
         trusted=trusted,
         consequential=consequential,
+        require_authority=require_authority,
     )
 
 

@@ -12,7 +12,7 @@ saying why, and the reason when the run's evaluation is missing or stale.
 
 from __future__ import annotations
 
-from hopgate.audit.results import GATE_POLICY, GateResult, VerdictRow, gate
+from hopgate.audit.results import AUTHORITY_POLICY, GATE_POLICY, GateResult, VerdictRow, gate
 from hopgate.decide.evaluation import evaluate as run_evaluation
 from hopgate.escaping import terminal
 from hopgate.store import Store
@@ -53,6 +53,16 @@ def reason(row: VerdictRow) -> str:
     return f"{what}: {row.verdict}."
 
 
+def authority_reason(row: VerdictRow, require: str) -> str:
+    """One sentence saying why an accepted output fails a gate requiring an authority."""
+    return (
+        f"{terminal(row.output)} (question {terminal(row.question)}, claim "
+        f"{terminal(row.claim or 'none')}): accept, but its route authority is "
+        f"{row.route_authority}, weaker than --require-authority {require} requires "
+        "(a disclosed policy; the verdict is unchanged)."
+    )
+
+
 def gate_message(result: GateResult) -> str:
     """The failure message of a gate: the reason, then one sentence per failing output."""
     if result.stale:
@@ -72,14 +82,26 @@ def gate_message(result: GateResult) -> str:
     weighed = "consequential output claims" if result.policy == "marked" else "output claims"
     lines = [
         f"hopgate gate failed for run {terminal(result.run)}: {len(result.failing)} of "
-        f"{result.weighed} {weighed} not accepted:"
+        f"{result.weighed} {weighed} not accepted"
+        + ("" if result.require_authority == "none" else " or below the required authority")
+        + ":"
     ]
-    lines += [f"  - {reason(row)}" for row in result.failing]
+    lines += [
+        f"  - {authority_reason(row, result.require_authority)}"
+        if row.output in result.below_authority
+        else f"  - {reason(row)}"
+        for row in result.failing
+    ]
     return "\n".join(lines)
 
 
 def assert_gate(
-    store: Store, *, run: str, evaluate: bool = False, consequential: str = GATE_POLICY
+    store: Store,
+    *,
+    run: str,
+    evaluate: bool = False,
+    consequential: str = GATE_POLICY,
+    require_authority: str = AUTHORITY_POLICY,
 ) -> GateResult:
     """Fail (``AssertionError``) unless ``run`` passes hopgate's gate; returns the result.
 
@@ -90,6 +112,9 @@ def assert_gate(
     nothing fails the assertion: nothing was gated. With ``evaluate``, a
     missing or stale evaluation is made first (as ``hopgate gate
     --evaluate``); otherwise it fails the assertion with its reason.
+    ``require_authority`` (``primary`` or ``secondary``) also fails an accepted
+    output whose route authority is weaker (a disclosed policy, never a verdict:
+    docs/spec/acceptance.md "Source truth").
 
     Raises:
         AssertionError: the gate failed or gated nothing; the message gives a
@@ -101,7 +126,7 @@ def assert_gate(
     __tracebackhide__ = True
     if evaluate:
         run_evaluation(store, run=run)
-    result = gate(store, run=run, consequential=consequential)
+    result = gate(store, run=run, consequential=consequential, require_authority=require_authority)
     if not result.passed:
         raise AssertionError(gate_message(result))
     return result

@@ -47,3 +47,11 @@ ANSWERABILITY = {
     HG + "NotFound": "not found",
     HG + "NotApplicable": "not applicable",
 }
+#: A source's authority, strongest first (docs/spec/acceptance.md "Source truth"):
+#: a route's authority is its weakest member's.
+AUTHORITY = {
+    HG + "Primary": "primary",
+    HG + "Secondary": "secondary",
+    HG + "Tertiary": "tertiary",
+    HG + "Unstated": "unstated",
+}

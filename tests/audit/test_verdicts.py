@@ -95,6 +95,7 @@ def test_worked_example_json_contract(store: hopgate.OxigraphStore) -> None:
         "alternatives",
         "contradiction",
         "source age",
+        "route authority",
     }
 
 

@@ -108,9 +108,10 @@ def test_the_verdicts_table_and_csv_show_what_was_cited_never_retrieved(tmp_path
     assert result.exit_code == 0, result.output
     assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
     table = runner.invoke(cli, [*store, "verdicts"]).stdout.splitlines()
-    assert table[0].split()[-1] == "unretrieved_citations"
+    # The card's route authority is the last column (docs/spec/acceptance.md "Source truth").
+    assert table[0].split()[-2:] == ["unretrieved_citations", "route_authority"]
     (q3,) = [line for line in table if line.startswith("rag-run  q3")]
-    assert q3.split()[-2:] == ["accept", f"vendors[0:{len(VENDORS)}]"]
+    assert q3.split()[-3:] == ["accept", f"vendors[0:{len(VENDORS)}]", "unstated"]
     rows = list(
         csv.DictReader(
             io.StringIO(runner.invoke(cli, [*store, "verdicts", "--format", "csv"]).stdout)

@@ -123,8 +123,11 @@ def renamed(ledger: Ledger, name: Callable[[str, str], str]) -> Ledger:
                 output["cites"] = [delivered(item) for item in output["cites"]]
     subject_kinds = {"entailment": "set", "alternatives": "set", "minimality": "set"}
     subject_kinds["boundary"] = "output"
+    span_ids = {span["id"] for span in ledger.get("spans") or []}
     for judged in out.get("judgments") or []:
         kind = subject_kinds.get(judged.get("question", ""))
+        if judged.get("question") == "admissibility":  # a span or a version
+            kind = "span" if judged["subject"] in span_ids else "version"
         if kind is not None:  # contradiction and judgment ids are not renamed
             judged["subject"] = name(kind, judged["subject"])
     return out
@@ -162,6 +165,15 @@ def _mapped_back(row: dict[str, Any], renaming: Renaming) -> dict[str, Any]:
         ],
         "cited_route": back("set", row["cited_route"]),
         "retrieved_route": back("set", row["retrieved_route"]),
+        "weighed_route": back("set", row["weighed_route"]),
+        # Source, judgment and contradiction ids are not renamed.
+        "source_truth": sorted(
+            (
+                {**m, "span": back("span", m["span"]), "version": back("version", m["version"])}
+                for m in row["source_truth"]
+            ),
+            key=lambda m: str(m["span"]),
+        ),
         "card": None,  # output id @ evaluation time: differs between two evaluations
     }
 
@@ -172,6 +184,7 @@ def _plain(row: dict[str, Any]) -> dict[str, Any]:
         "missing": sorted(row["missing"]),
         "inadmissible_citations": sorted(row["inadmissible_citations"]),
         "unretrieved_citations": sorted(row["unretrieved_citations"]),
+        "source_truth": sorted(row["source_truth"], key=lambda m: str(m["span"])),
         "card": None,
     }
 

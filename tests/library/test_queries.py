@@ -39,7 +39,7 @@ RUN = "https://w3id.org/hopgate/id/run/sys-a"
 #: The report queries' reader: public, from whom the rights schedule's quotes are withheld.
 READER = "https://w3id.org/hopgate/id/reader/public"
 #: The load graph of examples/cedar.yaml (its IRI derives from the file's sha256).
-LOAD = "https://w3id.org/hopgate/id/load/06f03c8cfb3fe0dd7f810fd17becfbbcbfe9a5be05ded3a6b7d641873a03e411"
+LOAD = "https://w3id.org/hopgate/id/load/5df94a17a0ddb6e983809a72afb5ecd634cef6d631b5c3b4189bdf153ab014d5"
 
 
 #: The queries that find nothing in the worked example: run on the review fixture.

@@ -54,7 +54,18 @@ RULES = {
     # docs/spec/acceptance.md "Verdict": the verdict order.
     "verdict order": (r"hg:ReviseCitations\)+ AS \?verdict", "evaluation-verdicts.rq"),
     # docs/spec/acceptance.md "Release gate".
-    "release gate": (r"\?verdict = hg:Accept AS \?passes", "gate.rq"),
+    "release gate": (r"\?verdict = hg:Accept && \?authorityMet AS \?passes", "gate.rq"),
+    # docs/spec/acceptance.md "Source truth": the weighed route, the premise basis, the
+    # route authority (the weakest member's).
+    "weighed route": (
+        r"IF\(\?uncited = 0, \?citedSet, IF\(\?unretrieved = 0, \?retrievedSet",
+        "evaluation-routes.ru",
+    ),
+    "premise basis": (
+        r'COALESCE\(\?memberReason, \?versionReason, \?sourceBasis, "unstated"\)',
+        "evaluation-source-truth.rq",
+    ),
+    "route authority": (r"IF\(\?weakest = 1, hg:Tertiary", "evaluation-source-truth.rq"),
     # The reader rule of what leaves the store (every output: hopgate.audit.withholding).
     "withheld text": (r"hg:readableBy \?anyVersionReader", "withheld.rq"),
 }

@@ -26,7 +26,7 @@ from hopgate.library.steps import BUNDLE_QUERIES, reading_projection
 from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
 from hopgate.store.catalog import Staleness
 from hopgate.suggest import did_you_mean, unknown_name
-from hopgate.vocab import ANSWERABILITY, VERDICTS
+from hopgate.vocab import ANSWERABILITY, AUTHORITY, HG, VERDICTS
 
 #: The columns of the verdict table (the JSON contract's required keys).
 VERDICT_COLUMNS = [
@@ -73,6 +73,17 @@ class VerdictRow:
     #: False when nobody judged the output (acceptance.md "Per output claim", rule unknown
     #: correctness): it is then neither correct nor incorrect.
     correctness_known: bool = True
+    #: Source truth (docs/spec/acceptance.md "Source truth"), never changing the verdict:
+    #: the weakest authority among the members of the route the card weighs
+    #: (``primary``, ``secondary``, ``tertiary`` or ``unstated``), that route, and per
+    #: member: span, version, source, authority, basis (for accepting the premise),
+    #: basis_from (the judgment or source it was read from), effective_from,
+    #: effective_until, observed_at.
+    route_authority: str = "unstated"
+    weighed_route: str | None = None
+    source_truth: list[dict[str, str | None]] = field(default_factory=list)
+    #: The contradictions of its claim: id, status (``resolved``/``unresolved``), decision.
+    contradictions: list[dict[str, str | None]] = field(default_factory=list)
     #: True when the ledger marks the claim not applicable for the evaluation
     #: (acceptance.md "Not applicable"): its answerability is ``not applicable``.
     not_applicable: bool = False
@@ -224,6 +235,19 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 "reason": None if row["reason"] is None else str(row["reason"]),
             }
         )
+    truth: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+    contradictions: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+    for row in _bundle_select(store, "card-source-truth", bundle):
+        if row["kind"] == "member":
+            truth[str(row["card"])].append(_member_truth(row))
+        else:
+            contradictions[str(row["card"])].append(
+                {
+                    "id": str(row["contradictionId"]),
+                    "status": str(row["status"]),
+                    "decision": _text(row["decision"]),
+                }
+            )
     items, _ = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))
     result = []
     for row in _bundle_select(store, "cards", bundle):
@@ -251,6 +275,10 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                 judgments=judged[card],
                 interventions=items.get(card),
                 correctness_known=bool(row["correctnessKnown"]),
+                route_authority=AUTHORITY[str(row["routeAuthority"])],
+                weighed_route=_id(row["truthRoute"]),
+                source_truth=truth[card],
+                contradictions=contradictions[card],
                 not_applicable=answerability == "not applicable",
                 not_applicable_reason=None
                 if row["notApplicableReason"] is None
@@ -258,6 +286,25 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
             )
         )
     return result
+
+
+def _text(value: Value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _member_truth(row: Row) -> dict[str, str | None]:
+    """One member of a card's weighed route, as card-source-truth.rq reads it."""
+    return {
+        "span": str(row["spanId"]),
+        "version": str(row["versionId"]),
+        "source": str(row["sourceId"]),
+        "authority": AUTHORITY[str(row["authority"])],
+        "basis": str(row["basis"]),
+        "basis_from": _text(row["basisFromId"]),
+        "effective_from": _text(row["effectiveFrom"]),
+        "effective_until": _text(row["effectiveUntil"]),
+        "observed_at": _text(row["observed"]),
+    }
 
 
 def _proportion(
@@ -368,6 +415,11 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
 #: ledger's ``consequential`` says what stops a release); ``all``, every output claim.
 GATE_POLICIES = ("marked", "all")
 GATE_POLICY = "marked"
+#: The authority the gate may require of an accepted output's route (docs/spec/acceptance.md
+#: "Source truth"; queries/gate.rq): ``none`` (the default), ``primary``, or ``secondary``
+#: (secondary or primary). A disclosed policy: it never changes a verdict.
+AUTHORITY_POLICIES = ("none", "primary", "secondary")
+AUTHORITY_POLICY = "none"
 
 
 @dataclass(frozen=True)
@@ -392,6 +444,15 @@ class GateResult:
     reasons: dict[str, str] = field(default_factory=dict)
     #: ``marked`` or ``all`` (:data:`GATE_POLICIES`).
     policy: str = GATE_POLICY
+    #: The route authority an accepted output needs (:data:`AUTHORITY_POLICIES`).
+    require_authority: str = AUTHORITY_POLICY
+    #: Outputs accepted but failing only the required authority (their route authority's weaker).
+    below_authority: list[str] = field(default_factory=list)
+
+    @property
+    def authority_policy(self) -> str | None:
+        """The required authority in words, as the gate discloses it (None: none required)."""
+        return authority_policy_text(self.require_authority)
 
     @property
     def consequential(self) -> int:
@@ -421,6 +482,31 @@ def gate_policy_text(policy: str) -> str:
     return "every output claim asserting a claim marked consequential must be accepted"
 
 
+def authority_policy_text(require: str) -> str | None:
+    """The authority policy in words, as the gate and the report state it (None: no policy)."""
+    check_authority_policy(require)
+    if require == "none":
+        return None
+    needed = "primary" if require == "primary" else "primary or secondary"
+    return (
+        f"an accepted output passes only when its route authority is {needed} "
+        f"(--require-authority {require}); this never changes a verdict"
+    )
+
+
+def check_authority_policy(require: str) -> None:
+    """Refuse an authority policy that is not one of :data:`AUTHORITY_POLICIES`.
+
+    Raises:
+        GateError: an unknown authority policy.
+    """
+    if require not in AUTHORITY_POLICIES:
+        raise GateError(
+            f"unknown required authority {require!r} (one of {', '.join(AUTHORITY_POLICIES)})"
+            + did_you_mean(require, AUTHORITY_POLICIES)
+        )
+
+
 def check_gate_policy(policy: str) -> None:
     """Refuse a policy that is not one of :data:`GATE_POLICIES`.
 
@@ -434,32 +520,64 @@ def check_gate_policy(policy: str) -> None:
         )
 
 
-def gate_rows(store: Store, bundle: str, *, policy: str) -> list[Row]:
-    """The output claims the gate weighs in ``bundle`` under ``policy`` (queries/gate.rq)."""
+def gate_rows(
+    store: Store, bundle: str, *, policy: str, require_authority: str = AUTHORITY_POLICY
+) -> list[Row]:
+    """The output claims the gate weighs in ``bundle`` under ``policy``, each with whether
+    it passes under ``require_authority`` (queries/gate.rq)."""
     check_gate_policy(policy)
+    check_authority_policy(require_authority)
     return store.select(
-        library_query("gate").text, params={"bundle": IRI(bundle), "policy": policy}
+        library_query("gate").text,
+        params={"bundle": IRI(bundle), "policy": policy, "authority": require_authority},
     )
 
 
-def gate(store: Store, *, run: str, consequential: str = GATE_POLICY) -> GateResult:
+def gate(
+    store: Store,
+    *,
+    run: str,
+    consequential: str = GATE_POLICY,
+    require_authority: str = AUTHORITY_POLICY,
+) -> GateResult:
     """Pass only when ``run``'s latest evaluation is current, weighs some output under the
-    ``consequential`` policy, and accepts every output it weighs.
+    ``consequential`` policy, and accepts every output it weighs (each with a route
+    authority at least ``require_authority``, when one is required).
 
     Reads only: a missing or stale evaluation fails the gate with its reason;
     a policy that weighs nothing gates nothing (never a pass).
     """
     check_gate_policy(consequential)
+    check_authority_policy(require_authority)
     known = catalog.runs(store)
     if run not in known:
         raise NotEvaluatedError(unknown_run(run, known))
     state = catalog.staleness(store, run)
     if state.evaluation is None:
-        return GateResult(run, False, [], 0, stale=True, reason=state.reason, policy=consequential)
+        return GateResult(
+            run,
+            False,
+            [],
+            0,
+            stale=True,
+            reason=state.reason,
+            policy=consequential,
+            require_authority=require_authority,
+        )
     # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
     with _reading_copy(store, state.evaluation) as copy:
-        weighed = gate_rows(copy, state.evaluation.bundle, policy=consequential)
+        weighed = gate_rows(
+            copy,
+            state.evaluation.bundle,
+            policy=consequential,
+            require_authority=require_authority,
+        )
     blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
+    below = sorted(
+        ids.ledger_id(str(row["output"]))
+        for row in weighed
+        if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
+    )
     cards = evaluation_cards(store, state.evaluation) if blocking else []
     failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
     failing = sorted(
@@ -474,6 +592,8 @@ def gate(store: Store, *, run: str, consequential: str = GATE_POLICY) -> GateRes
         stale=state.stale,
         reason=state.reason,
         policy=consequential,
+        require_authority=require_authority,
+        below_authority=below,
     )
 
 

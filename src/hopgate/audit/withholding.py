@@ -84,12 +84,14 @@ NAMES: dict[str, frozenset[str]] = {
     name: frozenset(value.split())
     for name, value in {
         "VerdictRow": "run question output claim answerability missing inadmissible_citations "
-        "cited_route retrieved_route verdict card id interventions unretrieved_citations",
+        "cited_route retrieved_route verdict card id interventions unretrieved_citations "
+        "route_authority weighed_route span version source authority basis_from "
+        "effective_from effective_until observed_at status",
         "Proportion": "interval",
         "GateResult": "run",
         "RunMetrics": "run evaluation strata interventions",
         "Report": "peers charts",
-        "GateDecision": "failing policy",
+        "GateDecision": "failing policy require_authority",
         "Header": "run system run_started evaluation evaluation_record reader "
         "evaluation_reader cutoff started ended hopgate_version bundle previous policy",
         "LoadUsed": "graph digest loaded agent",

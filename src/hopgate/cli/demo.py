@@ -13,8 +13,9 @@ from pathlib import Path
 from hopgate import api
 from hopgate.cli.formatting import render
 
-#: The verdict columns less the run (the demo has one run).
-_CARD_COLUMNS = api.VERDICT_COLUMNS[1:]
+#: The verdict columns less the run (the demo has one run), and the card's source
+#: truth: the weakest authority of the route it weighs (docs/spec/acceptance.md "Source truth").
+_CARD_COLUMNS = [*api.VERDICT_COLUMNS[1:], "route_authority"]
 
 
 def run_demo(directory: Path, *, echo: Callable[[str], object] = print) -> None:

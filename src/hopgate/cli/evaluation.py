@@ -12,7 +12,14 @@ import click
 
 from hopgate import api
 from hopgate.cli.formatting import render
-from hopgate.cli.shared import format_option, handle_errors, note_stale, open_store, reader_option
+from hopgate.cli.shared import (
+    format_option,
+    handle_errors,
+    note_stale,
+    open_store,
+    reader_option,
+    require_authority_option,
+)
 from hopgate.escaping import json_text, terminal
 
 
@@ -72,7 +79,7 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
         return
     # Cited spans the case never retrieved change no verdict, but a reader of the table must
     # see them (acceptance.md "Per output claim", unretrieved_citations).
-    columns = api.VERDICT_COLUMNS + ["unretrieved_citations"]
+    columns = api.VERDICT_COLUMNS + ["unretrieved_citations", "route_authority"]
     if fmt == "csv":
         columns += ["inadmissible_citations", "answerability", "card", "stale", "stale_reason"]
         # acceptance.md "Not applicable": the flag and the ledger's reason (escaped by render).
@@ -186,18 +193,29 @@ def _metric_row(name: str, p: Any) -> dict[str, Any]:
     help="Which output claims the gate weighs: those asserting a claim marked consequential "
     "(marked), or every one (all).",
 )
+@require_authority_option
 @click.pass_context
 @handle_errors
-def gate(ctx: click.Context, run: str, evaluate_first: bool, consequential: str) -> None:
+def gate(
+    ctx: click.Context,
+    run: str,
+    evaluate_first: bool,
+    consequential: str,
+    require_authority: str,
+) -> None:
     """Exit 1 unless every output claim the gate weighs is accepted (for release pipelines).
 
     The gate weighs the outputs asserting a claim marked consequential
     (--consequential marked, the default) or every output (all). When it
-    weighs none, nothing was gated: that is not a pass (exit 1). Reads only,
-    unless --evaluate: a run whose latest evaluation is missing or stale
-    fails the gate (exit 1) and says why.
+    weighs none, nothing was gated: that is not a pass (exit 1). With
+    --require-authority, an accepted output whose route authority is weaker
+    fails the gate too (a disclosed policy: its verdict stays accept). Reads
+    only, unless --evaluate: a run whose latest evaluation is missing or
+    stale fails the gate (exit 1) and says why.
 
     Example: hopgate gate --run sys-a --evaluate --consequential all
+
+    Example: hopgate gate --run sys-a --require-authority primary
     """
 
     result = api.gate(
@@ -205,7 +223,10 @@ def gate(ctx: click.Context, run: str, evaluate_first: bool, consequential: str)
         run=run,
         evaluate=evaluate_first,
         consequential=consequential,
+        require_authority=require_authority,
     )
+    if result.authority_policy is not None:
+        click.echo(f"run {terminal(run)}: authority policy: {result.authority_policy}")
     shown = terminal(run)
     weighs = "consequential" if result.policy == "marked" else ""
     outputs = f"{weighs} output claim(s)".strip()

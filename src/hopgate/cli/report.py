@@ -13,7 +13,13 @@ from typing import Any
 import click
 
 from hopgate import api
-from hopgate.cli.shared import UsageError, handle_errors, open_store, reader_option
+from hopgate.cli.shared import (
+    UsageError,
+    handle_errors,
+    open_store,
+    reader_option,
+    require_authority_option,
+)
 from hopgate.escaping import json_text, terminal
 
 
@@ -76,6 +82,7 @@ def _write(text: str, output: Path | None) -> None:
     help="The release decision's policy, as hopgate gate --consequential: the outputs "
     "asserting a claim marked consequential (marked), or every output (all).",
 )
+@require_authority_option
 @click.option(
     "-o",
     "--output",
@@ -95,6 +102,7 @@ def report_command(
     signed_export: Path | None,
     trust: tuple[str, ...],
     consequential: str,
+    require_authority: str,
     output: Path | None,
 ) -> None:
     """Write the audit report of a run: header to sign, metrics, charts, every card and why.
@@ -128,6 +136,7 @@ def report_command(
         signed_export=signed_export,
         trust=trust,
         consequential=consequential,
+        require_authority=require_authority,
     )
     if result.header.stale:
         click.echo(

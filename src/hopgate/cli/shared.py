@@ -242,6 +242,21 @@ def correctness_judge_option(func: F) -> F:
     )(func)
 
 
+def require_authority_option(func: F) -> F:
+    """``--require-authority``: the route authority an accepted output needs to pass the
+    gate, a disclosed policy (docs/spec/acceptance.md "Source truth")."""
+    return click.option(
+        "--require-authority",
+        "require_authority",
+        type=click.Choice(api.AUTHORITY_POLICIES),
+        default=api.AUTHORITY_POLICY,
+        show_default=True,
+        help="The route authority an accepted output needs to pass the gate: primary, "
+        "secondary (secondary or primary), or none. A disclosed policy, stated on the "
+        "report; it never changes a verdict.",
+    )(func)
+
+
 def reader_option(default: str = "the evaluation's reader") -> Callable[[F], F]:
     """The shared ``--reader`` option: the reader class an output is for
     (docs/spec/records.md "What a reader is shown")."""

@@ -265,6 +265,7 @@ def _compute(
             store.update(library_update(update_id).text, params=params)
         spool.verdicts(_rows(store, "evaluation-verdicts", run, scratch))
         spool.candidates(_rows(store, "evaluation-route-candidates", run, scratch))
+        spool.truth(_rows(store, "evaluation-source-truth", run, scratch))
         spool.relations(_rows(store, "card-links", run))
         spool.links("missing", _rows(store, "evaluation-missing-hops", run, scratch), "span")
         spool.links(
@@ -596,6 +597,7 @@ class _BundleWriter:
                 f"{candidate} <{HG}uncited> {nt.integer(uncited)}",
                 f"{candidate} <{HG}unretrieved> {nt.integer(unretrieved)}",
             ]
+        lines += _truth_lines(s, node, card.truth)
         lines += self.state.card_lines(
             s, output, sorted(set(links["route"])), links["contradiction"]
         )
@@ -640,6 +642,34 @@ class _BundleWriter:
         self._write(lines[4:11] + person)
         # The annotation state it used (docs/spec/adjudication.md "Changed scores").
         self._write(self.state.bundle_lines())
+
+
+def _truth_lines(card: str, node: str, rows: list[Row]) -> list[str]:
+    """N-Triples lines: the source truth of the card's weighed route, as
+    queries/evaluation-source-truth.rq decided it (docs/spec/acceptance.md "Source truth").
+
+    ``card`` is the card as an N-Triples IRI, ``node`` its IRI.
+    """
+    if not rows:
+        raise EvaluationError(f"no route authority was decided for the card {node}")
+    lines = [f"{card} <{HG}routeAuthority> {nt.iri(str(rows[0]['routeAuthority']))}"]
+    if rows[0]["route"] is not None:
+        lines.append(f"{card} <{HG}truthRoute> {nt.iri(str(rows[0]['route']))}")
+    members = sorted((r for r in rows if r["member"] is not None), key=lambda r: str(r["member"]))
+    for number, row in enumerate(members, 1):
+        truth = nt.iri(f"{node}/truth/{number}")
+        lines += [
+            f"{card} <{HG}memberTruth> {truth}",
+            f"{truth} <{A}> <{PROV}Entity>",
+            f"{truth} <{A}> <{HG}MemberTruth>",
+            f"{truth} <{HG}truthOfSpan> {nt.iri(str(row['member']))}",
+            f"{truth} <{HG}truthOfVersion> {nt.iri(str(row['version']))}",
+            f"{truth} <{HG}authority> {nt.iri(str(row['authority']))}",
+            f"{truth} <{HG}premiseBasis> {nt.string(str(row['basis']))}",
+        ]
+        if row["basisFrom"] is not None:
+            lines.append(f"{truth} <{HG}premiseBasisFrom> {nt.iri(str(row['basisFrom']))}")
+    return lines
 
 
 def responsible_person(activity: str, software: str, name: str) -> list[str]:

@@ -29,6 +29,7 @@ _SCHEMA = """
 CREATE TABLE verdicts (output TEXT PRIMARY KEY, row TEXT);
 CREATE TABLE links (output TEXT, relation TEXT, target TEXT);
 CREATE TABLE candidates (output TEXT, evidence_set TEXT, uncited INTEGER, unretrieved INTEGER);
+CREATE TABLE truth (output TEXT, row TEXT);
 CREATE TABLE cases (case_iri TEXT, claim TEXT, row TEXT, PRIMARY KEY (case_iri, claim));
 CREATE TABLE flags (node TEXT, rule TEXT, about TEXT, PRIMARY KEY (node, rule, about));
 CREATE TABLE coverage (span TEXT, member TEXT, contains INTEGER, PRIMARY KEY (span, member));
@@ -43,6 +44,8 @@ class Card:
     links: dict[str, list[str]] = field(default_factory=lambda: {r: [] for r in LINKS})
     #: (set, uncited, unretrieved) per eligible set of the claim (evaluation-routes.ru).
     candidates: list[tuple[str, int, int]] = field(default_factory=list)
+    #: The source truth of its weighed route, a row per member (evaluation-source-truth.rq).
+    truth: list[Row] = field(default_factory=list)
 
 
 def _plain(value: Any) -> Any:
@@ -112,6 +115,10 @@ class Spool:
             ),
         )
 
+    def truth(self, rows: Iterable[Row]) -> None:
+        """The source truth of each card's weighed route: a row per member, or one without."""
+        self._insert("truth", ((str(r["output"]), _dumps(r)) for r in rows))
+
     def claim_cases(self, rows: Iterable[Row]) -> None:
         """One row per (case, required claim)."""
         self._insert("cases", ((str(r["case"]), str(r["claim"]), _dumps(r)) for r in rows))
@@ -145,11 +152,13 @@ class Spool:
                 "SELECT output, evidence_set, uncited, unretrieved FROM candidates ORDER BY output"
             )
         )
+        truth = _by_output(self._db.execute("SELECT output, row FROM truth ORDER BY output, rowid"))
         for output, text in self._db.execute("SELECT output, row FROM verdicts ORDER BY output"):
             card = Card(json.loads(text))
             for _, relation, target in links(output):
                 card.links[relation].append(target)
             card.candidates = [(s, u, r) for _, s, u, r in candidates(output)]
+            card.truth = [json.loads(row) for _, row in truth(output)]
             yield card
 
     def claim_case_rows(self) -> Iterator[Row]:

@@ -99,7 +99,7 @@ def load(
         >>> store = open_store(None)
         >>> result = load(store, artefact("examples") / "cedar.yaml")
         >>> result.records["claim"], result.records["case"], result.triples
-        (4, 4, 542)
+        (4, 4, 549)
         >>> load(store, artefact("examples") / "cedar.yaml").already_loaded
         True
     """

@@ -27,6 +27,7 @@ SCRATCH_UPDATES = (
 RESULT_QUERIES = (
     "evaluation-verdicts",
     "evaluation-route-candidates",
+    "evaluation-source-truth",
     "card-links",
     "evaluation-missing-hops",
     "evaluation-inadmissible-citations",
@@ -40,6 +41,7 @@ RESULT_QUERIES = (
 BUNDLE_QUERIES = (
     "cards",
     "card-spans",
+    "card-source-truth",
     "gate",
     "metrics",
     "metrics-by-question",

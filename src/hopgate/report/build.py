@@ -26,8 +26,10 @@ from hopgate.audit.agreement import Agreement
 from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.peers import evaluation_peer_metrics
 from hopgate.audit.results import (
+    AUTHORITY_POLICY,
     GATE_POLICY,
     RunMetrics,
+    authority_policy_text,
     check_gate_policy,
     evaluation_metrics,
     gate_policy_text,
@@ -98,6 +100,9 @@ class GateDecision:
     #: decided`` (not the run's latest evaluation: the gate reads only the latest).
     state: str
     note: str | None = None
+    #: ``none``, ``primary`` or ``secondary`` (hopgate.audit.results.AUTHORITY_POLICIES):
+    #: the route authority an accepted output needs, a disclosed policy.
+    require_authority: str = "none"
 
 
 @dataclass
@@ -143,9 +148,11 @@ class Report:
         }
 
 
-def _blocking(store: Store, bundle: str, policy: str) -> tuple[int, set[str]]:
+def _blocking(
+    store: Store, bundle: str, policy: str, require_authority: str
+) -> tuple[int, set[str]]:
     """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
-    weighed = gate_rows(store, bundle, policy=policy)
+    weighed = gate_rows(store, bundle, policy=policy, require_authority=require_authority)
     failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
     return len(weighed), failing
 
@@ -161,12 +168,14 @@ def build_report(
     signed_export: Path | None = None,
     trusted: Sequence[str] | None = None,
     consequential: str = GATE_POLICY,
+    require_authority: str = AUTHORITY_POLICY,
 ) -> Report:
     """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
 
     The release decision is the gate's under the ``consequential`` policy
-    (``marked`` or ``all``: hopgate.audit.results.GATE_POLICIES), stated on
-    the report; a policy that weighs nothing shows that nothing was gated.
+    (``marked`` or ``all``: hopgate.audit.results.GATE_POLICIES) and the
+    ``require_authority`` policy (``none``, ``primary``, ``secondary``), both
+    stated on the report; a policy that weighs nothing shows that nothing was gated.
 
     ``pictures`` caps how many card pictures are drawn (the cards needing
     attention first; graphviz's ``dot`` draws each); the rest name the
@@ -205,7 +214,16 @@ def build_report(
     # cards, the gate, the metrics and the strata (hopgate.report.data.facts_copy).
     with facts_copy(store, chosen.evaluation) as facts:
         return _build(
-            store, facts, chosen, head, signature, pictures, peers, trusted, consequential
+            store,
+            facts,
+            chosen,
+            head,
+            signature,
+            pictures,
+            peers,
+            trusted,
+            consequential,
+            require_authority,
         )
 
 
@@ -219,8 +237,10 @@ def _build(
     peers: bool,
     trusted: Sequence[str] | None,
     consequential: str,
+    require_authority: str,
 ) -> Report:
-    weighed, blocking = _blocking(facts, chosen.evaluation.bundle, consequential)
+    authority_text = authority_policy_text(require_authority)
+    weighed, blocking = _blocking(facts, chosen.evaluation.bundle, consequential, require_authority)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
@@ -253,7 +273,9 @@ def _build(
             "The release gate passes only when the run's latest evaluation is current, it "
             f"weighs at least one output claim, and {gate_policy_text(consequential)} "
             f"(hopgate gate --consequential {consequential})."
+            + ("" if authority_text is None else f" Authority policy: {authority_text}.")
         ),
+        require_authority=require_authority,
         state=state,
         note=note,
     )

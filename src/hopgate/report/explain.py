@@ -16,7 +16,16 @@ from hopgate.audit.withholding import for_reader
 from hopgate.errors import ExplainError
 from hopgate.library.artefacts import library_query
 from hopgate.report.data import collect_cards, output_run, resolve_evaluation
-from hopgate.report.sentences import ADMISSIBILITY, RULES, ids_text, reason, section
+from hopgate.report.sentences import (
+    ADMISSIBILITY,
+    RULES,
+    SOURCE_TRUTH,
+    ids_text,
+    member_truth_sentence,
+    reason,
+    route_authority_sentence,
+    section,
+)
 from hopgate.store import IRI, catalog
 
 if TYPE_CHECKING:
@@ -157,6 +166,9 @@ def steps(card: CardDetail) -> list[Step]:
         )
     for contradiction in card.contradictions:
         add("contradiction", contradiction.describe() + ".", section("Verdict", 1))
+    for member in row.source_truth:
+        add("source truth", member_truth_sentence(member) + ".", SOURCE_TRUTH)
+    add("route authority", route_authority_sentence(row) + ".", SOURCE_TRUTH)
     if row.interventions is not None:
         add("interventions", _interventions_sentence(row.interventions), INTERVENTIONS)
     rule = RULES.get(card.rule or "")

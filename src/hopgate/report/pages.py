@@ -21,13 +21,15 @@ from hopgate import escaping
 from hopgate.errors import ReportError
 from hopgate.report import charts
 from hopgate.report.build import COUNT_LABELS, COUNTS, DEFINITIONS, FORMATS, METRIC_LABELS, Report
-from hopgate.report.sentences import ADMISSIBILITY
+from hopgate.report.sentences import ADMISSIBILITY, interval_text
 
 #: Cards shown per page of the HTML report; later pages are collapsed sections.
 PAGE_SIZE = 100
 #: The order of the strata dimensions and their strata in charts.
-DIMENSIONS = ("hops", "alternatives", "contradiction", "source age")
+DIMENSIONS = ("hops", "alternatives", "contradiction", "source age", "route authority")
 _AGE = ["under 30 days", "30-364 days", "365 days or more", "no eligible set", "no claim-case"]
+#: Strongest first (docs/spec/acceptance.md "Source truth").
+_AUTHORITY = ["primary", "secondary", "tertiary", "unstated"]
 
 
 @functools.cache
@@ -115,6 +117,8 @@ def _show(value: Any) -> str:
 def _stratum_key(dimension: str, stratum: str) -> tuple[int, float, str]:
     if dimension == "source age" and stratum in _AGE:
         return (0, _AGE.index(stratum), stratum)
+    if dimension == "route authority" and stratum in _AUTHORITY:
+        return (0, _AUTHORITY.index(stratum), stratum)
     if stratum.isdigit():
         return (0, int(stratum), stratum)
     return (1, 0, stratum)
@@ -163,6 +167,7 @@ def render_page(report: Report, fmt: str) -> str:
         ],
         "verdict_colours": charts.VERDICT_COLOURS,
         "admissibility": ADMISSIBILITY,
+        "interval": interval_text,
     }
     if fmt == "html":
         context["strata_charts"] = [

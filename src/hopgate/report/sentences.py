@@ -99,3 +99,47 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
         text = "no rule of the acceptance semantics was recorded for it"
     verdict = row.verdict.capitalize()
     return f"{verdict}: {text} ({where})." if where else f"{verdict}: {text}."
+
+
+SOURCE_TRUTH = section("Source truth")
+
+
+def interval_text(start: str | None, until: str | None) -> str:
+    """A version's effective interval in words (a missing bound is open)."""
+    if start is None and until is None:
+        return "effective at any time"
+    return f"effective from {start or 'any time'} until {until or 'open'}"
+
+
+def member_truth_sentence(member: dict[str, str | None]) -> str:
+    """One member of a card's weighed route: its source truth in one sentence."""
+    basis = member["basis"]
+    where = f" ({member['basis_from']})" if member.get("basis_from") else ""
+    return (
+        f"Member {member['span']} quotes {member['version']} of source {member['source']} "
+        f"(authority {member['authority']}; observed {member['observed_at']}, "
+        f"{interval_text(member['effective_from'], member['effective_until'])}); "
+        f'basis for accepting the premise: "{basis}"{where}'
+    )
+
+
+def route_authority_sentence(row: VerdictRow) -> str:
+    """The card's route authority in one sentence, saying it never changes the verdict."""
+    if row.weighed_route is None:
+        return (
+            "Route authority: unstated (the card weighs no route); support is not truth, "
+            "and this never changes the verdict"
+        )
+    return (
+        f"Route authority: {row.route_authority}, the weakest among the members of route "
+        f"{row.weighed_route}; support is not truth, and this never changes the verdict"
+    )
+
+
+def authority_reason(row: VerdictRow, require: str) -> str:
+    """Why an accepted output fails a gate that requires an authority (``require``)."""
+    needed = "primary" if require == "primary" else "primary or secondary"
+    return (
+        f"Accept, but its route authority is {row.route_authority} and the gate requires "
+        f"{needed} (--require-authority {require}; the verdict is unchanged) ({SOURCE_TRUTH})."
+    )

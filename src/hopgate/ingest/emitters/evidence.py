@@ -16,7 +16,10 @@ from hopgate.errors import AnchorError
 from hopgate.ingest.anchoring import anchor, sha256_digest
 from hopgate.ingest.emitters.context import A, Context, locator_lines, position_lines
 from hopgate.ingest.ledger import Record
-from hopgate.vocab import DCTERMS, HG, PROV
+from hopgate.vocab import AUTHORITY, DCTERMS, HG, PROV
+
+#: A source's ``authority`` (the schema's enum) -> its hg: individual.
+AUTHORITIES = {name: iri for iri, name in AUTHORITY.items() if name != "unstated"}
 
 
 def emit_evaluation(ctx: Context, record: Record) -> Iterator[str]:
@@ -48,6 +51,11 @@ def emit_source(ctx: Context, record: Record) -> Iterator[str]:
     yield f"{s} <{HG}address> {nt.typed(d['address'], 'anyURI')}"
     if d.get("title"):
         yield f"{s} <{DCTERMS}title> {nt.string(d['title'])}"
+    # docs/spec/ledger.md "Sources": absent means unstated, which is no triple.
+    if d.get("authority") is not None:
+        yield f"{s} <{HG}authority> <{AUTHORITIES[d['authority']]}>"
+    if d.get("authority_basis") is not None:
+        yield f"{s} <{HG}authorityBasis> {nt.string(d['authority_basis'])}"
 
 
 def emit_version(ctx: Context, record: Record) -> Iterator[str]:
