@@ -21,6 +21,7 @@ from conftest import CEDAR
 import hopgate
 from hopgate import ids
 from hopgate.ingest.ledger import read_records
+from hopgate.ingest.stored import StoredRecords
 from hopgate.vocab import CATALOG_GRAPH, HG, OA, PROV
 
 Ledger = dict[str, Any]
@@ -635,6 +636,40 @@ def test_a_reference_must_name_the_right_kind(
     ledger["evidence_sets"][0]["members"] = ["cA"]
     with pytest.raises(hopgate.LedgerError, match="unknown span id 'cA'"):
         hopgate.load(cedar_store, write_yaml(tmp_path / "kind.yaml", ledger))
+
+
+def test_references_to_the_store_are_checked_in_batches_and_the_first_unknown_is_named(
+    cedar_store: hopgate.OxigraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """References to stored records are asked together, not one query each (a later
+    run's load on a remote store paid a round trip per reference); the error still
+    names the first unknown reference in file order, and the store is unchanged."""
+    before = dump(cedar_store)
+    ledger = follow_up()
+    claims = [f"c{letter}" for letter in "ABCD"]  # cedar's claims, held by the store
+    ledger["questions"][0]["claims"] = ["cE", *claims]
+    ledger["questions"].append({"id": "qF", "text": "Two unknowns?", "claims": ["c8", "c9"]})
+    path = write_yaml(tmp_path / "unknowns.yaml", ledger)
+    with pytest.raises(hopgate.LedgerError) as caught:
+        hopgate.load(cedar_store, path)
+    assert "questions[1]" in str(caught.value)
+    assert "unknown claim id 'c8'" in str(caught.value)
+    assert dump(cedar_store) == before
+
+    asked: list[str] = []
+    one_by_one = StoredRecords.defines
+
+    def defines(self: StoredRecords, kind: str, ledger_id: str) -> bool:
+        asked.append(kind)
+        return one_by_one(self, kind, ledger_id)
+
+    monkeypatch.setattr(StoredRecords, "defines", defines)
+    ledger["questions"].pop()
+    hopgate.load(cedar_store, write_yaml(tmp_path / "known.yaml", ledger))
+    # Only a version is asked at once (a span is anchored in its text); the rest together.
+    assert set(asked) == {"version"}
+    required = values(cedar_store, ids.mint("question", "qE"), HG + "requiresClaim")
+    assert sorted(required) == sorted(ids.mint("claim", c) for c in ["cE", *claims])
 
 
 # ---- unreadable files ------------------------------------------------------------------

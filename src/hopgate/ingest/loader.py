@@ -215,6 +215,7 @@ def _emit(ctx: Context, path: Path, graph: str, out: TextIO, existing: set[str])
             taken += [("output", o) for o in outputs if ids.mint("output", o) in existing]
         out.write("".join(line + graph_term for line in lines))
         triples += len(lines)
+    ctx.check_references()
     skipped = ctx.stored.settle(ctx.file, captured, taken) if captured or taken else 0
     return _Written(triples, skipped)
 

@@ -71,6 +71,30 @@ class StoredRecords:
             )
         return self._defined[key]
 
+    def undefined(self, references: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which of ``references`` ((ledger kind, id) pairs) the store holds no record of.
+
+        Asked in batches of one kind (a ``VALUES`` query each), so a load's
+        cost does not grow with its references' round trips to a remote store.
+        """
+        by_kind: dict[str, list[str]] = {}
+        for kind, ledger_id in references:
+            if (kind, ledger_id) not in self._defined:
+                by_kind.setdefault(kind, []).append(ledger_id)
+        for kind, wanted in by_kind.items():
+            iri_kind, cls = ID_KINDS[kind]
+            for start in range(0, len(wanted), 500):
+                chunk = {ids.mint(iri_kind, i): i for i in wanted[start : start + 500]}
+                values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
+                rows = self.store.select(
+                    f"SELECT DISTINCT ?node WHERE {{ VALUES ?node {{ {values} }} ?node a ?class }}",
+                    params={"class": IRI(cls)},
+                )
+                held = {str(row["node"]) for row in rows}
+                for node, ledger_id in chunk.items():
+                    self._defined[(kind, ledger_id)] = node in held
+        return {key for key in references if not self._defined[key]}
+
     def is_a(self, node: str, cls: str) -> bool:
         """Whether the store holds ``node`` as an instance of ``cls``."""
         if not self.has_records:

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from hopgate import ids
 from hopgate import ntriples as nt
+from hopgate.errors import LedgerError
 from hopgate.ingest.index import ID_KINDS, LedgerIndex, VersionFacts, fail
 from hopgate.ingest.ledger import Record, parse_time
 from hopgate.ingest.stored import StoredRecords
@@ -44,6 +45,9 @@ class Context:
     #: The recording number of each judgment this load writes, by its IRI
     #: (:func:`hopgate.ingest.emitters.adjudication.recording_numbers`).
     numbers: dict[str, int] = field(default_factory=dict)
+    #: References to the store not yet checked: (kind, id) -> where first made
+    #: (record, its id, the field), in file order (:meth:`check_references`).
+    pending: dict[tuple[str, str], tuple[str, str | None, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.recorded_at = self.recorded_at.astimezone(UTC)
@@ -53,17 +57,44 @@ class Context:
         fail(self.file, message, record, name)
 
     def ref(self, kind: str, ledger_id: str, record: Record, name: str) -> str:
-        """The IRI of a referenced record; it must be in this ledger or in the store."""
+        """The IRI of a referenced record; it must be in this ledger or in the store.
+
+        A reference to the store is checked by :meth:`check_references` at the
+        end of the pass, with every other one, in a few batched queries: one
+        query per reference made a later run's load cost 3-8x the first's on a
+        remote store (bench/README.md, "Two servers and a team's history").
+        """
         minted = ids.mint(ID_KINDS[kind][0], ledger_id)
-        if ledger_id in self.index.ids[kind]:
-            return minted
-        if not self.stored.defines(kind, ledger_id):
-            self.fail(f"unknown {kind.replace('_', ' ')} id {ledger_id!r}", record, name)
+        if ledger_id not in self.index.ids[kind]:
+            self.pending.setdefault((kind, ledger_id), (record.where, record.id, name))
         return minted
+
+    def check_references(self) -> None:
+        """Refuse the ledger at its first reference (in file order) the store does not hold.
+
+        Raises:
+            LedgerError: naming the file, the record, its id and the field.
+        """
+        missing = self.stored.undefined(list(self.pending))
+        for key, (where, record_id, name) in self.pending.items():
+            if key in missing:
+                kind, ledger_id = key
+                raise LedgerError(
+                    f"unknown {kind.replace('_', ' ')} id {ledger_id!r}",
+                    file=self.file,
+                    record=where,
+                    field=name,
+                    record_id=record_id,
+                )
+        self.pending.clear()
 
     def version(self, ledger_id: str, record: Record, name: str) -> VersionFacts:
         """The text and readers of a referenced version, from this ledger or the store."""
-        self.ref("version", ledger_id, record, name)
+        # Checked now, not at the end: an unknown version has no text to anchor in.
+        if ledger_id not in self.index.ids["version"] and not self.stored.defines(
+            "version", ledger_id
+        ):
+            self.fail(f"unknown version id {ledger_id!r}", record, name)
         if ledger_id in self.index.versions:
             return self.index.versions[ledger_id]
         return self.stored.version(ledger_id)
