@@ -61,6 +61,9 @@ class LedgerIndex:
     judgments: dict[str, tuple[str, str | None, bool]] = field(default_factory=dict)
     #: Outputs that assert no claim (extra assertions).
     extra_outputs: set[str] = field(default_factory=set)
+    #: Every string a record gives under a ``version`` key (spans, inline spans):
+    #: the versions pass two may anchor in, asked of the store together beforehand.
+    named_versions: set[str] = field(default_factory=set)
 
     def empty(self) -> bool:
         """True when the ledger defines no record at all."""
@@ -92,6 +95,7 @@ def index_ledger(path: Path, *, allow_files: tuple[Path, ...] = ()) -> LedgerInd
     finals: dict[tuple[str, str], Record] = {}
     name = f"load {path.name}: check"
     for record in _progress.counted(read_records(path), name, unit="records"):
+        _named_versions(record.data, index.named_versions)
         if record.kind == "case":
             key = case_key(record.data)
             if key in index.cases:
@@ -119,6 +123,21 @@ def index_ledger(path: Path, *, allow_files: tuple[Path, ...] = ()) -> LedgerInd
             index.judgments[record.id] = (d["subject"], d.get("question"), bool(d.get("final")))
             _one_final(file, finals, record)
     return index
+
+
+def _named_versions(data: object, found: set[str]) -> None:
+    """Add every string under a ``version`` key, at any depth of ``data``, to ``found``."""
+    if isinstance(data, dict):
+        version = data.get("version")
+        if isinstance(version, str):
+            found.add(version)
+        for value in data.values():
+            if isinstance(value, dict | list):
+                _named_versions(value, found)
+    elif isinstance(data, list):
+        for value in data:
+            if isinstance(value, dict | list):
+                _named_versions(value, found)
 
 
 def _one_final(file: str, finals: dict[tuple[str, str], Record], record: Record) -> None:

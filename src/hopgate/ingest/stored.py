@@ -21,6 +21,9 @@ from hopgate.ingest.ledger import Record
 from hopgate.store import IRI, Store, Value
 from hopgate.vocab import CATALOG_GRAPH, HG
 
+#: Ids or IRIs per batched ``VALUES`` query.
+BATCH = 500
+
 #: The loader's stamp on a judgment it records: its place in the store's order
 #: of recordings (docs/spec/adjudication.md "Recording"). Never a ledger's to state.
 RECORD_NUMBER = HG + "recordNumber"
@@ -59,6 +62,9 @@ class StoredRecords:
         self.has_records = store.ask("ASK { ?s hg:ledgerId ?id }")
         self._defined: dict[tuple[str, str], bool] = {}
         self._versions: dict[str, VersionFacts] = {}
+        self._spans: dict[str, StoredSpan] = {}
+        #: Versions (IRIs) whose quoting spans are all in ``_spans`` (:meth:`prefetch`).
+        self._quoted: set[str] = set()
 
     def defines(self, kind: str, ledger_id: str) -> bool:
         """Whether the store holds a record of ``kind`` (a ledger kind) with this id."""
@@ -83,8 +89,8 @@ class StoredRecords:
                 by_kind.setdefault(kind, []).append(ledger_id)
         for kind, wanted in by_kind.items():
             iri_kind, cls = ID_KINDS[kind]
-            for start in range(0, len(wanted), 500):
-                chunk = {ids.mint(iri_kind, i): i for i in wanted[start : start + 500]}
+            for start in range(0, len(wanted), BATCH):
+                chunk = {ids.mint(iri_kind, i): i for i in wanted[start : start + BATCH]}
                 values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
                 rows = self.store.select(
                     f"SELECT DISTINCT ?node WHERE {{ VALUES ?node {{ {values} }} ?node a ?class }}",
@@ -109,19 +115,87 @@ class StoredRecords:
                 "OPTIONAL { ?v hg:readableBy ?r . ?r hg:ledgerId ?reader } }",
                 params={"v": IRI(ids.mint("version", ledger_id))},
             )
-            text = next((r["text"] for r in rows if r["text"] is not None), None)
-            readers = {str(r["reader"]) for r in rows if r["reader"] is not None}
-            self._versions[ledger_id] = VersionFacts(
-                text if isinstance(text, str) else None, frozenset(readers) if readers else None
-            )
+            self._versions[ledger_id] = _version_facts(rows)
         return self._versions[ledger_id]
+
+    def prefetch(self, versions: list[str]) -> None:
+        """Ask at once about the stored versions a ledger anchors spans in (ids).
+
+        Each version's existence, text and readers, and every span quoting it
+        with its facts, are read in batched ``VALUES`` queries, so that
+        :meth:`defines`, :meth:`version` and :meth:`span` answer from them:
+        one round trip per inline span made a later run's load on a remote
+        store grow with its spans (bench/README.md, "Two servers and a team's
+        history"). Answers are the same as asked one by one.
+        """
+        if not self.has_records:
+            return
+        iri_kind, cls = ID_KINDS["version"]
+        for start in range(0, len(versions), BATCH):
+            chunk = {ids.mint(iri_kind, v): v for v in versions[start : start + BATCH]}
+            rows = self.store.select(
+                "SELECT ?v ?text ?reader WHERE { VALUES ?v { "
+                + " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
+                + " } ?v a ?class OPTIONAL { ?v prov:value ?text } "
+                "OPTIONAL { ?v hg:readableBy ?r . ?r hg:ledgerId ?reader } }",
+                params={"class": IRI(cls)},
+            )
+            held: dict[str, list[dict[str, Value]]] = {}
+            for row in rows:
+                held.setdefault(str(row["v"]), []).append(row)
+            for node, ledger_id in chunk.items():
+                self._defined[("version", ledger_id)] = node in held
+                if node in held:
+                    self._versions[ledger_id] = _version_facts(held[node])
+            quoting = (
+                self.store.select(
+                    "SELECT DISTINCT ?span WHERE { VALUES ?version { "
+                    + " ".join(f"<{c}>" for c in chunk if c in held)
+                    + " } ?span prov:wasQuotedFrom ?version }"
+                )
+                if held
+                else []
+            )
+            spans = sorted({str(row["span"]) for row in quoting})
+            for first in range(0, len(spans), BATCH):
+                self._spans.update(self._span_facts(spans[first : first + BATCH]))
+            self._quoted.update(held)
+
+    def span_known(self, node: str) -> StoredSpan | None:
+        """The prefetched facts of the span ``node``, if :meth:`prefetch` read them."""
+        return self._spans.get(node)
+
+    def quotes_known(self, version: str) -> bool:
+        """Whether every span the store holds quoting ``version`` (an IRI) was prefetched."""
+        return version in self._quoted
 
     def span(self, node: str) -> StoredSpan | None:
         """What the store holds of the span ``node`` (None when it holds no such span)."""
         if not self.has_records:
             return None
+        if node in self._spans:
+            return self._spans[node]
+        return self._span_facts([node]).get(node)
+
+    def spans_held(self, nodes: list[str]) -> set[str]:
+        """Which of ``nodes`` the store holds as spans (batched)."""
+        held: set[str] = set()
+        for start in range(0, len(nodes), BATCH):
+            values = " ".join(f"<{n}>" for n in nodes[start : start + BATCH])
+            rows = self.store.select(
+                f"SELECT DISTINCT ?span WHERE {{ VALUES ?span {{ {values} }} "
+                "GRAPH ?graph { ?span a hg:Span } }"
+            )
+            held.update(str(row["span"]) for row in rows)
+        return held
+
+    def _span_facts(self, nodes: list[str]) -> dict[str, StoredSpan]:
+        """The stored facts of each of ``nodes`` that the store holds as a span."""
+        if not nodes:
+            return {}
         rows = self.store.select(
-            "SELECT ?graph ?file ?inline ?version ?versionId ?start ?end ?exact WHERE { "
+            "SELECT ?span ?graph ?file ?inline ?version ?versionId ?start ?end ?exact WHERE { "
+            "VALUES ?span { " + " ".join(f"<{n}>" for n in nodes) + " } "
             "GRAPH ?graph { ?span a hg:Span } "
             "OPTIONAL { GRAPH ?catalog { ?graph hg:ledgerFile ?file } } "
             "OPTIONAL { ?span hg:inline ?inline } "
@@ -130,19 +204,23 @@ class StoredRecords:
             "OPTIONAL { ?span oa:hasSelector ?position . "
             "?position oa:start ?start ; oa:end ?end } "
             "OPTIONAL { ?span oa:hasSelector ?quote . ?quote oa:exact ?exact } }",
-            params={"span": IRI(node), "catalog": IRI(CATALOG_GRAPH)},
+            params={"catalog": IRI(CATALOG_GRAPH)},
         )
-        if not rows:
-            return None
-        loads = {f"{row['file'] or 'an unknown file'} (load graph {row['graph']})" for row in rows}
-        return StoredSpan(
-            loads=tuple(sorted(loads)),
-            facts=frozenset(
-                (row["inline"] is True, row["version"], row["start"], row["end"], row["exact"])
-                for row in rows
-            ),
-            version_ids=tuple(sorted({str(r["versionId"]) for r in rows if r["versionId"]})),
-        )
+        by_span: dict[str, list[dict[str, Value]]] = {}
+        for row in rows:
+            by_span.setdefault(str(row["span"]), []).append(row)
+        found = {}
+        for node, mine in by_span.items():
+            loads = {f"{r['file'] or 'an unknown file'} (load graph {r['graph']})" for r in mine}
+            found[node] = StoredSpan(
+                loads=tuple(sorted(loads)),
+                facts=frozenset(
+                    (r["inline"] is True, r["version"], r["start"], r["end"], r["exact"])
+                    for r in mine
+                ),
+                version_ids=tuple(sorted({str(r["versionId"]) for r in mine if r["versionId"]})),
+            )
+        return found
 
     def asserts_a_claim(self, output: str) -> bool:
         """Whether the stored output ``output`` asserts a reference claim."""
@@ -184,8 +262,8 @@ class StoredRecords:
             ids.mint(ID_KINDS[kind][0], i) for kind, table in index.ids.items() for i in table
         ]
         candidates += [case_iri(key) for key in index.cases]
-        for start in range(0, len(candidates), 500):
-            chunk = candidates[start : start + 500]
+        for start in range(0, len(candidates), BATCH):
+            chunk = candidates[start : start + BATCH]
             values = " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
             rows = self.store.select(
                 f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
@@ -235,6 +313,15 @@ class StoredRecords:
         if conflicts:
             raise ConflictError(file, sorted(conflicts))
         return skipped
+
+
+def _version_facts(rows: list[dict[str, Value]]) -> VersionFacts:
+    """A version's text and readers from rows binding ``?text`` and ``?reader``."""
+    text = next((r["text"] for r in rows if r["text"] is not None), None)
+    readers = {str(r["reader"]) for r in rows if r["reader"] is not None}
+    return VersionFacts(
+        text if isinstance(text, str) else None, frozenset(readers) if readers else None
+    )
 
 
 def _normalised(graph: Any) -> set[tuple[Any, Any, Any]]:

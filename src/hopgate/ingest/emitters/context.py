@@ -19,9 +19,10 @@ from typing import Any, NoReturn
 from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate.errors import LedgerError
+from hopgate.ingest.anchoring import Anchor
 from hopgate.ingest.index import ID_KINDS, LedgerIndex, VersionFacts, fail
 from hopgate.ingest.ledger import Record, parse_time
-from hopgate.ingest.stored import StoredRecords
+from hopgate.ingest.stored import StoredRecords, StoredSpan
 from hopgate.inputs import MAX_LITERAL_BYTES, literal_size
 from hopgate.times import xsd_datetime
 from hopgate.vocab import HG, OA, PROV, RDF
@@ -48,6 +49,9 @@ class Context:
     #: References to the store not yet checked: (kind, id) -> where first made
     #: (record, its id, the field), in file order (:meth:`check_references`).
     pending: dict[tuple[str, str], tuple[str, str | None, str]] = field(default_factory=dict)
+    #: New inline spans whose ids a span of another version may hold in the store:
+    #: node -> (record, its id, the field, the span id), checked with the references.
+    pending_spans: dict[str, tuple[str, str | None, str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.recorded_at = self.recorded_at.astimezone(UTC)
@@ -75,6 +79,18 @@ class Context:
         Raises:
             LedgerError: naming the file, the record, its id and the field.
         """
+        taken = self.stored.spans_held(list(self.pending_spans))
+        for node, (where, record_id, name, span_id) in self.pending_spans.items():
+            stored = self.stored.span(node) if node in taken else None
+            if stored is not None:
+                raise LedgerError(
+                    _collision(span_id, stored),
+                    file=self.file,
+                    record=where,
+                    field=name,
+                    record_id=record_id,
+                )
+        self.pending_spans.clear()
         missing = self.stored.undefined(list(self.pending))
         for key, (where, record_id, name) in self.pending.items():
             if key in missing:
@@ -87,6 +103,27 @@ class Context:
                     record_id=record_id,
                 )
         self.pending.clear()
+
+    def inline_span_stored(
+        self, node: str, span_id: str, version: str, found: Anchor, record: Record, name: str
+    ) -> bool:
+        """Whether the store already holds the inline span ``node`` (of ``version`` at ``found``).
+
+        The same check as within one file, across loads: a span the store
+        holds under this id must be this very inline span. When every span
+        quoting the version was read beforehand (:meth:`StoredRecords.prefetch`),
+        a span of another version under this id is looked for at the end, with
+        the other references (:meth:`check_references`).
+        """
+        if self.stored.span_known(node) is None and self.stored.quotes_known(version):
+            self.pending_spans.setdefault(node, (record.where, record.id, name, span_id))
+            return False
+        stored = self.stored.span(node)
+        if stored is None:
+            return False
+        if not stored.is_inline_span(version, found):
+            self.fail(_collision(span_id, stored), record, name)
+        return True
 
     def version(self, ledger_id: str, record: Record, name: str) -> VersionFacts:
         """The text and readers of a referenced version, from this ledger or the store."""
@@ -190,6 +227,13 @@ def position_lines(
     if suffix is not None:
         lines.append(f"{quote} <{OA}suffix> {nt.string(suffix)}")
     return lines
+
+
+def _collision(span_id: str, stored: StoredSpan) -> str:
+    return (
+        f"inline span id {span_id!r} collides with {stored.describe()}; "
+        "give the ledger span another id"
+    )
 
 
 __all__ = [

@@ -206,17 +206,7 @@ def delivered(ctx: Context, record: Record, item: Any, name: str) -> tuple[str, 
     node = ids.mint("span", span_id)
     if node in ctx.emitted:
         return node, []
-    stored = ctx.stored.span(node)
-    if stored is not None:
-        # The same check as within one file, across loads: the span the
-        # store holds under this id must be this very inline span.
-        if not stored.is_inline_span(ids.mint("version", version), found):
-            ctx.fail(
-                f"inline span id {span_id!r} collides with {stored.describe()}; "
-                "give the ledger span another id",
-                record,
-                name,
-            )
+    if ctx.inline_span_stored(node, span_id, ids.mint("version", version), found, record, name):
         return node, []
     ctx.emitted.add(node)
     s = nt.iri(node)
