@@ -237,8 +237,14 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
         )
     truth: dict[str, list[dict[str, str | None]]] = defaultdict(list)
     contradictions: dict[str, list[dict[str, str | None]]] = defaultdict(list)
+    # A member's interval bounds and basis source come as rows of their own kind.
+    stated: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
     for row in _bundle_select(store, "card-source-truth", bundle):
-        if row["kind"] == "member":
+        kind = str(row["kind"])
+        if kind in _MEMBER_FACTS:
+            column, key = _MEMBER_FACTS[kind]
+            stated[(str(row["card"]), str(row["spanId"]))][key] = _text(row[column])
+        elif kind == "member":
             truth[str(row["card"])].append(_member_truth(row))
         else:
             contradictions[str(row["card"])].append(
@@ -248,6 +254,9 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
                     "decision": _text(row["decision"]),
                 }
             )
+    for card, members in truth.items():
+        for member in members:
+            member.update(stated.get((card, str(member["span"])), {}))
     items, _ = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))
     result = []
     for row in _bundle_select(store, "cards", bundle):
@@ -292,17 +301,26 @@ def _text(value: Value) -> str | None:
     return None if value is None else str(value)
 
 
+#: card-source-truth.rq's rows of a member's optional facts: kind -> (column, key).
+_MEMBER_FACTS = {
+    "basis-from": ("basisFromId", "basis_from"),
+    "effective-from": ("effectiveFrom", "effective_from"),
+    "effective-until": ("effectiveUntil", "effective_until"),
+}
+
+
 def _member_truth(row: Row) -> dict[str, str | None]:
-    """One member of a card's weighed route, as card-source-truth.rq reads it."""
+    """One member of a card's weighed route, as card-source-truth.rq reads it (its
+    optional facts, unstated here, are filled from the rows of their kinds)."""
     return {
         "span": str(row["spanId"]),
         "version": str(row["versionId"]),
         "source": str(row["sourceId"]),
         "authority": AUTHORITY[str(row["authority"])],
         "basis": str(row["basis"]),
-        "basis_from": _text(row["basisFromId"]),
-        "effective_from": _text(row["effectiveFrom"]),
-        "effective_until": _text(row["effectiveUntil"]),
+        "basis_from": None,
+        "effective_from": None,
+        "effective_until": None,
         "observed_at": _text(row["observed"]),
     }
 
