@@ -512,3 +512,32 @@ def test_an_oversized_transaction_names_the_setting_to_raise() -> None:
         "update",
     )
     assert "TransactionAfterImageLimit = 2000000000" in text and "nothing was published" in text
+
+
+@pytest.mark.parametrize("idempotent", [True, False])
+def test_a_read_the_server_killed_is_sent_again_an_update_is_not(
+    idempotent: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Virtuoso now and then kills a read's transaction (SR175); the read answers when
+    sent again. An update that was not idempotent is not repeated: its error stands."""
+    from SPARQLWrapper.SPARQLExceptions import EndPointInternalError
+
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    store = RemoteStore("http://127.0.0.1:9/sparql", retries=3)
+    calls: list[int] = []
+
+    def action() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise EndPointInternalError(
+                "Virtuoso 23000 Error SR175: Uniqueness violation. Transaction killed."
+            )
+        return "answer"
+
+    if idempotent:
+        assert store._attempt(action, idempotent=True, what="query") == "answer"
+        assert len(calls) == 2
+    else:
+        with pytest.raises(StoreError, match="failed on the server"):
+            store._attempt(action, idempotent=False, what="update")
+        assert len(calls) == 1
