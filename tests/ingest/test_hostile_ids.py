@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -37,6 +38,7 @@ from hopgate.bundles.scope import resolve_scope
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.escaping import csv_cell
+from hopgate.ingest.stored import StoredRecords, StoredSpan
 from hopgate.library.artefacts import library_query
 from hopgate.shacl.validation import validate
 
@@ -513,6 +515,36 @@ def test_the_same_inline_span_in_two_loads_is_one_span(
         ids.mint("output", "sys-a/q1/o1"),
         ids.mint("output", "sys-b/q1/o1"),
     ]
+
+
+def test_a_batched_answer_that_lost_a_binding_is_confirmed_before_a_collision(
+    minimal_ledger: Callable[[], Ledger], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spans quoting a stored version are read in batches before pass two; a
+    batched answer that lost a binding (Virtuoso's plans can, docs/remote-virtuoso.md)
+    is asked again alone before the ledger is refused for a collision."""
+    ledger = minimal_ledger()
+    ledger["cases"][0]["outputs"][0]["cites"] = [{"version": "registry@1", "start": 0, "end": 10}]
+    first = write(tmp_path / "first", ledger, "yaml")
+    second = write(tmp_path / "second", _citing_inline(minimal_ledger()), "yaml")
+    batched = StoredRecords._span_facts
+
+    def losing(self: StoredRecords, nodes: list[str]) -> dict[str, StoredSpan]:
+        found = batched(self, nodes)
+        if len(nodes) == 1:  # asked alone: the whole answer
+            return found
+        return {  # a batch: every span's quote lost
+            node: dataclasses.replace(
+                span, facts=frozenset((i, v, s, e, None) for i, v, s, e, _ in span.facts)
+            )
+            for node, span in found.items()
+        }
+
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, first)
+        monkeypatch.setattr(StoredRecords, "_span_facts", losing)
+        result = hopgate.load(store, second)
+    assert result.records.get("inline span", 0) == 0
 
 
 def test_a_ledger_span_with_an_earlier_inline_spans_id_is_a_redefinition(

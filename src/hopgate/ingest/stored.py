@@ -133,33 +133,54 @@ class StoredRecords:
         iri_kind, cls = ID_KINDS["version"]
         for start in range(0, len(versions), BATCH):
             chunk = {ids.mint(iri_kind, v): v for v in versions[start : start + BATCH]}
-            rows = self.store.select(
-                "SELECT ?v ?text ?reader WHERE { VALUES ?v { "
-                + " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
-                + " } ?v a ?class OPTIONAL { ?v prov:value ?text } "
-                "OPTIONAL { ?v hg:readableBy ?r . ?r hg:ledgerId ?reader } }",
-                params={"class": IRI(cls)},
-            )
-            held: dict[str, list[dict[str, Value]]] = {}
-            for row in rows:
-                held.setdefault(str(row["v"]), []).append(row)
+            # Plain joins only, one question each: Virtuoso 7.2.5 loses OPTIONAL
+            # bindings on some plans (docs/remote-virtuoso.md), and a lost text or
+            # reader here would pass a span it should refuse.
+            held = set(self._nodes(chunk, "?node a ?class", {"class": IRI(cls)}, answer="class"))
+            texts = self._nodes(chunk, "?node prov:value ?value")
+            readers = self._nodes(chunk, "?node hg:readableBy ?r . ?r hg:ledgerId ?value")
             for node, ledger_id in chunk.items():
                 self._defined[("version", ledger_id)] = node in held
                 if node in held:
-                    self._versions[ledger_id] = _version_facts(held[node])
-            quoting = (
-                self.store.select(
-                    "SELECT DISTINCT ?span WHERE { VALUES ?version { "
-                    + " ".join(f"<{c}>" for c in chunk if c in held)
-                    + " } ?span prov:wasQuotedFrom ?version }"
-                )
-                if held
-                else []
+                    rows = [{"text": t, "reader": None} for t in texts.get(node, [])]
+                    rows += [{"text": None, "reader": r} for r in readers.get(node, [])]
+                    self._versions[ledger_id] = _version_facts(rows)
+            quoting = self._nodes(
+                {c: c for c in chunk if c in held}, "?span prov:wasQuotedFrom ?node", answer="span"
             )
-            spans = sorted({str(row["span"]) for row in quoting})
+            spans = sorted({str(span) for found in quoting.values() for span in found})
             for first in range(0, len(spans), BATCH):
-                self._spans.update(self._span_facts(spans[first : first + BATCH]))
+                part = spans[first : first + BATCH]
+                facts = self._span_facts(part)
+                # A span the batched answer left out is asked alone: every span
+                # quoting a prefetched version must be known, or a new inline span
+                # could be written twice.
+                for node in set(part) - facts.keys():
+                    facts.update(self._span_facts([node]))
+                self._spans.update(facts)
             self._quoted.update(held)
+
+    def _nodes(
+        self,
+        chunk: dict[str, str],
+        pattern: str,
+        params: dict[str, Value] | None = None,
+        *,
+        answer: str = "value",
+    ) -> dict[str, list[Value]]:
+        """The ``?answer`` values of each node of ``chunk`` (as ``?node``) in ``pattern``."""
+        if not chunk:
+            return {}
+        rows = self.store.select(
+            f"SELECT DISTINCT ?node ?{answer} WHERE {{ VALUES ?node {{ "
+            + " ".join(f"<{c}>" for c in chunk)  # minted IRIs: percent-encoded, safe
+            + f" }} {pattern} }}",
+            params=params,
+        )
+        found: dict[str, list[Value]] = {}
+        for row in rows:
+            found.setdefault(str(row["node"]), []).append(row.get(answer))
+        return found
 
     def span_known(self, node: str) -> StoredSpan | None:
         """The prefetched facts of the span ``node``, if :meth:`prefetch` read them."""
@@ -169,11 +190,14 @@ class StoredRecords:
         """Whether every span the store holds quoting ``version`` (an IRI) was prefetched."""
         return version in self._quoted
 
-    def span(self, node: str) -> StoredSpan | None:
-        """What the store holds of the span ``node`` (None when it holds no such span)."""
+    def span(self, node: str, *, alone: bool = False) -> StoredSpan | None:
+        """What the store holds of the span ``node`` (None when it holds no such span).
+
+        With ``alone``, asked by a query of its own even when prefetched.
+        """
         if not self.has_records:
             return None
-        if node in self._spans:
+        if node in self._spans and not alone:
             return self._spans[node]
         return self._span_facts([node]).get(node)
 

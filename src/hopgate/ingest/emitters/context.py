@@ -119,11 +119,13 @@ class Context:
             self.pending_spans.setdefault(node, (record.where, record.id, name, span_id))
             return False
         stored = self.stored.span(node)
-        if stored is None:
-            return False
-        if not stored.is_inline_span(version, found):
-            self.fail(_collision(span_id, stored), record, name)
-        return True
+        if stored is not None and not stored.is_inline_span(version, found):
+            # A prefetched (batched) answer is confirmed by a query of its own
+            # before the ledger is refused.
+            stored = self.stored.span(node, alone=True)
+            if stored is not None and not stored.is_inline_span(version, found):
+                self.fail(_collision(span_id, stored), record, name)
+        return stored is not None
 
     def version(self, ledger_id: str, record: Record, name: str) -> VersionFacts:
         """The text and readers of a referenced version, from this ledger or the store."""
