@@ -26,6 +26,7 @@ from hopgate import load, open_store
 from hopgate.decide.evaluation import evaluate
 from hopgate.errors import UnsupportedShape, ValidationError
 from hopgate.shacl.compiler import compile_shapes, path_sparql
+from hopgate.shacl.graphs import validate_graph
 from hopgate.shacl.runner import run_checks
 from hopgate.shacl.validation import ShapeResult, validate
 from hopgate.store import OxigraphStore
@@ -259,3 +260,27 @@ def test_validation_still_finds_a_card_that_misses_a_set_it_could_see(tmp_path: 
         assert not result.conforms
         assert any("evidence set" in r.message for r in result.violations)
     store.close()
+
+
+def test_a_closed_property_shape_reports_its_value_nodes_other_properties(
+    tmp_path: Path,
+) -> None:
+    """sh:closed on a shape with a path (found by the shapes fuzz test: its value
+    nodes are ?value, which the result's value may not rebind): both engines
+    report the value nodes' properties the shape does not name."""
+    data = tmp_path / "data.ttl"
+    data.write_text(
+        "@prefix ex: <https://example.org/> .\nex:a ex:p ex:b . ex:b ex:p ex:a ; ex:q 2 .\n"
+    )
+    shapes = tmp_path / "shapes.ttl"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <https://example.org/> .\n"
+        "ex:S a sh:PropertyShape ; sh:targetNode ex:a ; sh:path ex:p ; sh:closed true ;\n"
+        "    sh:ignoredProperties ( ex:p ) .\n"
+    )
+    found = {}
+    for engine in ("store", "pyshacl"):
+        report = validate_graph(data, shapes, engine=engine, time_limit=20)
+        found[engine] = {(str(r.focus_node), str(r.path), str(r.value)) for r in report.results}
+    assert found["store"] == {("https://example.org/a", "https://example.org/q", "2")}
+    assert found["store"] == found["pyshacl"]

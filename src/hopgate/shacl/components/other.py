@@ -27,9 +27,12 @@ def closed(scope: Scope) -> Iterator[Constraint]:
         test = (
             f"FILTER({predicate} NOT IN ({', '.join(permitted_terms)}))" if permitted_terms else ""
         )
+        # In a sub-select: on a shape with a path the value nodes are ?value,
+        # which the result's (?obj AS ?value) may not rebind in the same SELECT.
         yield Constraint(
             SH.ClosedConstraintComponent,
-            f"{scope.values} {value} {predicate} {obj} . {test}",
+            f"{{ SELECT {scope.focus} {predicate} {obj} WHERE "
+            f"{{ {scope.values} {value} {predicate} {obj} . {test} }} }}",
             f"{scope.focus} ({obj} AS ?value) ({predicate} AS ?path)",
         )
 
