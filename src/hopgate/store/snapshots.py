@@ -276,6 +276,18 @@ def working_copy(
     """
     parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
     files = _verified_files(store, parts)
+    with _engine_copy(store, projection, parts, files) as copy:
+        yield copy
+
+
+@contextmanager
+def _engine_copy(
+    store: Store,
+    projection: Projection,
+    parts: list[tuple[str, Projection]],
+    files: dict[str, Path],
+) -> Iterator[Store]:
+    """The engine's copy of ``parts``: each verified snapshot in ``files`` parsed, the rest read."""
     with store.working_copy(
         projection,
         [graph for graph, _ in parts],
@@ -301,12 +313,7 @@ def reading_copy(
     if _folder(store) is None or len(files) < len(parts):
         yield store
         return
-    with store.working_copy(
-        projection,
-        [graph for graph, _ in parts],
-        files=files,
-        lacking=_lacking(parts, projection, files),
-    ) as copy:
+    with _engine_copy(store, projection, parts, files) as copy:
         yield copy
 
 
