@@ -533,3 +533,27 @@ def test_a_final_judgment_makes_only_the_dependent_runs_stale(tmp_path: Path) ->
         hopgate.load(store, write(tmp_path, final, "final"))
         state = staleness(store, "sys-a")
         assert state.stale and state.reason is not None and "load(s)" in state.reason
+
+
+def test_judge_records_a_subject_whose_id_holds_a_line_separator(tmp_path: Path) -> None:
+    # PyYAML writes U+0085 (NEL) inside a single-quoted scalar as a line
+    # break that reads back as a space: the recorded judgment named another
+    # subject and `judge` refused its own file (found by the hostile-data test).
+    from hopgate.audit import adjudication
+
+    odd = "g\x85C2 é"
+    ledger = disputed()
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(ledger, default=str).replace('"gC2"', json.dumps(odd)), "utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        recorded = adjudication.judge(
+            store, odd, question="alternatives", decision="sufficient", by="José",
+            reason="read c3\x85and c4", final=True, folder=tmp_path / "judgments",
+        )  # fmt: skip
+        written = yaml.safe_load(Path(recorded.file).read_text("utf-8"))["judgments"][0]
+    assert (written["subject"], written["by"], written["reason"]) == (
+        odd,
+        "José",
+        "read c3\x85and c4",
+    )

@@ -153,7 +153,7 @@ def judge(
         record["settles"] = list(settles)
     if signer is not None:
         record["proof"] = signer(dict(record))
-    text = yaml.safe_dump({"ledger": 1, "judgments": [record]}, allow_unicode=True, sort_keys=False)
+    text = judgment_file_text(record)
     target = judgments_folder(store, folder)
     target.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(target)
@@ -179,6 +179,22 @@ def judge(
     finally:
         shutil.rmtree(pending, ignore_errors=True)
     return Recorded(judgment_id, str(path), loaded)
+
+
+def judgment_file_text(record: dict[str, Any]) -> str:
+    """The YAML text of a one-judgment ledger that reads back as exactly ``record``.
+
+    Characters are written as themselves where PyYAML reads them back (a
+    reviewer's name stays legible), else every non-ASCII character is
+    escaped: PyYAML writes U+0085 (NEL) inside a single-quoted scalar as a
+    line break, which reads back as a space, so the judgment would name
+    another subject.
+    """
+    ledger = {"ledger": 1, "judgments": [record]}
+    text = yaml.safe_dump(ledger, allow_unicode=True, sort_keys=False)
+    if yaml.safe_load(text) == ledger:
+        return text
+    return yaml.safe_dump(ledger, allow_unicode=False, sort_keys=False)
 
 
 def _remove_abandoned(folder: Path) -> None:
@@ -399,6 +415,7 @@ __all__ = [
     "VerdictChange",
     "changes",
     "judge",
+    "judgment_file_text",
     "judgments_folder",
     "verdict_causes",
 ]
