@@ -42,8 +42,10 @@ lint: install-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
+# The test modules run in parallel workers, one module per worker at a time
+# (its servers start once); `.venv/bin/python -m pytest` alone runs them in one process.
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadscope
 
 clean:
 	rm -rf $(VENV) build *.egg-info .hopgate .pytest_cache .mypy_cache .ruff_cache

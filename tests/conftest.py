@@ -135,6 +135,11 @@ def _hypothesis_seed() -> int | None:
 #: The session's seed: new on each CI run, printed in the header, replayed by
 #: HOPGATE_HYPOTHESIS_SEED; None on a workstation (each test draws its own).
 SESSION_SEED = _hypothesis_seed()
+if SESSION_SEED is not None:
+    # `make test` runs the suite in pytest-xdist workers, each of which imports
+    # this file after the controller; they inherit its environment, so every
+    # worker draws from the seed the header prints.
+    os.environ.setdefault("HOPGATE_HYPOTHESIS_SEED", str(SESSION_SEED))
 #: The seed of the fuzz tests (tests/ingest/test_hostile_input.py, ``@seed``): the session's
 #: under CI, so that each run explores new inputs; fixed on a workstation; HOPGATE_FUZZ_SEED
 #: sets it. The header prints it.

@@ -356,4 +356,23 @@ def discard_unpublished(store: Store) -> list[str]:
     for graph in removed:
         store.remove_graph(graph)
         remove(store, graph)
+    _remove_orphans(store)
     return removed
+
+
+def _remove_orphans(store: Store) -> None:
+    """Remove snapshot files no published graph owns.
+
+    A graph's snapshots are cut while it is bulk-written
+    (:func:`hopgate.store.publish.publish`), so a process killed before the
+    bulk write left anything can leave snapshot files of a graph the store
+    never held. They are never read (only a digest the catalog records is
+    trusted); this keeps them from piling up.
+    """
+    folder = _folder(store)
+    if folder is None or not folder.is_dir():
+        return
+    owned = {_digest(graph)[:32] for graph in store.graphs()}
+    for path in folder.iterdir():
+        if path.name.split("-", 1)[0] not in owned:
+            path.unlink(missing_ok=True)
