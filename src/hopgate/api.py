@@ -52,11 +52,7 @@ from hopgate.audit.inspection import stats as stats
 from hopgate.audit.peers import PeerMetric, peer_metrics
 from hopgate.audit.queue import JudgmentRecord, QueueItem
 from hopgate.audit.results import (
-    AUTHORITY_POLICIES,
-    AUTHORITY_POLICY,
     FIGURES,
-    GATE_POLICIES,
-    GATE_POLICY,
     VERDICT_COLUMNS,
     GateResult,
     RunMetrics,
@@ -113,6 +109,12 @@ from hopgate.interventions.plan import plan as _plan
 from hopgate.interventions.run import BUILTIN_BM25, RunResult, run_plan
 from hopgate.library.artefacts import LibraryQuery, artefact
 from hopgate.library.artefacts import library_queries as _library_queries
+from hopgate.library.steps import (
+    AUTHORITY_POLICIES,
+    AUTHORITY_POLICY,
+    GATE_POLICIES,
+    GATE_POLICY,
+)
 from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits
 from hopgate.progress import Reporter
 from hopgate.report.build import Report

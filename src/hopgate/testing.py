@@ -12,9 +12,10 @@ saying why, and the reason when the run's evaluation is missing or stale.
 
 from __future__ import annotations
 
-from hopgate.audit.results import AUTHORITY_POLICY, GATE_POLICY, GateResult, VerdictRow, gate
+from hopgate.audit.results import GateResult, VerdictRow, gate
 from hopgate.decide.evaluation import evaluate as run_evaluation
 from hopgate.escaping import terminal
+from hopgate.library.steps import AUTHORITY_POLICY, GATE_POLICY
 from hopgate.store import Store
 
 

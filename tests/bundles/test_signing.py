@@ -738,28 +738,44 @@ def test_a_forged_cache_behind_the_report_fails_its_signature_line(
     cedar_on_disk: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     """The report may render an evaluation from its snapshot (a cache): forging the snapshot
-    and its recorded digest passes the gate, but the digest is in the signed export's
-    provenance, so the signature line fails."""
+    and the recorded answers (hopgate.store.answers, which the gate reads), and their recorded
+    digests, passes the gate, but the bundle's digest is in the signed export's provenance,
+    so the signature line fails."""
     store, key, out = cedar_on_disk
     copy = tmp_path / "store"
     shutil.copytree(store, copy)
-    snapshot = next(
+    caches = [
         path
         for path in (copy / "hopgate-snapshots").iterdir()
-        if b"ns#verdict>" in path.read_bytes()
-    )
-    data = snapshot.read_bytes()
-    forged = re.sub(rb"ns#(ReviseCitations|Reject)>", rb"ns#Accept>", data)
-    snapshot.write_bytes(forged)
-    old, new = hashlib.sha256(data).hexdigest(), hashlib.sha256(forged).hexdigest()
+        if b"ns#verdict>" in path.read_bytes() or "-answers-" in path.name
+    ]
+    assert len(caches) == 2
     rewritten = ox.Store(str(copy))
-    rewritten.update(
-        f"PREFIX hg: <https://w3id.org/hopgate/ns#> "
-        f"DELETE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} }} "
-        f"INSERT {{ GRAPH ?c {{ ?g hg:snapshotDigest ?e }} }} "
-        f'WHERE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} FILTER(CONTAINS(?d, "{old}")) '
-        f'BIND(REPLACE(?d, "{old}", "{new}") AS ?e) }}'
-    )
+    for cache in caches:
+        data = cache.read_bytes()
+        forged = re.sub(rb'ns#(ReviseCitations|Reject)([>"])', rb"ns#Accept\2", data)
+        if "-answers-" in cache.name:
+            # The gate's rows say whether each output passes: every one does.
+            header, *tables = forged.split(b"\n")
+            requests = json.loads(header)["requests"]
+            forged = b"\n".join(
+                [header]
+                + [
+                    t.replace(b"false", b"true") if r.startswith('["gate"') else t
+                    for r, t in zip(requests, tables[: len(requests)], strict=True)
+                ]
+                + tables[len(requests) :]
+            )
+        assert forged != data
+        cache.write_bytes(forged)
+        old, new = hashlib.sha256(data).hexdigest(), hashlib.sha256(forged).hexdigest()
+        rewritten.update(
+            f"PREFIX hg: <https://w3id.org/hopgate/ns#> "
+            f"DELETE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} }} "
+            f"INSERT {{ GRAPH ?c {{ ?g hg:snapshotDigest ?e }} }} "
+            f'WHERE {{ GRAPH ?c {{ ?g hg:snapshotDigest ?d }} FILTER(CONTAINS(?d, "{old}")) '
+            f'BIND(REPLACE(?d, "{old}", "{new}") AS ?e) }}'
+        )
     rewritten.flush()
     del rewritten
     gate = CliRunner().invoke(cli, ["--store", str(copy), "gate", "--run", "sys-a"])

@@ -50,7 +50,8 @@ def test_a_damaged_snapshot_never_changes_a_verdict(
     loaded = hopgate.load(store, CEDAR)
     (record,) = evaluate(store)
     for graph in (loaded.graph, record.graph):
-        for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.nq"):
+        # Every cache file: the quads' snapshots and the recorded answers.
+        for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.*"):
             data = path.read_bytes()
             if damage == "empty":
                 path.write_bytes(b"")
@@ -60,7 +61,7 @@ def test_a_damaged_snapshot_never_changes_a_verdict(
                 path.unlink()
         assert graph
     assert _verdict_map(store) == CEDAR_VERDICTS
-    assert "snapshot" in caplog.text
+    assert "snapshot" in caplog.text and "answers cache" in caplog.text
     # A new evaluation from damaged load snapshots decides the same.
     evaluate(store, force=True)
     assert _verdict_map(store) == CEDAR_VERDICTS
@@ -75,6 +76,9 @@ def test_an_edited_bundle_snapshot_is_not_believed(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert "ReviseCitations" in text
     path.write_text(text.replace("ReviseCitations", "Accept"), encoding="utf-8")
+    # Without the recorded answers (hopgate.store.answers), a read parses the snapshot.
+    for cache in (tmp_path / "store" / FOLDER).glob("*.cache"):
+        cache.unlink()
     assert _verdict_map(store) == CEDAR_VERDICTS
     store.close()
 

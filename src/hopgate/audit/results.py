@@ -10,9 +10,11 @@ and "Intervals"; the gate: docs/spec/acceptance.md "Release gate".
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -22,8 +24,15 @@ from hopgate.audit.statistics import cluster_bootstrap, wilson
 from hopgate.decide import outcomes
 from hopgate.errors import GateError, MetricError, NotEvaluatedError
 from hopgate.library.artefacts import library_query
-from hopgate.library.steps import BUNDLE_QUERIES, reading_projection
-from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
+from hopgate.library.steps import (
+    AUTHORITY_POLICIES,
+    AUTHORITY_POLICY,
+    BUNDLE_QUERIES,
+    GATE_POLICIES,
+    GATE_POLICY,
+    reading_projection,
+)
+from hopgate.store import IRI, Row, Store, Value, answers, catalog, snapshots
 from hopgate.store.catalog import Staleness
 from hopgate.suggest import did_you_mean, unknown_name
 from hopgate.vocab import ANSWERABILITY, AUTHORITY, HG, VERDICTS
@@ -92,7 +101,7 @@ class VerdictRow:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate verdicts``."""
-        return asdict(self)
+        return _plain(self)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -137,7 +146,30 @@ class RunMetrics:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``hopgate metrics`` (one run's entry)."""
-        return asdict(self)
+        return _plain(self)  # type: ignore[no-any-return]
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """``dataclasses.asdict`` for the values these rows hold, without its deep copies.
+
+    A row is dataclasses, dicts, lists and immutable scalars; asdict copies
+    every scalar with ``copy.deepcopy`` (a third of ``verdicts --format json``
+    at 3.3k claims), although a str or a number is its own copy.
+    """
+    if isinstance(value, _IMMUTABLE):
+        return value
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return copy.deepcopy(value)
 
 
 def _id(value: Value) -> str | None:
@@ -187,9 +219,9 @@ def evaluation_cards(
     instead of a reading copy of its own; default the store's reading copy.
     """
     unretrieved: dict[str, list[str]] = defaultdict(list)
-    with _reading_copy(store, evaluation, facts) as copy:
-        rows = _cards(copy, evaluation.bundle)
-        for found in _bundle_select(copy, "unretrieved-citations", evaluation.bundle):
+    with _reading(store, evaluation, facts) as reads:
+        rows = _cards(reads)
+        for found in reads.select("unretrieved-citations"):
             unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
     return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
 
@@ -199,34 +231,75 @@ def evaluation_metrics(
 ) -> RunMetrics:
     """The metrics of one recorded evaluation (any, not only a run's latest); ``facts`` as
     for :func:`evaluation_cards`."""
-    with _reading_copy(store, evaluation, facts) as copy:
-        return _run_metrics(copy, evaluation.run, evaluation.bundle)
+    with _reading(store, evaluation, facts) as reads:
+        return _run_metrics(reads, evaluation.run)
 
 
-def _reading_copy(
+class _Reads:
+    """The bundle queries' answers for one recorded evaluation.
+
+    The query runs on ``facts`` when given (the report reads one copy for
+    everything it renders and checks); else the rows are taken from the
+    answers the evaluation recorded (:mod:`hopgate.store.answers`) where a
+    verified file holds them, or the query runs on a reading copy (made on the
+    first such query: an in-memory copy when verified snapshots make it
+    cheap, else the store itself).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        evaluation: catalog.Evaluation,
+        facts: Store | None,
+        stack: ExitStack,
+    ) -> None:
+        self.bundle = evaluation.bundle
+        self._store = store
+        self._evaluation = evaluation
+        self._facts = facts
+        self._stack = stack
+        # Given facts (the report's copy, which its signature line checks
+        # against the signed export), the rows are read from them alone.
+        self._recorded = answers.read(store, evaluation.bundle) if facts is None else None
+
+    def select(self, query_id: str, **params: Value) -> list[Row]:
+        """The rows of bundle query ``query_id`` for this bundle, with ``params`` bound."""
+        # The reading copy holds only what the listed queries read.
+        assert query_id in BUNDLE_QUERIES, f"{query_id} must be listed in BUNDLE_QUERIES"
+        bound: dict[str, Value] = {"bundle": IRI(self.bundle), **params}
+        if self._recorded is not None:
+            found = self._recorded.get(query_id, bound)
+            if found is not None:
+                return found
+        return self._copy().select(library_query(query_id).text, params=bound)
+
+    def _copy(self) -> Store:
+        if self._facts is None:
+            self._facts = self._stack.enter_context(
+                snapshots.reading_copy(
+                    self._store,
+                    reading_projection(),
+                    [*self._evaluation.used, self._evaluation.bundle],
+                )
+            )
+        return self._facts
+
+
+@contextmanager
+def _reading(
     store: Store, evaluation: catalog.Evaluation, facts: Store | None = None
-) -> AbstractContextManager[Store]:
-    """Where to read one bundle: ``facts`` when given, else an in-memory copy when
-    verified snapshots make it cheap, else the store."""
-    if facts is not None:
-        return nullcontext(facts)
-    return snapshots.reading_copy(
-        store, reading_projection(), [*evaluation.used, evaluation.bundle]
-    )
+) -> Iterator[_Reads]:
+    """The answers of one bundle's queries, for the length of the block (see :class:`_Reads`)."""
+    with ExitStack() as stack:
+        yield _Reads(store, evaluation, facts, stack)
 
 
-def _bundle_select(store: Store, query_id: str, bundle: str) -> list[Row]:
-    # The reading copy holds only what the listed queries read.
-    assert query_id in BUNDLE_QUERIES, f"{query_id} must be listed in BUNDLE_QUERIES"
-    return store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})
-
-
-def _cards(store: Store, bundle: str) -> list[VerdictRow]:
+def _cards(reads: _Reads) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for row in _bundle_select(store, "card-spans", bundle):
+    for row in reads.select("card-spans"):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
     judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
-    for row in _bundle_select(store, "card-judgments", bundle):
+    for row in reads.select("card-judgments"):
         judged[str(row["card"])].append(
             {
                 "id": str(row["judgmentId"]),
@@ -239,7 +312,7 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     contradictions: dict[str, list[dict[str, str | None]]] = defaultdict(list)
     # A member's interval bounds and basis source come as rows of their own kind.
     stated: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
-    for row in _bundle_select(store, "card-source-truth", bundle):
+    for row in reads.select("card-source-truth"):
         kind = str(row["kind"])
         if kind in _MEMBER_FACTS:
             column, key = _MEMBER_FACTS[kind]
@@ -257,9 +330,9 @@ def _cards(store: Store, bundle: str) -> list[VerdictRow]:
     for card, members in truth.items():
         for member in members:
             member.update(stated.get((card, str(member["span"])), {}))
-    items, _ = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))
+    items, _ = outcomes.read_bundle(reads.select("interventions"))
     result = []
-    for row in _bundle_select(store, "cards", bundle):
+    for row in reads.select("cards"):
         card = str(row["card"])
         answerability = (
             ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None
@@ -353,8 +426,8 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     result = {}
     for state in read_states(store, run=run):
         assert state.evaluation is not None
-        with _reading_copy(store, state.evaluation) as copy:
-            figures = _run_metrics(copy, state.run, state.evaluation.bundle)
+        with _reading(store, state.evaluation) as reads:
+            figures = _run_metrics(reads, state.run)
         figures.stale, figures.stale_reason = state.stale, state.reason
         figures.awaiting_adjudication = queue.awaiting(store, state.run)
         result[state.run] = figures
@@ -363,20 +436,20 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
 
 def bundle_metrics(store: Store, run: str, evaluation: catalog.Evaluation) -> RunMetrics:
     """The metrics of one recorded evaluation of ``run``, the latest or an earlier one."""
-    with _reading_copy(store, evaluation) as copy:
-        return _run_metrics(copy, run, evaluation.bundle)
+    with _reading(store, evaluation) as reads:
+        return _run_metrics(reads, run)
 
 
-def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
-    row = _bundle_select(store, "metrics", bundle)[0]
-    per_question = _bundle_select(store, "metrics-by-question", bundle)
+def _run_metrics(reads: _Reads, run: str) -> RunMetrics:
+    row = reads.select("metrics")[0]
+    per_question = reads.select("metrics-by-question")
 
     def clusters(num: str, den: str) -> list[tuple[int, int]]:
         return [(_int(q[num]), _int(q[den])) for q in per_question]
 
     metrics_ = RunMetrics(
         run=run,
-        evaluation=ids.ledger_id(bundle.removesuffix("/bundle")),
+        evaluation=ids.ledger_id(reads.bundle.removesuffix("/bundle")),
         complete_set_recall=_proportion(
             _int(row["retrievedComplete"]),
             _int(row["answerable"]),
@@ -405,7 +478,7 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
             "escalated": _int(row["escalated"]),
         },
     )
-    for stratum in _bundle_select(store, "metrics-strata", bundle):
+    for stratum in reads.select("metrics-strata"):
         dimension = str(stratum["dimension"])
         name = str(stratum["stratum"])
         metrics_.strata.setdefault(dimension, {})[name] = {
@@ -419,25 +492,13 @@ def _run_metrics(store: Store, run: str, bundle: str) -> RunMetrics:
                 _int(stratum["answeredCorrectly"]), _int(stratum["correctnessJudged"])
             ),
         }
-    _, intervention_outcomes = outcomes.read_bundle(_bundle_select(store, "interventions", bundle))
+    _, intervention_outcomes = outcomes.read_bundle(reads.select("interventions"))
     for variant, named in outcomes.figures(intervention_outcomes).items():
         metrics_.interventions[variant] = {
             name.replace("-", "_").replace(" ", "_"): _proportion(f.numerator, f.denominator)
             for name, f in named.items()
         }
     return metrics_
-
-
-#: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
-#: ``marked``, the outputs asserting a claim marked consequential (the default: the
-#: ledger's ``consequential`` says what stops a release); ``all``, every output claim.
-GATE_POLICIES = ("marked", "all")
-GATE_POLICY = "marked"
-#: The authority the gate may require of an accepted output's route (docs/spec/acceptance.md
-#: "Source truth"; queries/gate.rq): ``none`` (the default), ``primary``, or ``secondary``
-#: (secondary or primary). A disclosed policy: it never changes a verdict.
-AUTHORITY_POLICIES = ("none", "primary", "secondary")
-AUTHORITY_POLICY = "none"
 
 
 @dataclass(frozen=True)
@@ -583,13 +644,8 @@ def gate(
             require_authority=require_authority,
         )
     # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
-    with _reading_copy(store, state.evaluation) as copy:
-        weighed = gate_rows(
-            copy,
-            state.evaluation.bundle,
-            policy=consequential,
-            require_authority=require_authority,
-        )
+    with _reading(store, state.evaluation) as reads:
+        weighed = reads.select("gate", policy=consequential, authority=require_authority)
     blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
     below = sorted(
         ids.ledger_id(str(row["output"]))

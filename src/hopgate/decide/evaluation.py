@@ -37,7 +37,7 @@ from hopgate.library.steps import (
     reading_projection,
 )
 from hopgate.memory import paused_gc
-from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
+from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, answers, catalog, snapshots
 from hopgate.store.publish import publish
 from hopgate.suggest import unknown_name
 from hopgate.times import xsd_datetime
@@ -359,9 +359,14 @@ def _evaluate_run(
         finally:
             spool.close()
 
+        # The reads' answers, recorded once now rather than by every read
+        # (hopgate.store.answers); published with the bundle's catalog entry.
+        with _progress.phase(f"evaluate {run}: record answers"):
+            recorded = answers.record(store, graphs, writer.bundle, bundle_file)
+
         def entry(kept: list[str]) -> Path:
             with catalog_file.open("a", encoding="utf-8") as out:
-                out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
+                out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept + recorded))
             return catalog_file
 
         publish(

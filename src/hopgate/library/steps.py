@@ -51,6 +51,33 @@ BUNDLE_QUERIES = (
     "unretrieved-citations",
 )
 
+#: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
+#: ``marked``, the outputs asserting a claim marked consequential (the default: the
+#: ledger's ``consequential`` says what stops a release); ``all``, every output claim.
+GATE_POLICIES = ("marked", "all")
+GATE_POLICY = "marked"
+#: The authority the gate may require of an accepted output's route (docs/spec/acceptance.md
+#: "Source truth"; queries/gate.rq): ``none`` (the default), ``primary``, or ``secondary``
+#: (secondary or primary). A disclosed policy: it never changes a verdict.
+AUTHORITY_POLICIES = ("none", "primary", "secondary")
+AUTHORITY_POLICY = "none"
+
+
+def recorded_requests() -> list[tuple[str, dict[str, str]]]:
+    """The bundle queries whose answers an evaluation records (:mod:`hopgate.store.answers`),
+    with their parameters besides ``?bundle``: every one, and the gate under every policy."""
+    found: list[tuple[str, dict[str, str]]] = []
+    for name in BUNDLE_QUERIES:
+        if name == "gate":
+            found += [
+                (name, {"policy": policy, "authority": authority})
+                for policy in GATE_POLICIES
+                for authority in AUTHORITY_POLICIES
+            ]
+        else:
+            found.append((name, {}))
+    return found
+
 
 @functools.cache
 def evaluation_projection() -> Projection:
@@ -67,9 +94,14 @@ def reading_projection() -> Projection:
 
 
 __all__ = [
+    "AUTHORITY_POLICIES",
+    "AUTHORITY_POLICY",
     "BUNDLE_QUERIES",
+    "GATE_POLICIES",
+    "GATE_POLICY",
     "RESULT_QUERIES",
     "SCRATCH_UPDATES",
     "evaluation_projection",
     "reading_projection",
+    "recorded_requests",
 ]

@@ -26,8 +26,6 @@ from hopgate.audit.agreement import Agreement
 from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.peers import evaluation_peer_metrics
 from hopgate.audit.results import (
-    AUTHORITY_POLICY,
-    GATE_POLICY,
     RunMetrics,
     authority_policy_text,
     check_gate_policy,
@@ -42,6 +40,7 @@ from hopgate.bundles.scope import Scope
 from hopgate.library import spec
 from hopgate.library.artefacts import library_query
 from hopgate.library.spec import Definition, figure_definition
+from hopgate.library.steps import AUTHORITY_POLICY, GATE_POLICY
 from hopgate.report.data import (
     CardDetail,
     ChosenEvaluation,
@@ -92,7 +91,7 @@ class GateDecision:
     #: How many output claims the gate weighed under ``policy``.
     weighed: int
     failing: list[str]
-    #: ``marked`` or ``all`` (hopgate.audit.results.GATE_POLICIES).
+    #: ``marked`` or ``all`` (hopgate.library.steps.GATE_POLICIES).
     policy: str
     #: The policy in words: which outputs it weighs.
     policy_text: str
@@ -100,7 +99,7 @@ class GateDecision:
     #: decided`` (not the run's latest evaluation: the gate reads only the latest).
     state: str
     note: str | None = None
-    #: ``none``, ``primary`` or ``secondary`` (hopgate.audit.results.AUTHORITY_POLICIES):
+    #: ``none``, ``primary`` or ``secondary`` (hopgate.library.steps.AUTHORITY_POLICIES):
     #: the route authority an accepted output needs, a disclosed policy.
     require_authority: str = "none"
 
@@ -173,7 +172,7 @@ def build_report(
     """Read the report of ``run``'s latest evaluation (or ``evaluation``) for ``reader``.
 
     The release decision is the gate's under the ``consequential`` policy
-    (``marked`` or ``all``: hopgate.audit.results.GATE_POLICIES) and the
+    (``marked`` or ``all``: hopgate.library.steps.GATE_POLICIES) and the
     ``require_authority`` policy (``none``, ``primary``, ``secondary``), both
     stated on the report; a policy that weighs nothing shows that nothing was gated.
 

@@ -1,7 +1,8 @@
 """The store: one small contract (:mod:`.base`), its embedded engine (:mod:`.oxigraph`), a remote
 SPARQL 1.1 endpoint (:mod:`.remote`), and what every engine shares: the catalog of published
-graphs (:mod:`.catalog`), digest-checked snapshots (:mod:`.snapshots`, the one module that knows
-caches exist) and the SPARQL dialect (:mod:`.dialect`).
+graphs (:mod:`.catalog`), digest-checked caches (:mod:`.snapshots` of quads and
+:mod:`.answers` of the bundle queries' rows, the two modules that know caches exist) and the
+SPARQL dialect (:mod:`.dialect`).
 """
 
 from __future__ import annotations

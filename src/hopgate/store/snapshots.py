@@ -208,6 +208,77 @@ def _flush(kept: list[list[bytes]], outs: list[_Hashing]) -> None:
         lines.clear()
 
 
+def keep_bytes(store: Store, graph: str, key: str, data: bytes) -> list[str]:
+    """Keep ``data``, a cache of ``graph`` named ``key``, beside the store; its catalog line.
+
+    For caches that are not quads (:mod:`hopgate.store.answers`): written
+    like a snapshot (temporary name, fsync, rename) and recorded the same
+    way, to be published with the graph's catalog entry. On an engine
+    without snapshots, or when the file cannot be written, nothing is kept.
+    """
+    folder = _folder(store)
+    if folder is None:
+        return []
+    try:
+        folder.mkdir(exist_ok=True)
+        (digest,) = _write_atomically(
+            [_cache_path(folder, graph, key)], lambda outs: outs[0].write(data)
+        )
+    except OSError as exc:
+        log.warning("hopgate: note: no %s cache of %s (%s)", key.split("-")[0], graph, exc)
+        return []
+    return [f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")]
+
+
+def verified_bytes(
+    store: Store, graph: str, key: str, digests: dict[str, dict[str, str]]
+) -> bytes | None:
+    """The cache ``key`` of ``graph`` (:func:`keep_bytes`) when its bytes match the recorded digest.
+
+    As :func:`verified`: unrecorded means none; missing or damaged is noted
+    on stderr and None.
+    """
+    folder = _folder(store)
+    expected = digests.get(graph, {}).get(key)
+    if folder is None or expected is None:
+        return None
+    try:
+        data = _cache_path(folder, graph, key).read_bytes()
+    except OSError:
+        log.warning(
+            "hopgate: note: the %s cache of %s is missing; reading the store",
+            key.split("-")[0],
+            graph,
+        )
+        return None
+    if "sha256:" + hashlib.sha256(data).hexdigest() != expected:
+        log.warning(
+            "hopgate: note: the %s cache of %s is damaged (its digest differs from the "
+            "catalog's); reading the store",
+            key.split("-")[0],
+            graph,
+        )
+        return None
+    return data
+
+
+def _cache_path(folder: Path, graph: str, key: str) -> Path:
+    return folder / f"{_digest(graph)[:32]}-{key}.cache"
+
+
+@contextmanager
+def copy_with_file(
+    store: Store, projection: Projection, graphs: list[str], graph: str, file: Path
+) -> Iterator[Store]:
+    """A copy of what ``projection`` keeps of the published ``graphs`` and all of ``graph``,
+    a graph about to be published, parsed from its N-Quads ``file``."""
+    parts = [(g, projection) for g in graphs]
+    files = _verified_files(store, parts)
+    files[graph] = file
+    with _engine_copy(store, projection, [*parts, (graph, projection)], files) as copy:
+        yield copy
+
+
 def remove(store: Store, graph: str) -> None:
     """Remove every snapshot file of ``graph``, whatever its projection."""
     folder = _folder(store)

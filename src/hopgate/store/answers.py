@@ -1,0 +1,148 @@
+"""Recorded answers: the bundle queries' rows, kept beside an on-disk store with the bundle.
+
+Every read of a recorded evaluation (``verdicts``, ``gate``, ``metrics``,
+``explain``, ``diff``, ``review changes``, the report) runs the bundle queries
+(:data:`hopgate.library.steps.BUNDLE_QUERIES`) over the bundle and the loads
+it used. Those graphs never change once published, so neither do the
+answers: the evaluation runs the queries once, on a copy of the loads and the
+bundle it is about to publish, and keeps their rows in a file beside the
+store. Reads take the rows from that file instead of copying the graphs
+into memory and querying them (seconds at 10k claims).
+
+It is a cache like a snapshot (docs/spec/records.md "Caches"): written
+under a temporary name and renamed, its digest recorded in the catalog entry
+that publishes the bundle, hashed again before each use. A missing, damaged
+or unrecorded file, or one written for other query texts (its key is a
+digest of them), is not used: the read runs the queries, as it does on a
+store without such files (in memory, remote). The rows are the queries'
+own; what the read makes of them is decided where it was before
+(:mod:`hopgate.audit.results`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import reading_projection, recorded_requests
+from hopgate.store import snapshots
+from hopgate.store.base import IRI, BNode, Row, Store, Value
+
+#: The format of the file; part of its key, so a file another format wrote is not read.
+_FORMAT = "hopgate recorded answers 1"
+
+
+@functools.cache
+def cache_key() -> str:
+    """The file's key: a digest of its format and of every recorded query's id and text."""
+    text = _FORMAT + "".join(
+        f"\n{name}\n{library_query(name).text}"
+        for name in sorted({n for n, _ in recorded_requests()})
+    )
+    return "answers-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _request(name: str, params: Mapping[str, Value]) -> str:
+    """The key of one query with its parameters (other than ``?bundle``)."""
+    return json.dumps([name, sorted((k, str(v)) for k, v in params.items() if k != "bundle")])
+
+
+class Answers:
+    """The recorded rows of one bundle's queries, each query's decoded when first asked for."""
+
+    def __init__(self, tables: dict[str, bytes]) -> None:
+        self._tables = tables
+        self._rows: dict[str, list[Row]] = {}
+
+    def get(self, name: str, params: Mapping[str, Value]) -> list[Row] | None:
+        """The rows of query ``name`` with ``params`` (``?bundle`` is this bundle's), or None
+        when they were not recorded. The list is shared: do not change it."""
+        request = _request(name, params)
+        if request not in self._rows:
+            table = self._tables.get(request)
+            if table is None:
+                return None
+            self._rows[request] = _decode_table(table)
+        return self._rows[request]
+
+
+def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
+    """Run the recorded queries on ``used`` and the bundle in ``file``; keep their rows.
+
+    Called before the bundle is published; returns the catalog line to
+    publish with it (none on a store without snapshots).
+    """
+    if store.folder is None:
+        return []
+    rows: dict[str, list[Row]] = {}
+    with snapshots.copy_with_file(store, reading_projection(), used, bundle, file) as copy:
+        for name, params in recorded_requests():
+            bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
+            rows[_request(name, params)] = copy.select(library_query(name).text, params=bound)
+    return snapshots.keep_bytes(store, bundle, cache_key(), _encode(rows))
+
+
+def read(store: Store, bundle: str) -> Answers | None:
+    """The recorded answers of ``bundle`` when a verified file holds them, else None."""
+    if store.folder is None:
+        return None
+    key = cache_key()
+    data = snapshots.verified_bytes(store, bundle, key, snapshots.recorded(store, [bundle]))
+    return None if data is None else Answers(_tables(data))
+
+
+# ---- the file: JSON Lines, a header naming the requests, then one table per line ----
+# (a read decodes only the tables it asks for). A value JSON would lose the kind
+# of is tagged: ["i", iri], ["b", blank node label], ["d", decimal]; the table
+# lists the columns that hold a tagged value.
+
+
+def _value(value: Value) -> Any:
+    if isinstance(value, IRI):
+        return ["i", str(value)]
+    if isinstance(value, BNode):
+        return ["b", str(value)]
+    if isinstance(value, Decimal):
+        return ["d", str(value)]
+    return value
+
+
+_KINDS = {"i": IRI, "b": BNode, "d": Decimal}
+
+
+def _encode(rows: dict[str, list[Row]]) -> bytes:
+    lines = [json.dumps({"format": _FORMAT, "requests": list(rows)})]
+    for found in rows.values():
+        columns = list(found[0]) if found else []
+        encoded = [[_value(row[c]) for c in columns] for row in found]
+        tagged = sorted({i for row in encoded for i, v in enumerate(row) if type(v) is list})
+        table = {"columns": columns, "tagged": tagged, "rows": encoded}
+        lines.append(json.dumps(table, ensure_ascii=False))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _tables(data: bytes) -> dict[str, bytes]:
+    """Each request's undecoded table line."""
+    header, *lines = data.rstrip(b"\n").split(b"\n")
+    requests = json.loads(header)["requests"]
+    return dict(zip(requests, lines, strict=True))
+
+
+def _decode_table(line: bytes) -> list[Row]:
+    table = json.loads(line)
+    columns, tagged, rows = table["columns"], table["tagged"], table["rows"]
+    for row in rows if tagged else ():
+        for i in tagged:
+            value = row[i]
+            if type(value) is list:
+                row[i] = _KINDS[value[0]](value[1])
+    return [dict(zip(columns, row, strict=True)) for row in rows]
+
+
+__all__ = ["Answers", "cache_key", "read", "record"]

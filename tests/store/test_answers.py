@@ -1,0 +1,129 @@
+"""Recorded answers (hopgate.store.answers): the bundle queries' rows, kept when an evaluation
+is published and read instead of running the queries on a copy.
+
+A cache (docs/spec/records.md "Caches"): the rows are exactly the queries' answers; a
+missing, damaged, edited or unrecorded file, or one written for other query texts, is not
+used, and the reads answer the same without it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CEDAR, EXAMPLES
+
+import hopgate
+from hopgate.audit import results
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import GATE_POLICIES, recorded_requests
+from hopgate.store import IRI, BNode, answers, catalog
+from hopgate.store.snapshots import FOLDER
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _synthetic(tmp_path: Path) -> Path:
+    sys.path.insert(0, str(ROOT))
+    from bench.synthetic import write_ledger
+
+    path = tmp_path / "synthetic.jsonl"
+    write_ledger(path, 40, seed=3, runs=2)
+    return path
+
+
+@pytest.fixture(params=["cedar", "withheld", "synthetic"])
+def evaluated(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """An on-disk store with one ledger loaded and evaluated (its bundles record answers)."""
+    ledger = {
+        "cedar": CEDAR,
+        "withheld": EXAMPLES / "withheld.yaml",
+        "synthetic": _synthetic(tmp_path) if request.param == "synthetic" else None,
+    }[request.param]
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, ledger)
+    hopgate.api.evaluate(store)
+    yield store
+    store.close()
+
+
+def _reads(store: Any) -> Any:
+    """Everything a read answers from the bundle queries: verdicts, metrics, the gate."""
+    rows = [{**row.as_dict()} for row in results.verdicts(store)]
+    figures = {run: m.as_dict() for run, m in results.metrics(store).items()}
+    gates = [
+        results.gate(store, run=run, consequential=policy).passed
+        for run in catalog.runs(store)
+        for policy in GATE_POLICIES
+    ]
+    return rows, figures, gates
+
+
+def _cache_files(store: Any) -> list[Path]:
+    return sorted((store.folder / FOLDER).glob("*.cache"))
+
+
+def _comparable(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    # Blank node labels differ between a copy and the store; none is read as an answer.
+    return sorted(
+        tuple((k, "_:b" if isinstance(v, BNode) else repr(v)) for k, v in sorted(row.items()))
+        for row in rows
+    )
+
+
+def test_recorded_answers_are_the_queries_answers_on_the_store(evaluated: Any) -> None:
+    for run in catalog.runs(evaluated):
+        bundle = catalog.staleness(evaluated, run).evaluation.bundle  # type: ignore[union-attr]
+        recorded = answers.read(evaluated, bundle)
+        assert recorded is not None
+        for name, params in recorded_requests():
+            bound = {"bundle": IRI(bundle), **params}
+            kept = recorded.get(name, bound)
+            assert kept is not None, name
+            asked = evaluated.select(library_query(name).text, params=bound)
+            assert _comparable(kept) == _comparable(asked), name
+            # The values keep their kinds (an IRI stays an IRI, a count an int).
+            assert [{k: type(v) for k, v in r.items()} for r in _sorted(kept)] == [
+                {k: type(v) for k, v in r.items()} for r in _sorted(asked)
+            ], name
+
+
+def _sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: repr(sorted((k, repr(v)) for k, v in r.items())))
+
+
+@pytest.mark.parametrize("loss", ["missing", "damaged", "edited", "other queries"])
+def test_reads_answer_the_same_without_their_recorded_answers(
+    evaluated: Any, loss: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    recorded = _reads(evaluated)
+    files = _cache_files(evaluated)
+    assert len(files) == len(catalog.runs(evaluated))
+    for path in files:
+        if loss == "missing":
+            path.unlink()
+        elif loss == "damaged":
+            path.write_bytes(path.read_bytes()[:-40])
+        elif loss == "edited":
+            # Every recorded verdict "accept": a read must not believe it.
+            text = path.read_text("utf-8")
+            for verdict in ("Reject", "ReviseCitations", "Abstain", "Escalate"):
+                text = text.replace(f"Verdict/{verdict}", "Verdict/Accept")
+                text = text.replace(f"#{verdict}", "#Accept")
+            path.write_text(text, "utf-8")
+    if loss == "other queries":
+        # A newer hopgate whose query texts differ: its key is another.
+        monkeypatch.setattr(answers, "cache_key", lambda: "answers-0000000000000000")
+    assert _reads(evaluated) == recorded
+    if loss in ("missing", "damaged", "edited"):
+        assert "answers cache" in caplog.text
+
+
+def test_a_store_in_memory_records_no_answers_and_reads_the_same() -> None:
+    memory = hopgate.open_store(None)
+    hopgate.load(memory, CEDAR)
+    (record,) = hopgate.api.evaluate(memory)
+    assert answers.read(memory, record.graph) is None
+    assert {r.output: r.verdict for r in results.verdicts(memory)}
