@@ -219,7 +219,7 @@ def evaluation_cards(
     instead of a reading copy of its own; default the store's reading copy.
     """
     unretrieved: dict[str, list[str]] = defaultdict(list)
-    with _reading(store, evaluation, facts) as reads:
+    with reading(store, evaluation, facts) as reads:
         rows = _cards(reads)
         for found in reads.select("unretrieved-citations"):
             unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
@@ -231,11 +231,11 @@ def evaluation_metrics(
 ) -> RunMetrics:
     """The metrics of one recorded evaluation (any, not only a run's latest); ``facts`` as
     for :func:`evaluation_cards`."""
-    with _reading(store, evaluation, facts) as reads:
+    with reading(store, evaluation, facts) as reads:
         return _run_metrics(reads, evaluation.run)
 
 
-class _Reads:
+class BundleReads:
     """The bundle queries' answers for one recorded evaluation.
 
     The query runs on ``facts`` when given (the report reads one copy for
@@ -286,15 +286,15 @@ class _Reads:
 
 
 @contextmanager
-def _reading(
+def reading(
     store: Store, evaluation: catalog.Evaluation, facts: Store | None = None
-) -> Iterator[_Reads]:
-    """The answers of one bundle's queries, for the length of the block (see :class:`_Reads`)."""
+) -> Iterator[BundleReads]:
+    """The answers of one bundle's queries, for the length of the block (see :class:`BundleReads`)."""
     with ExitStack() as stack:
-        yield _Reads(store, evaluation, facts, stack)
+        yield BundleReads(store, evaluation, facts, stack)
 
 
-def _cards(reads: _Reads) -> list[VerdictRow]:
+def _cards(reads: BundleReads) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in reads.select("card-spans"):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
@@ -426,7 +426,7 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     result = {}
     for state in read_states(store, run=run):
         assert state.evaluation is not None
-        with _reading(store, state.evaluation) as reads:
+        with reading(store, state.evaluation) as reads:
             figures = _run_metrics(reads, state.run)
         figures.stale, figures.stale_reason = state.stale, state.reason
         figures.awaiting_adjudication = queue.awaiting(store, state.run)
@@ -436,11 +436,11 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
 
 def bundle_metrics(store: Store, run: str, evaluation: catalog.Evaluation) -> RunMetrics:
     """The metrics of one recorded evaluation of ``run``, the latest or an earlier one."""
-    with _reading(store, evaluation) as reads:
+    with reading(store, evaluation) as reads:
         return _run_metrics(reads, run)
 
 
-def _run_metrics(reads: _Reads, run: str) -> RunMetrics:
+def _run_metrics(reads: BundleReads, run: str) -> RunMetrics:
     row = reads.select("metrics")[0]
     per_question = reads.select("metrics-by-question")
 
@@ -644,7 +644,7 @@ def gate(
             require_authority=require_authority,
         )
     # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
-    with _reading(store, state.evaluation) as reads:
+    with reading(store, state.evaluation) as reads:
         weighed = reads.select("gate", policy=consequential, authority=require_authority)
     blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
     below = sorted(

@@ -49,6 +49,10 @@ BUNDLE_QUERIES = (
     "card-judgments",
     "interventions",
     "unretrieved-citations",
+    # The verdict rule and contradictions behind each card's reason sentence,
+    # which `gate` prints for each failing output (hopgate.report.explain.reasons).
+    "report-cards",
+    "report-contradictions",
 )
 
 #: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):

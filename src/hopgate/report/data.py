@@ -274,9 +274,7 @@ def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
 #: used: run on an in-memory copy of those (tests/library/test_projection.py
 #: checks that the copy's projection keeps every pattern of each).
 COPY_QUERIES = (
-    "report-cards",
     "report-spans",
-    "report-contradictions",
     "report-coverage",
     "verdict-strata",
     *BUNDLE_QUERIES,

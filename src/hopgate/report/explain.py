@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
+from hopgate.audit import results
 from hopgate.audit.withholding import for_reader
 from hopgate.errors import ExplainError
-from hopgate.library.artefacts import library_query
 from hopgate.report.data import collect_cards, output_run, resolve_evaluation
 from hopgate.report.sentences import (
     ADMISSIBILITY,
@@ -26,7 +26,7 @@ from hopgate.report.sentences import (
     route_authority_sentence,
     section,
 )
-from hopgate.store import IRI, catalog
+from hopgate.store import catalog
 
 if TYPE_CHECKING:
     from hopgate.audit.results import VerdictRow
@@ -260,17 +260,16 @@ def reasons(store: Store, run: str, rows: list[VerdictRow]) -> dict[str, str]:
     found = catalog.latest(store, run)
     if found is None or not rows:
         return {}
-    params = {"bundle": IRI(found.bundle)}
-    rules = {
-        ids.ledger_id(str(r["card"])): str(r["rule"])
-        for r in store.select(library_query("report-cards").text, params=params)
-    }
-    unresolved: dict[str, list[str]] = {}
-    for r in store.select(library_query("report-contradictions").text, params=params):
-        if str(r["status"]).endswith("#Unresolved"):
-            unresolved.setdefault(ids.ledger_id(str(r["card"])), []).append(
-                str(r["contradictionId"])
-            )
+    with results.reading(store, found) as reads:
+        rules = {
+            ids.ledger_id(str(r["card"])): str(r["rule"]) for r in reads.select("report-cards")
+        }
+        unresolved: dict[str, list[str]] = {}
+        for r in reads.select("report-contradictions"):
+            if str(r["status"]).endswith("#Unresolved"):
+                unresolved.setdefault(ids.ledger_id(str(r["card"])), []).append(
+                    str(r["contradictionId"])
+                )
     return {
         row.output: reason(row, rules.get(row.card), unresolved=unresolved.get(row.card))
         for row in rows
