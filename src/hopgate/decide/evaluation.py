@@ -359,15 +359,16 @@ def _evaluate_run(
         finally:
             spool.close()
 
-        # The reads' answers, recorded once now rather than by every read
-        # (hopgate.store.answers); published with the bundle's catalog entry.
-        with _progress.phase(f"evaluate {run}: record answers"):
-            recorded = answers.record(store, graphs, writer.bundle, bundle_file)
-
         def entry(kept: list[str]) -> Path:
             with catalog_file.open("a", encoding="utf-8") as out:
-                out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept + recorded))
+                out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
             return catalog_file
+
+        def recorded_answers() -> list[str]:
+            # The reads' answers, recorded once now rather than by every read
+            # (hopgate.store.answers), while the bundle is bulk-written.
+            with _progress.phase(f"evaluate {run}: record answers"):
+                return answers.record(store, graphs, writer.bundle, bundle_file)
 
         publish(
             store,
@@ -378,6 +379,7 @@ def _evaluate_run(
             projections=[reading_projection()],
             whole=True,
             trusted=True,
+            caches=recorded_answers,
         )
     return EvaluationRecord(
         run,

@@ -33,6 +33,7 @@ def publish(
     projections: Sequence[Projection] = (),
     whole: bool = False,
     trusted: bool = False,
+    caches: Callable[[], list[str]] | None = None,
 ) -> None:
     """Add the graph ``graph`` from the N-Quads file ``quads``, then publish it.
 
@@ -42,17 +43,24 @@ def publish(
     crash-test steps (``load``, ``evaluate`` or ``plan``); ``projections``
     are the snapshots to keep (``whole``: one file holding every line);
     ``trusted``: hopgate wrote ``quads`` from terms the store already holds.
-    On any failure the graph and its snapshots are removed and the error
+    ``caches`` keeps other caches of the graph (files named by its digest,
+    such as :func:`hopgate.store.answers.record`'s) while it is written, and
+    returns their catalog lines; it may read the file, snapshots and the
+    catalog, but no query over the union of graphs (the graph being written is
+    not yet hidden from one). On any failure the graph and its snapshots are removed and the error
     raised: the store is as it was.
     """
     # The bulk write (Rust; it releases the GIL) and the snapshot cut (Python)
     # read the same file and share nothing else, so they run side by side:
     # on the evaluation's bundle each is about half of publishing it
-    # (bench/README.md "Publishing"). Their failures are handled alike.
+    # (bench/README.md "Publishing"); so does the evaluation's recording of
+    # its answers, read from the same file. Their failures are handled alike.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-bulk") as pool:
         added = pool.submit(store.add_graph, quads, graph, trusted=trusted)
         try:
             kept = snapshots.keep(store, quads, graph, list(projections), whole=whole)
+            if caches is not None:
+                kept += caches()
         except BaseException:
             _undo(store, graph, added)
             raise
