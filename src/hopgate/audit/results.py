@@ -218,12 +218,8 @@ def evaluation_cards(
     what the bundle queries read (:func:`hopgate.report.data.facts_copy`), read
     instead of a reading copy of its own; default the store's reading copy.
     """
-    unretrieved: dict[str, list[str]] = defaultdict(list)
     with reading(store, evaluation, facts) as reads:
-        rows = _cards(reads)
-        for found in reads.select("unretrieved-citations"):
-            unretrieved[ids.ledger_id(str(found["card"]))].append(str(found["spanId"]))
-    return [replace(row, unretrieved_citations=sorted(unretrieved[row.card])) for row in rows]
+        return _cards(reads)
 
 
 def evaluation_metrics(
@@ -331,6 +327,9 @@ def _cards(reads: BundleReads) -> list[VerdictRow]:
         for member in members:
             member.update(stated.get((card, str(member["span"])), {}))
     items, _ = outcomes.read_bundle(reads.select("interventions"))
+    unretrieved: dict[str, list[str]] = defaultdict(list)
+    for found in reads.select("unretrieved-citations"):
+        unretrieved[str(found["card"])].append(str(found["spanId"]))
     result = []
     for row in reads.select("cards"):
         card = str(row["card"])
@@ -365,6 +364,7 @@ def _cards(reads: BundleReads) -> list[VerdictRow]:
                 not_applicable_reason=None
                 if row["notApplicableReason"] is None
                 else str(row["notApplicableReason"]),
+                unretrieved_citations=sorted(unretrieved[card]),
             )
         )
     return result
