@@ -313,6 +313,7 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
         results: list[tuple[str, Callable[[Iterator[Any]], Any]]] = [
             ("evaluation-verdicts", spool.verdicts),
             ("evaluation-route-candidates", spool.candidates),
+            ("evaluation-source-truth", spool.truth),
             ("card-links", spool.relations),
             ("evaluation-missing-hops", lambda rows: spool.links("missing", rows, "span")),
             (
@@ -378,6 +379,13 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
     )
     _, floor = timed(lambda: shutil.copyfile(bundle_file, folder / "copy.nq"))
     step("snapshot of the bundle", seconds, floor, "file copy")
+    from hopgate.store import answers
+
+    recorded, seconds = timed(lambda: answers.record(store, graphs, writer.bundle, bundle_file))
+    kept += recorded
+    step(
+        "record the bundle queries' answers (beside the two above, in a thread)", seconds, None, ""
+    )
     with catalog_file.open("a", encoding="utf-8") as out:
         out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
     _, seconds = timed(lambda: store.add_nquads(catalog_file))

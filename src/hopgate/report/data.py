@@ -320,17 +320,27 @@ def collect_cards(
     the evaluation's :func:`facts_copy` when the caller holds one.
     """
     if facts is not None:
-        return _collect(store, facts, chosen, only_output)
+        return _collect(store, facts, chosen, only_output, cards_from=facts)
+    if only_output is not None:
+        # One card (`explain`): its rows come from the recorded answers and
+        # its texts by lookups from the card in the store, not from a copy
+        # of the whole evaluation (13.5 s of a 10k-claim `explain`).
+        return _collect(store, store, chosen, only_output, cards_from=None)
     with facts_copy(store, chosen.evaluation) as copy:
-        return _collect(store, copy, chosen, only_output)
+        return _collect(store, copy, chosen, only_output, cards_from=copy)
 
 
 def _collect(
-    store: Store, facts: Store, chosen: ChosenEvaluation, only_output: str | None
+    store: Store,
+    facts: Store,
+    chosen: ChosenEvaluation,
+    only_output: str | None,
+    *,
+    cards_from: Store | None,
 ) -> list[CardDetail]:
     bundle = chosen.evaluation.bundle
     params: dict[str, Value] = {"bundle": IRI(bundle)}
-    rows = evaluation_cards(store, chosen.evaluation, facts=facts)
+    rows = evaluation_cards(store, chosen.evaluation, facts=cards_from)
     if only_output is not None:
         rows = [row for row in rows if row.output == only_output]
         if not rows:
