@@ -447,9 +447,7 @@ def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None
         with data.facts_copy(store, chosen.evaluation) as facts:
             assert facts is not store  # the snapshots are there and verified
         through_copy = [c.as_dict() for c in data.collect_cards(store, chosen)]
-        direct = [
-            c.as_dict() for c in data._collect(store, store, chosen, None, cards_from=store)
-        ]
+        direct = [c.as_dict() for c in data._collect(store, store, chosen, None, cards_from=store)]
         # One card (explain) is read without a copy: the same card.
         one_by_one = [
             c.as_dict()

@@ -111,3 +111,38 @@ def test_a_failed_publication_leaves_the_store_as_it_was(tmp_path: Path) -> None
             )
         assert (store.graphs(), store.count(), _snapshot_files(store)) == before
         assert catalog.load_graphs(store) == [graph for graph in before[0] if "/load/" in graph]
+
+
+@pytest.mark.parametrize("failing", ["caches", "bulk write"])
+def test_a_failure_beside_the_bulk_write_leaves_the_store_as_it_was(
+    tmp_path: Path, failing: str
+) -> None:
+    # The bulk write runs in a thread while the snapshots are cut and the other
+    # caches kept: whichever fails, the graph and every file of it are removed.
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, CEDAR)
+        before = (store.graphs(), store.count(), _snapshot_files(store))
+
+        def caches() -> list[str]:
+            written = snapshots.keep_bytes(store, G, "answers-test", b"rows")
+            assert written
+            if failing == "caches":
+                raise RuntimeError("the answers could not be recorded")
+            return written
+
+        source = _graph_file(tmp_path)
+        if failing == "bulk write":
+            source.write_text("not N-Quads\n", encoding="utf-8")
+        with pytest.raises((RuntimeError, hopgate.StoreError)):
+            publish(
+                store,
+                G,
+                source,
+                catalog_entry=_entry(tmp_path, []),
+                kind="load",
+                projections=[reading_projection()],
+                caches=caches,
+            )
+        # Every file of the graph (its snapshot and the hook's cache) is gone.
+        assert (store.graphs(), store.count(), _snapshot_files(store)) == before
+        assert G not in store.unpublished_graphs()
