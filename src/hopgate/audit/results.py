@@ -600,16 +600,13 @@ def check_gate_policy(policy: str) -> None:
 
 
 def gate_rows(
-    store: Store, bundle: str, *, policy: str, require_authority: str = AUTHORITY_POLICY
+    reads: BundleReads, *, policy: str, require_authority: str = AUTHORITY_POLICY
 ) -> list[Row]:
-    """The output claims the gate weighs in ``bundle`` under ``policy``, each with whether
-    it passes under ``require_authority`` (queries/gate.rq)."""
+    """The output claims the gate weighs in the bundle ``reads`` reads under ``policy``, each
+    with whether it passes under ``require_authority`` (queries/gate.rq)."""
     check_gate_policy(policy)
     check_authority_policy(require_authority)
-    return store.select(
-        library_query("gate").text,
-        params={"bundle": IRI(bundle), "policy": policy, "authority": require_authority},
-    )
+    return reads.select("gate", policy=policy, authority=require_authority)
 
 
 def gate(
@@ -645,14 +642,15 @@ def gate(
         )
     # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
     with reading(store, state.evaluation) as reads:
-        weighed = reads.select("gate", policy=consequential, authority=require_authority)
-    blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
+        weighed = gate_rows(reads, policy=consequential, require_authority=require_authority)
+        blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
+        # The failing cards from the same answers (or the same copy).
+        cards = _cards(reads) if blocking else []
     below = sorted(
         ids.ledger_id(str(row["output"]))
         for row in weighed
         if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
     )
-    cards = evaluation_cards(store, state.evaluation) if blocking else []
     failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
     failing = sorted(
         (row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output)

@@ -32,6 +32,7 @@ from hopgate.audit.results import (
     evaluation_metrics,
     gate_policy_text,
     gate_rows,
+    reading,
 )
 from hopgate.audit.withholding import for_reader
 from hopgate.bundles import judgment_proofs
@@ -148,10 +149,11 @@ class Report:
 
 
 def _blocking(
-    store: Store, bundle: str, policy: str, require_authority: str
+    store: Store, facts: Store, chosen: ChosenEvaluation, policy: str, require_authority: str
 ) -> tuple[int, set[str]]:
     """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
-    weighed = gate_rows(store, bundle, policy=policy, require_authority=require_authority)
+    with reading(store, chosen.evaluation, facts) as reads:
+        weighed = gate_rows(reads, policy=policy, require_authority=require_authority)
     failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
     return len(weighed), failing
 
@@ -239,7 +241,7 @@ def _build(
     require_authority: str,
 ) -> Report:
     authority_text = authority_policy_text(require_authority)
-    weighed, blocking = _blocking(facts, chosen.evaluation.bundle, consequential, require_authority)
+    weighed, blocking = _blocking(store, facts, chosen, consequential, require_authority)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
