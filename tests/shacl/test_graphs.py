@@ -13,7 +13,7 @@ import rdflib
 from click.testing import CliRunner
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from rdflib.namespace import SH, XSD
+from rdflib.namespace import RDF, SH, XSD
 from rdflib.term import Literal, URIRef
 
 import hopgate
@@ -134,6 +134,19 @@ def test_terms_the_store_rejects_go_to_pyshacl() -> None:
     data.add((URIRef("http://example.org/a b"), EX.p, Literal(1)))
     report = validate_graph(data, shapes)
     assert report.engine == "pyshacl" and "rejects" in (report.fallback or "")
+    assert not report.conforms
+
+
+def test_shapes_with_a_term_the_store_rejects_go_to_pyshacl() -> None:
+    """The same in the shapes (found by the shapes fuzz test: a prefix `<[https://...>`):
+    the compiled checks would not parse, so pySHACL validates, and says why."""
+    shapes = rdflib.Graph()
+    shapes.add((URIRef("[https://example.org/S"), RDF.type, SH.NodeShape))
+    shapes.add((URIRef("[https://example.org/S"), SH.targetNode, EX.a))
+    shapes.add((URIRef("[https://example.org/S"), SH.datatype, XSD.integer))
+    data = read_graph_text(PREFIXES + "ex:a ex:p 1 .")
+    report = validate_graph(data, shapes)
+    assert report.engine == "pyshacl" and "the shapes hold" in (report.fallback or "")
     assert not report.conforms
 
 

@@ -305,7 +305,16 @@ def validate_graph(
 
 
 def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
-
+    # The compiled checks hold the shapes' IRIs as written: one the store's
+    # parser rejects (rdflib took `<[https://example.org/a>`) is the same case
+    # as such a term in the data below, not a check that does not parse.
+    try:
+        for triple in shapes:
+            for node in triple:
+                if isinstance(node, URIRef):
+                    ox.NamedNode(str(node))
+    except ValueError as exc:
+        raise UnsupportedShape(f"the shapes hold a term the store rejects: {exc}") from None
     literals = [t for triple in data for t in triple if isinstance(t, Literal)]
     literals += [t for triple in shapes for t in triple if isinstance(t, Literal)]
     writer = Writer(literals)
