@@ -136,10 +136,9 @@ def _hypothesis_seed() -> int | None:
 #: HOPGATE_HYPOTHESIS_SEED; None on a workstation (each test draws its own).
 SESSION_SEED = _hypothesis_seed()
 if SESSION_SEED is not None:
-    # Run in pytest-xdist workers (`CI=true pytest -n 2`; `make test` uses
-    # workers only without CI), each worker imports this file after the
-    # controller and inherits its environment, so every worker draws from the
-    # seed the header prints.
+    # Run in pytest-xdist workers (`make test`), each worker imports this file
+    # after the controller and inherits its environment, so every worker draws
+    # from the seed the header prints.
     os.environ.setdefault("HOPGATE_HYPOTHESIS_SEED", str(SESSION_SEED))
 #: The seed of the fuzz tests (tests/ingest/test_hostile_input.py, ``@seed``): the session's
 #: under CI, so that each run explores new inputs; fixed on a workstation; HOPGATE_FUZZ_SEED
