@@ -97,6 +97,17 @@ def reading_projection() -> Projection:
     return projection_of(library_query(name).text for name in BUNDLE_QUERIES)
 
 
+@functools.cache
+def reader_projection() -> Projection:
+    """The quads the reader rule (``queries/withheld.rq``) can read: readers, spans'
+    versions and offsets, and the Span and Version classes, none of the texts.
+
+    Loads keep a snapshot of it, so the reader filter asks the rule of a memory
+    copy instead of the disk store (hopgate.audit.withholding).
+    """
+    return projection_of([library_query("withheld").text])
+
+
 __all__ = [
     "AUTHORITY_POLICIES",
     "AUTHORITY_POLICY",
@@ -106,6 +117,7 @@ __all__ = [
     "RESULT_QUERIES",
     "SCRATCH_UPDATES",
     "evaluation_projection",
+    "reader_projection",
     "reading_projection",
     "recorded_requests",
 ]

@@ -34,7 +34,7 @@ from hopgate.audit.results import (
     gate_rows,
     reading,
 )
-from hopgate.audit.withholding import for_reader
+from hopgate.audit.withholding import reader_view
 from hopgate.bundles import judgment_proofs
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
@@ -246,7 +246,9 @@ def _build(
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
 
-    cards = sorted(collect_cards(store, chosen, facts=facts), key=order)
+    # The reader rule is asked once for both its answers (the copy it reads costs most).
+    view = reader_view(store, chosen.reader)
+    cards = sorted(collect_cards(store, chosen, facts=facts, withheld=view.nodes), key=order)
     metrics = evaluation_metrics(store, chosen.evaluation, facts=facts)
     failing = [c.row.output for c in cards if c.row.output in blocking]
     note = None
@@ -311,7 +313,7 @@ def _build(
         signature=signature,
     )
     # Every text of every format (cards, header, changes, pictures) passes the one filter.
-    return for_reader(store, chosen.reader).redact(report)
+    return view.withholding.redact(report)
 
 
 def _verdict(iri: str) -> str:

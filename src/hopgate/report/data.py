@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -313,21 +313,25 @@ def collect_cards(
     *,
     only_output: str | None = None,
     facts: Store | None = None,
+    withheld: frozenset[str] | None = None,
 ) -> list[CardDetail]:
     """The cards of the chosen evaluation with their texts, sets, coverage and reasons.
 
     With ``only_output``, the card of that output claim alone. ``facts`` is
-    the evaluation's :func:`facts_copy` when the caller holds one.
+    the evaluation's :func:`facts_copy` when the caller holds one;
+    ``withheld``, the reader's withheld spans when the caller has asked the
+    reader rule (:func:`hopgate.audit.withholding.reader_view`).
     """
+    hidden = withheld_nodes(store, chosen.reader_iri) if withheld is None else withheld
     if facts is not None:
-        return _collect(store, facts, chosen, only_output, cards_from=facts)
+        return _collect(store, facts, chosen, only_output, cards_from=facts, hidden=hidden)
     if only_output is not None:
         # One card (`explain`): its rows come from the recorded answers and
         # its texts by lookups from the card in the store, not from a copy
         # of the whole evaluation (13.5 s of a 10k-claim `explain`).
-        return _collect(store, store, chosen, only_output, cards_from=None)
+        return _collect(store, store, chosen, only_output, cards_from=None, hidden=hidden)
     with facts_copy(store, chosen.evaluation) as copy:
-        return _collect(store, copy, chosen, only_output, cards_from=copy)
+        return _collect(store, copy, chosen, only_output, cards_from=copy, hidden=hidden)
 
 
 def _collect(
@@ -337,6 +341,7 @@ def _collect(
     only_output: str | None,
     *,
     cards_from: Store | None,
+    hidden: Set[str],
 ) -> list[CardDetail]:
     bundle = chosen.evaluation.bundle
     params: dict[str, Value] = {"bundle": IRI(bundle)}
@@ -354,7 +359,6 @@ def _collect(
     spans: dict[str, list[Row]] = defaultdict(list)
     # The one reader rule decides what is withheld, overlap with a narrowed
     # span included (queries/withheld.rq); a withheld quote is dropped here.
-    hidden = withheld_nodes(store, chosen.reader_iri)
     for r in _select(facts, "report-spans", params):
         withheld = str(r["span"]) in hidden
         r = {**r, "exact": None if withheld else r["exact"], "withheld": withheld}

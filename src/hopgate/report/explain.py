@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
 from hopgate.audit import results
-from hopgate.audit.withholding import for_reader
+from hopgate.audit.withholding import reader_view
 from hopgate.errors import ExplainError
 from hopgate.report.data import collect_cards, output_run, resolve_evaluation
 from hopgate.report.sentences import (
@@ -229,13 +229,15 @@ def explain(
     if run is None:
         run = output_run(store, output)
     chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
-    cards = collect_cards(store, chosen, only_output=output)
+    # The reader rule is asked once for both its answers (the copy it reads costs most).
+    view = reader_view(store, chosen.reader)
+    cards = collect_cards(store, chosen, only_output=output, withheld=view.nodes)
     if not cards:
         raise ExplainError(
             f"output {output!r} has no acceptance card in evaluation {chosen.id} of run {run!r}"
         )
     # Texts are withheld before the sentences quote them, and the sentences after.
-    withholding = for_reader(store, chosen.reader)
+    withholding = view.withholding
     card = withholding.redact(cards[0])
     found = Explanation(
         run=run,

@@ -388,6 +388,25 @@ def reading_copy(
         yield copy
 
 
+@contextmanager
+def projected_copy(store: Store, projection: Projection) -> Iterator[Store]:
+    """On an on-disk store, a memory copy of what ``projection`` keeps of every visible graph.
+
+    For a small query over the whole store, whose nested lookups on the disk
+    store cost a term decoding each: each graph with a verified snapshot of
+    ``projection`` is parsed from it, the others (bundles, the catalog) are
+    read from the store with one index scan per predicate, so a graph holding
+    none of those quads costs nothing. The copy holds exactly the quads of the
+    store that ``projection`` keeps, so a query whose patterns it serves
+    answers on it as on the store. Elsewhere (memory, remote): the store itself.
+    """
+    if _folder(store) is None:
+        yield store
+        return
+    with working_copy(store, projection, store.graphs()) as copy:
+        yield copy
+
+
 def _lacking(
     parts: list[tuple[str, Projection]], wanted: Projection, files: dict[str, Path]
 ) -> dict[str, Projection]:

@@ -1,0 +1,180 @@
+"""The reader rule asked of a memory copy (hopgate.audit.withholding._rule_copy).
+
+On an on-disk store the reader filter asks ``queries/withheld.rq`` of a memory
+copy of the quads it can read (each load's reader snapshot, the rest read from
+the store), then looks the withheld nodes' texts up on the store. These tests
+hold it to the one query on the store itself, the answer it replaces: for every
+reader, on a ledger with narrowed spans, a narrowed version, an overlapping
+quote and a suffix reaching into narrowed words, loaded in two files; and with
+the snapshot missing or damaged; and on random ledgers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CEDAR, write
+from hypothesis import HealthCheck, given, settings
+from ledger_strategies import READERS as STRATEGY_READERS
+from ledger_strategies import ledgers
+
+import hopgate
+from hopgate import ids
+from hopgate.audit.withholding import (
+    TEXTS_QUERY,
+    Withholding,
+    for_reader,
+    withheld_nodes,
+)
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import reader_projection
+from hopgate.store import IRI, Store, catalog, snapshots
+
+SECRET = "Cedar maps to record R17 zqsecretzq."
+TEXT = f"Public opening. {SECRET} Public closing."
+READERS = ["analyst", "public", "auditor", "inner"]
+
+
+def _ledger() -> dict[str, Any]:
+    return {
+        "ledger": 1,
+        "evaluations": [
+            {"id": "e2", "reader": "public", "observation_cutoff": "2026-10-07T00:00:00Z"}
+        ],
+        "readers": [{"id": "auditor"}, {"id": "inner"}],
+        "sources": [{"id": "src2", "address": "https://example.org/src2"}],
+        "versions": [
+            {"id": "open@1", "source": "src2", "text": TEXT, "observed_at": "2026-10-01"},
+            {
+                "id": "closed@1",
+                "source": "src2",
+                "text": "A version only the auditor reads.",
+                "observed_at": "2026-10-01",
+                "readers": ["auditor"],
+            },
+        ],
+        "spans": [
+            {"id": "narrow", "version": "open@1", "quote": SECRET, "readers": ["inner"]},
+            # Overlaps the narrowed words: withheld from the same readers, its quote too.
+            {"id": "overlap", "version": "open@1", "quote": "zqsecretzq. Public"},
+            # Only its suffix reaches in: withheld, its own quote is not a withheld text.
+            {"id": "edge", "version": "open@1", "quote": "opening.", "suffix": " Cedar maps"},
+            {"id": "far", "version": "open@1", "quote": "Public closing."},
+            {"id": "inside", "version": "closed@1", "quote": "only the auditor"},
+        ],
+        "questions": [{"id": "q2", "text": "Where is Cedar?", "claims": ["c2"]}],
+        "claims": [{"id": "c2", "text": "Cedar is R17."}],
+        "evidence_sets": [
+            {
+                "id": "g2",
+                "claim": "c2",
+                "members": ["narrow"],
+                "inference": "direct",
+                "status": "adjudicated",
+                "annotation": {"version": 1, "by": "a", "at": "2026-10-02"},
+            }
+        ],
+        "runs": [{"id": "r2", "evaluation": "e2", "system": "rag"}],
+        "cases": [
+            {
+                "run": "r2",
+                "question": "q2",
+                "retrieved": ["far", "narrow"],
+                "outputs": [
+                    {
+                        "id": "o2",
+                        "text": "Cedar is R17.",
+                        "claim": "c2",
+                        "correct": True,
+                        "cites": ["narrow"],
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def _one_query(store: Store, reader: str) -> tuple[tuple[str, ...], set[str]]:
+    """The answer before the copy: the rule and its texts asked of the store itself."""
+    iri = IRI(ids.mint("reader", reader))
+    rows = store.select(TEXTS_QUERY, params={"reader": iri})
+    texts = Withholding(reader, (str(row["text"]) for row in rows if row["text"])).texts
+    nodes = store.select(library_query("withheld").text, params={"reader": iri})
+    return texts, {str(row["node"]) for row in nodes}
+
+
+def _shipped(store: Store, reader: str) -> tuple[tuple[str, ...], set[str]]:
+    return for_reader(store, reader).texts, withheld_nodes(store, str(ids.mint("reader", reader)))
+
+
+@pytest.fixture
+def disk_store(tmp_path: Path, write_ledger: Any) -> Any:
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, CEDAR)
+        hopgate.load(store, write_ledger(_ledger(), "yaml", name="narrowed"))
+        hopgate.evaluate(store)
+        yield store
+
+
+def _reader_snapshots(store: Any) -> list[Path]:
+    digests = snapshots.recorded(store, catalog.load_graphs(store))
+    found = [
+        snapshots.verified(store, graph, reader_projection(), digests)
+        for graph in catalog.load_graphs(store)
+    ]
+    return [path for path in found if path is not None]
+
+
+def test_the_copy_answers_as_the_store_for_every_reader(disk_store: Any) -> None:
+    assert len(_reader_snapshots(disk_store)) == 2, "each load keeps a reader snapshot"
+    answers = {reader: _shipped(disk_store, reader) for reader in READERS}
+    for reader in READERS:
+        assert answers[reader] == _one_query(disk_store, reader), reader
+    # Not vacuous: the narrowed words and the narrowed version are withheld texts for
+    # some readers and not for others; a suffix reaching in withholds no quote of its own.
+    public_texts = set(answers["public"][0])
+    assert any("zqsecretzq" in text for text in public_texts)
+    assert any("only the auditor" in text for text in public_texts)
+    assert not any("zqsecretzq" in text for text in answers["inner"][0])
+    assert not any("only the auditor" in text for text in answers["auditor"][0])
+    assert "opening." not in public_texts
+    assert str(ids.mint("span", "edge")) in answers["public"][1]
+
+
+@pytest.mark.parametrize("damage", ["missing", "damaged"])
+def test_a_missing_or_damaged_snapshot_gives_the_same_texts(
+    disk_store: Any, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    expected = {reader: _shipped(disk_store, reader) for reader in READERS}
+    for path in _reader_snapshots(disk_store):
+        if damage == "missing":
+            path.unlink()
+        else:
+            # A forged snapshot that would free the narrowed span.
+            data = path.read_bytes().replace(b"readableBy", b"readableByX")
+            path.write_bytes(data)
+    for reader in READERS:
+        assert _shipped(disk_store, reader) == expected[reader], reader
+    assert damage in caplog.text
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(ledger=ledgers())
+def test_the_copy_answers_as_the_store_on_random_ledgers(
+    ledger: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Random ledgers (tests/ledger_strategies.py: narrowed spans and versions, inline
+    chunks, locators), loaded into a fresh on-disk store: every reader of the strategy."""
+    folder = tmp_path_factory.mktemp("random")
+    path = write(folder / "ledger", ledger, "yaml")
+    with hopgate.open_store(folder / "store") as store:
+        hopgate.load(store, path)
+        for reader in STRATEGY_READERS:
+            assert _shipped(store, reader) == _one_query(store, reader), reader
