@@ -18,6 +18,7 @@ compare terms, and read ``hg:ledgerId`` literals where they need an id
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -79,6 +80,10 @@ def mint_case(run: str, question: str) -> str:
     return f"{ID_BASE}case/{case_id(run, question)}"
 
 
+#: A path segment quote(safe="") leaves as it is (its always-safe characters).
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
+
+
 @lru_cache(maxsize=1 << 17)
 def parse(iri: str) -> tuple[str, str]:
     """Return ``(kind, ledger id)`` of a minted IRI; raise ValueError otherwise.
@@ -96,6 +101,9 @@ def parse(iri: str) -> tuple[str, str]:
         return kind, f"{run}/{question}"
     if "/" in rest:
         raise ValueError(f"not a hopgate record IRI (a sub-node): {iri}")
+    if _PLAIN.fullmatch(rest):
+        # Only characters quote() never encodes: decoding and encoding leave it as it is.
+        return kind, rest
     decoded = unquote(rest)
     if encode_id(decoded) != rest:  # e.g. a raw '#', space or non-ASCII: not minted here
         raise ValueError(f"not a hopgate record IRI (not as minted): {iri}")
