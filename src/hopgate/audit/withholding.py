@@ -39,17 +39,12 @@ MARKER = f"[withheld from this reader: {SECTION}]"
 #: (the rule's one home), as a group to join into other queries with ?reader bound.
 WITHHELD = "{ " + library_query("withheld").text + "\n}"
 
-#: The nodes whose texts are withheld texts: each span whose readers (or its version's)
-#: exclude the reader or whose quote overlaps a narrowed span (an inline chunk carrying
-#: part of its words), and each version withheld from it. A span withheld only because
-#: its prefix or suffix reaches into a narrowed one is not: its own quote holds none of
-#: the narrowed words.
-TEXT_NODES_QUERY = f"""
-SELECT DISTINCT ?node ?class WHERE {{
-  {WITHHELD}
-  FILTER (?class = hg:Version || ?why IN ("readers", "overlap"))
-}}
-"""
+#: Which withheld nodes' texts are withheld texts: each span whose readers (or its
+#: version's) exclude the reader or whose quote overlaps a narrowed span (an inline
+#: chunk carrying part of its words), and each version withheld from it. A span
+#: withheld only because its prefix or suffix reaches into a narrowed one is not: its
+#: own quote holds none of the narrowed words.
+_TEXT_NODES = 'FILTER (?class = hg:Version || ?why IN ("readers", "overlap"))'
 
 #: A withheld node's text: a version's whole text, a span's exact quote.
 _TEXT_OF_NODE = """
@@ -58,9 +53,12 @@ _TEXT_OF_NODE = """
 """
 
 #: The withheld texts, in one query (a store without a snapshot folder).
-TEXTS_QUERY = f"SELECT DISTINCT ?text WHERE {{\n  {{ {TEXT_NODES_QUERY} }}\n{_TEXT_OF_NODE}}}"
+TEXTS_QUERY = f"SELECT DISTINCT ?text WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n{_TEXT_OF_NODE}}}"
 
-#: The texts of the nodes TEXT_NODES_QUERY found in a memory copy, bound by VALUES.
+#: The nodes whose texts are withheld texts, asked of the rule's memory copy.
+TEXT_NODES_QUERY = f"SELECT DISTINCT ?node ?class WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n}}"
+
+#: The texts of the nodes TEXT_NODES_QUERY found, bound by VALUES, asked of the store.
 TEXTS_OF_NODES = (
     "SELECT DISTINCT ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + _TEXT_OF_NODE + "}"
 )
