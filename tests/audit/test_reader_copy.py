@@ -25,6 +25,7 @@ from hopgate import ids
 from hopgate.audit.withholding import (
     TEXTS_QUERY,
     Withholding,
+    _rule_copy,
     for_reader,
     withheld_nodes,
 )
@@ -129,6 +130,8 @@ def _reader_snapshots(store: Any) -> list[Path]:
 
 def test_the_copy_answers_as_the_store_for_every_reader(disk_store: Any) -> None:
     assert len(_reader_snapshots(disk_store)) == 2, "each load keeps a reader snapshot"
+    with _rule_copy(disk_store) as copy:
+        assert copy is not disk_store, "the rule is asked of a memory copy"
     answers = {reader: _shipped(disk_store, reader) for reader in READERS}
     for reader in READERS:
         assert answers[reader] == _one_query(disk_store, reader), reader
