@@ -363,18 +363,21 @@ def _nodes(copy: Store, reader_iri: str) -> frozenset[str]:
 
 def _filter(store: Store, copy: Store, reader: str) -> Withholding:
     params = {"reader": IRI(ids.mint("reader", reader))}
-    nodes = [] if copy is store else copy.select(TEXT_NODES_QUERY, params=params)
-    if copy is store or not all(isinstance(row["node"], IRI) for row in nodes):
-        # No copy (memory, remote), or a blank node, which VALUES cannot name.
+    if copy is store:  # no copy (memory, remote): the one query
         rows = store.select(TEXTS_QUERY, params=params)
-        return Withholding(reader, (str(row["text"]) for row in rows if row["text"]))
-    if not nodes:
-        return Withholding(reader, ())
-    # The texts stay on the disk store (no snapshot holds them), looked up by node.
-    values = " ".join(
-        f"({term_ntriples(row['node'])} {term_ntriples(row['class'])})" for row in nodes
-    )
-    rows = store.select(TEXTS_OF_NODES % values)
+    else:
+        nodes = copy.select(TEXT_NODES_QUERY, params=params)
+        if not all(isinstance(row["node"], IRI) for row in nodes):
+            # A blank node, which VALUES cannot name: the one query.
+            rows = store.select(TEXTS_QUERY, params=params)
+        elif not nodes:
+            rows = []
+        else:
+            # The texts stay on the disk store (no snapshot holds them), looked up by node.
+            values = " ".join(
+                f"({term_ntriples(row['node'])} {term_ntriples(row['class'])})" for row in nodes
+            )
+            rows = store.select(TEXTS_OF_NODES % values)
     return Withholding(reader, (str(row["text"]) for row in rows if row["text"]))
 
 

@@ -42,11 +42,7 @@ from hopgate.ingest.emitters.context import stamp
 from hopgate.ingest.index import ID_KINDS, index_ledger
 from hopgate.ingest.ledger import Record, file_digest, read_records
 from hopgate.ingest.stored import StoredRecords
-from hopgate.library.steps import (
-    evaluation_projection,
-    reader_projection,
-    reading_projection,
-)
+from hopgate.library.steps import load_projections
 from hopgate.store import IRI, Store, snapshots
 from hopgate.store.publish import publish
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
@@ -163,7 +159,7 @@ def _load(
                 records,
                 catalog_entry=entry,
                 kind="load",
-                projections=[evaluation_projection(), reading_projection(), reader_projection()],
+                projections=load_projections(),
             )
     return LoadResult(
         file=str(path),

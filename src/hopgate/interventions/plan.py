@@ -26,11 +26,7 @@ from hopgate.errors import InputRefused, PlanError
 from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
-from hopgate.library.steps import (
-    evaluation_projection,
-    reader_projection,
-    reading_projection,
-)
+from hopgate.library.steps import load_projections
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
 from hopgate.store.publish import publish
 from hopgate.times import xsd_datetime
@@ -407,7 +403,7 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             graph_file,
             catalog_entry=entry,
             kind="plan",
-            projections=[evaluation_projection(), reading_projection(), reader_projection()],
+            projections=load_projections(),
             trusted=True,
         )
 

@@ -108,6 +108,12 @@ def reader_projection() -> Projection:
     return projection_of([library_query("withheld").text])
 
 
+def load_projections() -> list[Projection]:
+    """The snapshots a load graph keeps (hopgate.store.snapshots): what the evaluation,
+    the bundle queries and the reader rule can read of it."""
+    return [evaluation_projection(), reading_projection(), reader_projection()]
+
+
 __all__ = [
     "AUTHORITY_POLICIES",
     "AUTHORITY_POLICY",
@@ -117,6 +123,7 @@ __all__ = [
     "RESULT_QUERIES",
     "SCRATCH_UPDATES",
     "evaluation_projection",
+    "load_projections",
     "reader_projection",
     "reading_projection",
     "recorded_requests",
