@@ -47,9 +47,8 @@ lint: install-test
 # Under CI=true too: the rows a Virtuoso server once lost with another worker beside
 # it were a plan left by earlier loads, not the machine's load, and the rule file
 # no longer meets it (docs/remote-virtuoso.md, evaluation-interventions.rq).
-WORKERS := -n auto --maxprocesses 4 --dist loadscope
 test: lint
-	$(BIN)/python -m pytest $(WORKERS)
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadscope
 
 clean:
 	rm -rf $(VENV) build *.egg-info .hopgate .pytest_cache .mypy_cache .ruff_cache

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,31 +30,32 @@ from hopgate.vocab import HG, PROV, sparql_prologue
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cedar.yaml"
 
 
-def _patterns(node: Any, found: list[tuple[Any, Any]]) -> None:
-    """Every (predicate, object) of a triple pattern anywhere in rdflib's algebra."""
+def _mappings(node: Any) -> Iterator[Any]:
+    """Every CompValue and dict anywhere in rdflib's algebra."""
     if isinstance(node, CompValue | dict):
-        for key, value in node.items():
-            if key == "triples" and isinstance(value, list):
-                found.extend((t[1], t[2]) for t in value if isinstance(t, tuple) and len(t) == 3)
-            else:
-                _patterns(value, found)
+        yield node
+        for value in node.values():
+            yield from _mappings(value)
     elif isinstance(node, list | tuple):
         for value in node:
-            _patterns(value, found)
+            yield from _mappings(value)
+
+
+def _patterns(node: Any, found: list[tuple[Any, Any]]) -> None:
+    """Every (predicate, object) of a triple pattern anywhere in rdflib's algebra."""
+    for mapping in _mappings(node):
+        triples = mapping.get("triples")
+        if isinstance(triples, list):
+            found.extend((t[1], t[2]) for t in triples if isinstance(t, tuple) and len(t) == 3)
 
 
 def _values(node: Any, bound: dict[Any, set[Any]]) -> None:
     """What each variable a VALUES block binds may be, anywhere in rdflib's algebra."""
-    if isinstance(node, CompValue) and node.name == "values":
-        for row in node["res"]:
-            for variable, value in row.items():
-                bound.setdefault(variable, set()).add(value)
-    if isinstance(node, CompValue | dict):
-        for value in node.values():
-            _values(value, bound)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            _values(value, bound)
+    for mapping in _mappings(node):
+        if isinstance(mapping, CompValue) and mapping.name == "values":
+            for row in mapping["res"]:
+                for variable, value in row.items():
+                    bound.setdefault(variable, set()).add(value)
 
 
 def _path_iris(predicate: Any) -> set[str]:
