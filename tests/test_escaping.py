@@ -100,6 +100,37 @@ def test_json_keeps_every_string_exact_and_writes_no_raw_control(
     assert not escaping.INVISIBLE.search(written)
 
 
+_json_leaves = (
+    texts
+    | st.integers()
+    | st.floats()
+    | st.none()
+    | st.booleans()
+    | st.decimals(allow_nan=False, places=3)
+)
+_json_values = st.recursive(
+    _json_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(texts | st.integers() | st.floats() | st.booleans() | st.none(), inner)
+    ),
+    max_leaves=25,
+)
+
+
+@given(_json_values)
+def test_indented_json_is_the_standard_librarys_text(value: object) -> None:
+    # The CLI's indented JSON has its own writer (speed); it must write what
+    # json.dumps writes, character for character, and then escape as before.
+    expected = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    assert escaping.json_text(value) == re.sub(
+        "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]",
+        lambda m: f"\\u{ord(m.group()):04x}",
+        expected,
+    )
+
+
 # --- Markdown ----------------------------------------------------------------------------------
 
 

@@ -109,6 +109,91 @@ def _json_escape(match: re.Match[str]) -> str:
 _JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+#: JSON's string writer (C), as ``json.dumps(ensure_ascii=False)`` uses it.
+_JSON_STRING = json.encoder.encode_basestring
+_JSON_CONSTANTS = {None: "null", True: "true", False: "false"}
+
+
+def _json_float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return _JSON_STRING(key)
+    if key is None or key is True or key is False:
+        return _JSON_STRING(_JSON_CONSTANTS[key])
+    if isinstance(key, int):
+        return _JSON_STRING(int.__repr__(key))
+    if isinstance(key, float):
+        return _JSON_STRING(_json_float(key))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def _indented(value: Any, indent: int) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False, default=str)``, the same text.
+
+    The standard library writes indented JSON with its pure-Python encoder
+    (a generator per container): 3.2 s of ``verdicts --format json`` at 10k
+    claims. This writes the same characters in one recursive pass, with the
+    C string writer for every string (``tests/test_escaping.py`` holds the
+    two equal on random values).
+    """
+    parts: list[str] = []
+    add = parts.append
+
+    def write(item: Any, level: int) -> None:
+        if isinstance(item, str):
+            add(_JSON_STRING(item))
+        elif item is None or item is True or item is False:
+            add(_JSON_CONSTANTS[item])
+        elif isinstance(item, int):
+            add(int.__repr__(item))
+        elif isinstance(item, float):
+            add(_json_float(item))
+        elif isinstance(item, list | tuple):
+            if not item:
+                add("[]")
+                return
+            inner = "\n" + " " * (indent * (level + 1))
+            add("[")
+            separator = inner
+            for element in item:
+                add(separator)
+                separator = "," + inner
+                if isinstance(element, str):
+                    add(_JSON_STRING(element))
+                else:
+                    write(element, level + 1)
+            add("\n" + " " * (indent * level) + "]")
+        elif isinstance(item, dict):
+            if not item:
+                add("{}")
+                return
+            inner = "\n" + " " * (indent * (level + 1))
+            add("{")
+            separator = inner
+            for key, element in item.items():
+                add(separator)
+                separator = "," + inner
+                add(_json_key(key))
+                add(": ")
+                if isinstance(element, str):
+                    add(_JSON_STRING(element))
+                else:
+                    write(element, level + 1)
+            add("\n" + " " * (indent * level) + "}")
+        else:
+            write(str(item), level)  # default=str
+
+    write(value, 0)
+    return "".join(parts)
+
+
 def json_text(value: Any, *, indent: int | None = 2) -> str:
     """``value`` as JSON (no trailing newline): strings read back exactly, and the text
     holds no raw control, separator or bidi character (each written as ``\\uXXXX``).
@@ -116,7 +201,10 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
     >>> json_text({"a": "x\\u202ey"}, indent=None)
     '{"a": "x\\\\u202ey"}'
     """
-    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    if indent is None:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = _indented(value, indent)
     # These characters occur only inside JSON strings, where \\uXXXX means the same.
     return _JSON_RAW.sub(_json_escape, text)
 

@@ -82,6 +82,27 @@ def mint_case(run: str, question: str) -> str:
 
 #: A path segment quote(safe="") leaves as it is (its always-safe characters).
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")
+#: A segment of safe characters and upper-case escapes, as quote(safe="") writes them.
+_ESCAPED = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-F]{2})+")
+#: Each ASCII character quote(safe="") encodes, by the hex digits of its escape.
+_ASCII_ESCAPES = {
+    f"{code:02X}": chr(code) for code in range(128) if quote(chr(code), safe="") != chr(code)
+}
+
+
+def _unescape_ascii(segment: str) -> str | None:
+    """A segment whose escapes are all of ASCII characters quote() encodes, decoded
+    (its encoding is then the segment itself); None for any other segment."""
+    if not _ESCAPED.fullmatch(segment):
+        return None
+    head, *escaped = segment.split("%")
+    decoded = [head]
+    for part in escaped:
+        char = _ASCII_ESCAPES.get(part[:2])
+        if char is None:  # a non-ASCII byte, or a character quote() leaves as it is
+            return None
+        decoded += (char, part[2:])
+    return "".join(decoded)
 
 
 @lru_cache(maxsize=1 << 17)
@@ -104,6 +125,10 @@ def parse(iri: str) -> tuple[str, str]:
     if _PLAIN.fullmatch(rest):
         # Only characters quote() never encodes: decoding and encoding leave it as it is.
         return kind, rest
+    # Ids like "sys-a/q1/o1" escape only ASCII: decoded without unquote and quote.
+    simple = _unescape_ascii(rest)
+    if simple is not None:
+        return kind, simple
     decoded = unquote(rest)
     if encode_id(decoded) != rest:  # e.g. a raw '#', space or non-ASCII: not minted here
         raise ValueError(f"not a hopgate record IRI (not as minted): {iri}")

@@ -110,8 +110,8 @@ def test_reads_answer_the_same_without_their_recorded_answers(
             # Every recorded verdict "accept": a read must not believe it.
             text = path.read_text("utf-8")
             for verdict in ("Reject", "ReviseCitations", "Abstain", "Escalate"):
-                text = text.replace(f"Verdict/{verdict}", "Verdict/Accept")
-                text = text.replace(f"#{verdict}", "#Accept")
+                # (an IRI column keeps its common prefix once: the names stand alone)
+                text = text.replace(verdict, "Accept")
             path.write_text(text, "utf-8")
     if loss == "other queries":
         # A newer hopgate whose query texts differ: its key is another.

@@ -14,7 +14,7 @@ import copy
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -150,6 +150,12 @@ class RunMetrics:
 
 
 _IMMUTABLE = (str, int, float, bool, type(None))
+#: The exact types of :data:`_IMMUTABLE`, checked first: a row is mostly such leaves.
+_LEAVES = frozenset(_IMMUTABLE)
+
+
+#: Each row class's field names, looked up once.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _plain(value: Any) -> Any:
@@ -159,16 +165,22 @@ def _plain(value: Any) -> Any:
     every scalar with ``copy.deepcopy`` (a third of ``verdicts --format json``
     at 3.3k claims), although a str or a number is its own copy.
     """
-    if isinstance(value, _IMMUTABLE):
+    kind = type(value)
+    if kind in _LEAVES or isinstance(value, _IMMUTABLE):
         return value
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if type(value) is tuple:
+    if kind is list or isinstance(value, list):
+        return [v if type(v) in _LEAVES else _plain(v) for v in value]
+    if kind is tuple:
         return tuple(_plain(v) for v in value)
     if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
+        return {_plain(k): v if type(v) in _LEAVES else _plain(v) for k, v in value.items()}
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        names = _FIELD_NAMES.get(kind)
+        if names is None:
+            names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+        return {
+            name: v if type(v := getattr(value, name)) in _LEAVES else _plain(v) for name in names
+        }
     return copy.deepcopy(value)
 
 
@@ -202,24 +214,26 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
     rows: list[VerdictRow] = []
     for state in read_states(store, run=run):
         assert state.evaluation is not None
-        rows.extend(
-            replace(row, stale=state.stale, stale_reason=state.reason)
-            for row in evaluation_cards(store, state.evaluation)
-        )
+        rows.extend(evaluation_cards(store, state.evaluation, stale=(state.stale, state.reason)))
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
 
 
 def evaluation_cards(
-    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
+    store: Store,
+    evaluation: catalog.Evaluation,
+    *,
+    facts: Store | None = None,
+    stale: tuple[bool, str | None] = (False, None),
 ) -> list[VerdictRow]:
     """The acceptance cards of one recorded evaluation (any, not only a run's latest).
 
     ``facts`` is a copy of the evaluation's loads and bundle holding at least
     what the bundle queries read (:func:`hopgate.report.data.facts_copy`), read
     instead of a reading copy of its own; default the store's reading copy.
+    ``stale`` is what the rows say of the evaluation's state: stale, and why.
     """
     with reading(store, evaluation, facts) as reads:
-        return _cards(reads)
+        return _cards(reads, stale)
 
 
 def evaluation_metrics(
@@ -290,7 +304,7 @@ def reading(
         yield BundleReads(store, evaluation, facts, stack)
 
 
-def _cards(reads: BundleReads) -> list[VerdictRow]:
+def _cards(reads: BundleReads, stale: tuple[bool, str | None] = (False, None)) -> list[VerdictRow]:
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in reads.select("card-spans"):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
@@ -365,6 +379,8 @@ def _cards(reads: BundleReads) -> list[VerdictRow]:
                 if row["notApplicableReason"] is None
                 else str(row["notApplicableReason"]),
                 unretrieved_citations=sorted(unretrieved[card]),
+                stale=stale[0],
+                stale_reason=stale[1],
             )
         )
     return result
@@ -645,15 +661,14 @@ def gate(
         weighed = gate_rows(reads, policy=consequential, require_authority=require_authority)
         blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
         # The failing cards from the same answers (or the same copy).
-        cards = _cards(reads) if blocking else []
+        cards = _cards(reads, (state.stale, state.reason)) if blocking else []
     below = sorted(
         ids.ledger_id(str(row["output"]))
         for row in weighed
         if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
     )
-    failing = [replace(row, stale=state.stale, stale_reason=state.reason) for row in cards]
     failing = sorted(
-        (row for row in failing if row.card in blocking), key=lambda r: (r.question, r.output)
+        (row for row in cards if row.card in blocking), key=lambda r: (r.question, r.output)
     )
     passed = bool(weighed) and not blocking and not state.stale
     return GateResult(
