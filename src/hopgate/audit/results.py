@@ -304,7 +304,12 @@ def reading(
         yield BundleReads(store, evaluation, facts, stack)
 
 
-def _cards(reads: BundleReads, stale: tuple[bool, str | None] = (False, None)) -> list[VerdictRow]:
+def _cards(
+    reads: BundleReads,
+    stale: tuple[bool, str | None] = (False, None),
+    only: set[str] | None = None,
+) -> list[VerdictRow]:
+    """The bundle's acceptance cards (``only``: just the cards of these IRIs)."""
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in reads.select("card-spans"):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
@@ -347,6 +352,8 @@ def _cards(reads: BundleReads, stale: tuple[bool, str | None] = (False, None)) -
     result = []
     for row in reads.select("cards"):
         card = str(row["card"])
+        if only is not None and card not in only:
+            continue
         answerability = (
             ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None
         )
@@ -440,12 +447,14 @@ def _int(value: Value) -> int:
 def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     """The metrics of the latest evaluation of each run (or of ``run``), keyed by run id."""
     result = {}
-    for state in read_states(store, run=run):
+    states = read_states(store, run=run)
+    awaiting = queue.awaiting(store, [state.run for state in states]) if states else {}
+    for state in states:
         assert state.evaluation is not None
         with reading(store, state.evaluation) as reads:
             figures = _run_metrics(reads, state.run)
         figures.stale, figures.stale_reason = state.stale, state.reason
-        figures.awaiting_adjudication = queue.awaiting(store, state.run)
+        figures.awaiting_adjudication = awaiting[state.run]
         result[state.run] = figures
     return result
 
@@ -659,17 +668,15 @@ def gate(
     # Which outputs the gate weighs and which pass it: queries/gate.rq decides.
     with reading(store, state.evaluation) as reads:
         weighed = gate_rows(reads, policy=consequential, require_authority=require_authority)
-        blocking = {ids.ledger_id(str(row["card"])) for row in weighed if not row["passes"]}
-        # The failing cards from the same answers (or the same copy).
-        cards = _cards(reads, (state.stale, state.reason)) if blocking else []
+        blocking = {str(row["card"]) for row in weighed if not row["passes"]}
+        # The failing cards from the same answers (or the same copy), built alone.
+        cards = _cards(reads, (state.stale, state.reason), blocking) if blocking else []
     below = sorted(
         ids.ledger_id(str(row["output"]))
         for row in weighed
         if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
     )
-    failing = sorted(
-        (row for row in cards if row.card in blocking), key=lambda r: (r.question, r.output)
-    )
+    failing = sorted(cards, key=lambda r: (r.question, r.output))
     passed = bool(weighed) and not blocking and not state.stale
     return GateResult(
         run,

@@ -1,0 +1,111 @@
+"""The read commands as a user runs them, this checkout beside an earlier one, in one command.
+
+Per size, two stores of the same synthetic ledger (two runs): one loaded and
+evaluated by the earlier checkout (``--before``, a git worktree), one by this
+one (each records its evaluation's answers in its own file format). Each
+read command then runs as a process, ``hopgate -q --store STORE ...``,
+alternating: the earlier checkout on its store, this one on its store, for
+``--rounds`` rounds; wall seconds and the child's CPU seconds (user + system),
+the best of the rounds. "same text" runs this checkout on the earlier store too
+(whose answer file it does not read: it runs the queries) and compares the
+printed bytes with the earlier checkout's: the same store, so the same card ids.
+
+    git worktree add /tmp/before f52d4a4
+    python bench/read_commands.py --before /tmp/before --sizes 3300,10000
+
+Stores are kept under ``--stores`` (default /tmp/hopgate-read-commands) and
+reused when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(checkout: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(checkout / "src")}
+
+
+def _build(checkout: Path, claims: int, path: Path) -> None:
+    if (path / "store").is_dir():
+        return
+    subprocess.run(
+        [sys.executable, "bench/prototypes.py", "--build", str(claims), "--store", str(path)],
+        cwd=checkout,
+        env=_env(checkout),
+        check=True,
+    )
+
+
+def _run(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, float, float]:
+    """The command's output, wall seconds and CPU seconds (the child's user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "hopgate.cli", "-q", "--store", str(store / "store"), *args],
+        env=_env(checkout),
+        capture_output=True,
+        check=False,
+    )
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode not in (0, 1):  # gate exits 1 when it fails
+        raise SystemExit(f"{' '.join(args)} failed: {done.stderr.decode()[-2000:]}")
+    return done.stdout, wall, cpu
+
+
+def _output(checkout: Path, store: Path) -> str:
+    found, _, _ = _run(checkout, store, ["verdicts", "--run", "run0", "--format", "json"])
+    return found.split(b'"output": "', 1)[1].split(b'"', 1)[0].decode()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="the earlier checkout")
+    parser.add_argument("--sizes", default="3300,10000")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--stores", type=Path, default=Path("/tmp/hopgate-read-commands"))
+    options = parser.parse_args()
+    print(
+        "| claims | command | before, wall (CPU) | after, wall (CPU) | ratio (wall) | same text |"
+    )
+    print("|---|---|---|---|---|---|")
+    for claims in [int(size) for size in options.sizes.split(",") if size]:
+        old, new = options.stores / f"before-{claims}", options.stores / f"after-{claims}"
+        _build(options.before, claims, old)
+        _build(ROOT, claims, new)
+        output = _output(ROOT, new)
+        commands = {
+            "verdicts --format json": ["verdicts", "--format", "json"],
+            "metrics --format json": ["metrics", "--format", "json"],
+            "gate --run run0": ["gate", "--run", "run0"],
+            "explain": ["explain", output],
+        }
+        for name, args in commands.items():
+            times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+            for _ in range(options.rounds):
+                first, wall, cpu = _run(options.before, old, args)
+                times["before"].append((wall, cpu))
+                _, wall, cpu = _run(ROOT, new, args)
+                times["after"].append((wall, cpu))
+            # The explained output's id is the same in both stores (same ledger).
+            again, _, _ = _run(ROOT, old, args)
+            (bw, bc), (aw, ac) = min(times["before"]), min(times["after"])
+            print(
+                f"| {claims:,} | `{name}` | {bw:.2f} ({bc:.2f}) | {aw:.2f} ({ac:.2f}) "
+                f"| {aw / bw:.2f}x | {'yes' if again == first else 'NO'} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
