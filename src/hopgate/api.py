@@ -459,6 +459,7 @@ def verdicts(
         sys-a/qD/o1 reject ['d2']
     """
     readers = Readers(store, reader, ReportError)
+    readers.start(catalog.runs(store) if run is None else [run])
     return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run)]
 
 
@@ -516,6 +517,7 @@ def metrics(
         answer_correctness: 3/4 = 0.750
     """
     readers = Readers(store, reader, ReportError)
+    readers.start(catalog.runs(store) if run is None else [run])
     labels = baseline_labels(store)
     peer_figures = peer_metrics(store, run=run) if peers else {}
     found = {}
@@ -584,6 +586,8 @@ def gate(
     check_gate_policy(consequential)
     if evaluate:
         _evaluate(store, run=run)
+    readers = Readers(store, None, ReportError)
+    readers.start([run])
     result = _gate(store, run=run, consequential=consequential, require_authority=require_authority)
     if not (result.passed or result.stale):
         found = reasons(store, run, result.failing)
@@ -592,7 +596,7 @@ def gate(
                 found[row.output] = authority_reason(row, result.require_authority)
         result = replace(result, reasons=found)
     # The failing rows carry judgments' reasons: for the evaluation's reader, as verdicts.
-    return Readers(store, None, ReportError).of_run(run).redact(result)
+    return readers.of_run(run).redact(result)
 
 
 def validate(

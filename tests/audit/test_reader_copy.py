@@ -27,6 +27,7 @@ from hopgate.audit.withholding import (
     Withholding,
     _rule_copy,
     for_reader,
+    reader_view,
     withheld_nodes,
 )
 from hopgate.library.artefacts import library_query
@@ -107,7 +108,14 @@ def _one_query(store: Store, reader: str) -> tuple[tuple[str, ...], set[str]]:
 
 
 def _shipped(store: Store, reader: str) -> tuple[tuple[str, ...], set[str]]:
-    return for_reader(store, reader).texts, withheld_nodes(store, str(ids.mint("reader", reader)))
+    shipped = (
+        for_reader(store, reader).texts,
+        withheld_nodes(store, str(ids.mint("reader", reader))),
+    )
+    # explain and the report ask the rule once for both answers: the same answers.
+    view = reader_view(store, reader)
+    assert (view.withholding.texts, set(view.nodes)) == shipped, reader
+    return shipped
 
 
 @pytest.fixture

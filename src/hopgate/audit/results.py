@@ -224,16 +224,18 @@ def evaluation_cards(
     *,
     facts: Store | None = None,
     stale: tuple[bool, str | None] = (False, None),
+    only: set[str] | None = None,
 ) -> list[VerdictRow]:
     """The acceptance cards of one recorded evaluation (any, not only a run's latest).
 
     ``facts`` is a copy of the evaluation's loads and bundle holding at least
     what the bundle queries read (:func:`hopgate.report.data.facts_copy`), read
     instead of a reading copy of its own; default the store's reading copy.
-    ``stale`` is what the rows say of the evaluation's state: stale, and why.
+    ``stale`` is what the rows say of the evaluation's state: stale, and why;
+    ``only``, the IRIs of the cards to build (default: every card).
     """
     with reading(store, evaluation, facts) as reads:
-        return _cards(reads, stale)
+        return _cards(reads, stale, only)
 
 
 def evaluation_metrics(
