@@ -90,6 +90,24 @@ def test_recorded_answers_are_the_queries_answers_on_the_store(evaluated: Any) -
             ], name
 
 
+def test_the_rows_of_some_cards_are_those_rows_of_the_whole_table(evaluated: Any) -> None:
+    """explain and the gate decode only their cards' rows: the same rows as filtering all."""
+    run = catalog.runs(evaluated)[0]
+    bundle = catalog.staleness(evaluated, run).evaluation.bundle  # type: ignore[union-attr]
+    recorded = answers.read(evaluated, bundle)
+    assert recorded is not None
+    every = {str(row["card"]) for row in recorded.get("cards", {"bundle": IRI(bundle)}) or []}
+    some = set(sorted(every)[::3])
+    assert some and some != every
+    for name, params in recorded_requests():
+        bound = {"bundle": IRI(bundle), **params}
+        whole = recorded.get(name, bound)
+        assert whole is not None, name
+        if whole and "card" in whole[0]:
+            whole = [r for r in whole if r["card"] is None or str(r["card"]) in some]
+        assert recorded.get(name, bound, cards=some) == whole, name
+
+
 def _sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: repr(sorted((k, repr(v)) for k, v in r.items())))
 

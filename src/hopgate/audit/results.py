@@ -274,16 +274,22 @@ class BundleReads:
         # against the signed export), the rows are read from them alone.
         self._recorded = answers.read(store, evaluation.bundle) if facts is None else None
 
-    def select(self, query_id: str, **params: Value) -> list[Row]:
-        """The rows of bundle query ``query_id`` for this bundle, with ``params`` bound."""
+    def select(
+        self, query_id: str, *, only_cards: set[str] | None = None, **params: Value
+    ) -> list[Row]:
+        """The rows of bundle query ``query_id`` for this bundle, with ``params`` bound;
+        with ``only_cards``, only its rows whose ``?card`` is one of those IRIs or unbound."""
         # The reading copy holds only what the listed queries read.
         assert query_id in BUNDLE_QUERIES, f"{query_id} must be listed in BUNDLE_QUERIES"
         bound: dict[str, Value] = {"bundle": IRI(self.bundle), **params}
         if self._recorded is not None:
-            found = self._recorded.get(query_id, bound)
+            found = self._recorded.get(query_id, bound, cards=only_cards)
             if found is not None:
                 return found
-        return self._copy().select(library_query(query_id).text, params=bound)
+        rows = self._copy().select(library_query(query_id).text, params=bound)
+        if only_cards is None or not rows or "card" not in rows[0]:
+            return rows
+        return [row for row in rows if row["card"] is None or str(row["card"]) in only_cards]
 
     def _copy(self) -> Store:
         if self._facts is None:
@@ -313,10 +319,10 @@ def _cards(
 ) -> list[VerdictRow]:
     """The bundle's acceptance cards (``only``: just the cards of these IRIs)."""
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for row in reads.select("card-spans"):
+    for row in reads.select("card-spans", only_cards=only):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
     judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
-    for row in reads.select("card-judgments"):
+    for row in reads.select("card-judgments", only_cards=only):
         judged[str(row["card"])].append(
             {
                 "id": str(row["judgmentId"]),
@@ -329,7 +335,7 @@ def _cards(
     contradictions: dict[str, list[dict[str, str | None]]] = defaultdict(list)
     # A member's interval bounds and basis source come as rows of their own kind.
     stated: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
-    for row in reads.select("card-source-truth"):
+    for row in reads.select("card-source-truth", only_cards=only):
         kind = str(row["kind"])
         if kind in _MEMBER_FACTS:
             column, key = _MEMBER_FACTS[kind]
@@ -347,12 +353,12 @@ def _cards(
     for card, members in truth.items():
         for member in members:
             member.update(stated.get((card, str(member["span"])), {}))
-    items, _ = outcomes.read_bundle(reads.select("interventions"))
+    items, _ = outcomes.read_bundle(reads.select("interventions", only_cards=only))
     unretrieved: dict[str, list[str]] = defaultdict(list)
-    for found in reads.select("unretrieved-citations"):
+    for found in reads.select("unretrieved-citations", only_cards=only):
         unretrieved[str(found["card"])].append(str(found["spanId"]))
     result = []
-    for row in reads.select("cards"):
+    for row in reads.select("cards", only_cards=only):
         card = str(row["card"])
         if only is not None and card not in only:
             continue

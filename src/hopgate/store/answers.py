@@ -25,7 +25,7 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -61,14 +61,22 @@ class Answers:
         self._tables = tables
         self._rows: dict[str, list[Row]] = {}
 
-    def get(self, name: str, params: Mapping[str, Value]) -> list[Row] | None:
+    def get(
+        self, name: str, params: Mapping[str, Value], *, cards: Set[str] | None = None
+    ) -> list[Row] | None:
         """The rows of query ``name`` with ``params`` (``?bundle`` is this bundle's), or None
-        when they were not recorded. The list is shared: do not change it."""
+        when they were not recorded. The list is shared: do not change it.
+
+        ``cards``: only the rows whose ``?card`` is one of these IRIs or unbound
+        (a table without that column: every row), the others not decoded.
+        """
         request = _request(name, params)
+        table = self._tables.get(request)
+        if table is None:
+            return None
+        if cards is not None:
+            return _decode_table(table, cards)
         if request not in self._rows:
-            table = self._tables.get(request)
-            if table is None:
-                return None
             self._rows[request] = _decode_table(table)
         return self._rows[request]
 
@@ -165,10 +173,24 @@ def _decode_column(column: dict[str, Any]) -> list[Value]:
     return list(map(make, map(prefix.__add__, values)) if prefix else map(make, values))
 
 
-def _decode_table(line: bytes) -> list[Row]:
+def _rows_of_cards(column: dict[str, Any], cards: Set[str]) -> list[int]:
+    """Where a ``?card`` column holds one of ``cards`` or nothing."""
+    if column["kind"] == "i":
+        prefix = column.get("prefix", "")
+        wanted = {card[len(prefix) :] for card in cards if card.startswith(prefix)}
+        return [i for i, v in enumerate(column["values"]) if v is None or v in wanted]
+    values = _decode_column(column)
+    return [i for i, v in enumerate(values) if v is None or str(v) in cards]
+
+
+def _decode_table(line: bytes, cards: Set[str] | None = None) -> list[Row]:
     table = json.loads(line)
-    names, count = table["names"], table["count"]
-    columns = [_decode_column(column) for column in table["columns"]]
+    names, count, encoded = table["names"], table["count"], table["columns"]
+    if cards is not None and "card" in names:
+        keep = _rows_of_cards(encoded[names.index("card")], cards)
+        encoded = [{**c, "values": [c["values"][i] for i in keep]} for c in encoded]
+        count = len(keep)
+    columns = [_decode_column(column) for column in encoded]
     if not names:
         return [{} for _ in range(count)]
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
