@@ -56,11 +56,14 @@ def load_graphs(store: Store) -> list[str]:
 
 def evaluations(store: Store, run: str | None = None) -> list[Evaluation]:
     """Every published evaluation (of ``run`` only, when given), oldest first."""
+    # The OPTIONAL beside the GRAPH group, not inside it: inside, Oxigraph
+    # answered it for the whole store before joining (0.16 s at 10k claims, paid
+    # by every read; 1 ms out here).
     query = (
         "SELECT ?run ?bundle ?activity ?ended ?used WHERE { GRAPH ?c {"
         " ?bundle prov:wasGeneratedBy ?activity . ?activity a hg:EvaluationActivity ;"
-        " hg:evaluationOf ?run ; prov:endedAtTime ?ended ."
-        " OPTIONAL { ?activity prov:used ?used . ?used a prov:Bundle } } }"
+        " hg:evaluationOf ?run ; prov:endedAtTime ?ended . }"
+        " OPTIONAL { GRAPH ?c { ?activity prov:used ?used . ?used a prov:Bundle } } }"
     )
     params: dict[str, IRI] = {"c": IRI(CATALOG_GRAPH)}
     if run is not None:
