@@ -24,12 +24,14 @@ import hopgate
 from hopgate import ids
 from hopgate.audit.withholding import (
     TEXTS_QUERY,
+    Readers,
     Withholding,
     _rule_copy,
     for_reader,
     reader_view,
     withheld_nodes,
 )
+from hopgate.errors import ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import reader_projection
 from hopgate.store import IRI, Store, catalog, snapshots
@@ -189,3 +191,24 @@ def test_the_copy_answers_as_the_store_on_random_ledgers(
         hopgate.load(store, path)
         for reader in STRATEGY_READERS:
             assert _shipped(store, reader) == _one_query(store, reader), reader
+
+
+def test_a_filter_started_beside_the_rows_is_the_filter_of_the_run(
+    disk_store: Any, tmp_path: Path
+) -> None:
+    """Readers.start runs each evaluated run's filter in a thread; of_run gives what
+    for_reader gives. A run the read will not show (unknown, never evaluated) starts
+    nothing: a read that stops at its error leaves no thread reading the store."""
+    readers = Readers(disk_store, None, ReportError)
+    runs = catalog.runs(disk_store)
+    readers.start([*runs, "no-such-run"])
+    assert readers._pending, "a filter runs beside the caller on an on-disk store"
+    for run in runs:
+        reader = readers.reader_of(run)
+        assert readers.of_run(run).texts == for_reader(disk_store, reader).texts, run
+    assert not readers._pending
+    with hopgate.open_store(tmp_path / "fresh") as fresh:
+        hopgate.load(fresh, CEDAR)
+        idle = Readers(fresh, None, ReportError)
+        idle.start(catalog.runs(fresh))  # loaded, never evaluated
+        assert not idle._pending

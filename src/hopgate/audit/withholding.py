@@ -484,7 +484,9 @@ class Readers:
             return
         known = set(catalog.runs(self._store))
         for run in runs:
-            if run not in known:
+            # Only a run the read will show (known, evaluated): a read that stops
+            # at an error must not leave a thread reading the store it closes.
+            if run not in known or catalog.latest(self._store, run) is None:
                 continue
             reader = self.reader_of(run)
             if reader not in self._filters and reader not in self._pending:
