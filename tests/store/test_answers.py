@@ -145,3 +145,27 @@ def test_a_store_in_memory_records_no_answers_and_reads_the_same() -> None:
     (record,) = hopgate.api.evaluate(memory)
     assert answers.read(memory, record.graph) is None
     assert {r.output: r.verdict for r in results.verdicts(memory)}
+
+
+def test_a_table_round_trips_by_column_whatever_its_kinds() -> None:
+    """The file's columns (plain, IRI with a shared prefix, blank node, decimal, mixed)
+    decode to the rows recorded, and a card filter keeps exactly the rows it names."""
+    from decimal import Decimal
+
+    rows = [
+        {"card": IRI("urn:x:c1"), "n": 1, "d": Decimal("1.50"), "b": BNode("b0"), "m": "t"},
+        {"card": BNode("c2"), "n": None, "d": None, "b": BNode("b1"), "m": IRI("urn:y")},
+        {"card": None, "n": 2.5, "d": Decimal("2"), "b": None, "m": None},
+        {"card": IRI("urn:x:c3"), "n": True, "d": Decimal("0.1"), "b": BNode("b2"), "m": "u"},
+    ]
+    line = answers._encode({"request": rows}).split(b"\n")[1]
+    decoded = answers._decode_table(line)
+    assert decoded == rows
+    assert [{k: type(v) for k, v in r.items()} for r in decoded] == [
+        {k: type(v) for k, v in r.items()} for r in rows
+    ]
+    kept = answers._decode_table(line, {"urn:x:c3", "c2"})
+    assert kept == [rows[1], rows[2], rows[3]]
+    only_iris = [r for r in rows if not isinstance(r["card"], BNode)]
+    line = answers._encode({"request": only_iris}).split(b"\n")[1]
+    assert answers._decode_table(line, {"urn:x:c1"}) == [only_iris[0], only_iris[1]]
