@@ -360,8 +360,6 @@ def _cards(
     result = []
     for row in reads.select("cards", only_cards=only):
         card = str(row["card"])
-        if only is not None and card not in only:
-            continue
         answerability = (
             ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None
         )

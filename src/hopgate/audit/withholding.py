@@ -398,19 +398,18 @@ def _nodes(copy: Store, reader_iri: str) -> frozenset[str]:
 
 
 def _filter(store: Store, copy: Store, reader: str) -> Withholding:
-    params = {"reader": IRI(ids.mint("reader", reader))}
     if copy is store:  # no copy (memory, remote): the one query
-        rows = store.select(TEXTS_QUERY, params=params)
-        return Withholding(reader, (str(row["text"]) for row in rows if row["text"]))
+        return _texts_of(store, reader, None)
+    params = {"reader": IRI(ids.mint("reader", reader))}
     return _texts_of(store, reader, copy.select(TEXT_NODES_QUERY, params=params))
 
 
-def _texts_of(store: Store, reader: str, nodes: list[Row]) -> Withholding:
-    """The filter of the texts of ``nodes`` (rows of ?node ?class), looked up on the store."""
-    if not all(isinstance(row["node"], IRI) for row in nodes):
-        # A blank node, which VALUES cannot name: the one query.
-        params = {"reader": IRI(ids.mint("reader", reader))}
-        rows = store.select(TEXTS_QUERY, params=params)
+def _texts_of(store: Store, reader: str, nodes: list[Row] | None) -> Withholding:
+    """The filter of the texts of ``nodes`` (rows of ?node ?class), looked up on the store;
+    of the rule's texts asked in one query when there are no such rows to look up by."""
+    if nodes is None or not all(isinstance(row["node"], IRI) for row in nodes):
+        # No copy, or a blank node, which VALUES cannot name: the one query.
+        rows = store.select(TEXTS_QUERY, params={"reader": IRI(ids.mint("reader", reader))})
     elif not nodes:
         rows = []
     else:

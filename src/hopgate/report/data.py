@@ -353,9 +353,10 @@ def _collect(
         )
         if not found:
             return []
+        card = str(found[0]["card"])
         # That card alone is built (every card of a 10k-claim run cost a second).
-        only = {str(found[0]["card"])}
-        params["card"] = IRI(str(found[0]["card"]))
+        only = {card}
+        params["card"] = IRI(card)
     rows = evaluation_cards(store, chosen.evaluation, facts=cards_from, only=only)
     if not rows:
         return []
