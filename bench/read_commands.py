@@ -13,8 +13,11 @@ printed bytes with the earlier checkout's: the same store, so the same card ids.
     git worktree add /tmp/before f52d4a4
     python bench/read_commands.py --before /tmp/before --sizes 3300,10000
 
-Stores are kept under ``--stores`` (default /tmp/hopgate-read-commands) and
-reused when present.
+Each store is built by its checkout's own commands, ``hopgate load`` then
+``hopgate evaluate``, timed the same way (printed first, so that what a read
+gains can be set beside what the evaluation pays for it). Stores are kept
+under ``--stores`` (default /tmp/hopgate-read-commands) and reused when present
+(their build then is not timed).
 """
 
 from __future__ import annotations
@@ -34,15 +37,16 @@ def _env(checkout: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(checkout / "src")}
 
 
-def _build(checkout: Path, claims: int, path: Path) -> None:
+def _build(checkout: Path, ledger: Path, path: Path) -> list[tuple[float, float]]:
+    """Load and evaluate ``ledger`` into a new store at ``path`` with ``checkout``'s commands;
+    the (wall, CPU) seconds of each (none when the store was already there)."""
     if (path / "store").is_dir():
-        return
-    subprocess.run(
-        [sys.executable, "bench/prototypes.py", "--build", str(claims), "--store", str(path)],
-        cwd=checkout,
-        env=_env(checkout),
-        check=True,
-    )
+        return []
+    times = []
+    for args in (["load", str(ledger)], ["evaluate"]):
+        _, wall, cpu = _run(checkout, path, args)
+        times.append((wall, cpu))
+    return times
 
 
 def _run(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, float, float]:
@@ -75,20 +79,54 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--stores", type=Path, default=Path("/tmp/hopgate-read-commands"))
     options = parser.parse_args()
+    sizes = [int(size) for size in options.sizes.split(",") if size]
+    outputs = {}
+    print("| claims | build step | before, wall (CPU) | after, wall (CPU) | ratio (wall) |")
+    print("|---|---|---|---|---|")
+    for claims in sizes:
+        sys.path.insert(0, str(ROOT))
+        from bench.synthetic import write_ledger
+
+        ledger = options.stores / f"ledger-{claims}.jsonl"
+        if not ledger.is_file():
+            ledger.parent.mkdir(parents=True, exist_ok=True)
+            write_ledger(ledger, claims, runs=2)
+        old, new = options.stores / f"before-{claims}", options.stores / f"after-{claims}"
+        built = zip(
+            ("load", "evaluate"),
+            _build(options.before, ledger, old),
+            _build(ROOT, ledger, new),
+            strict=False,
+        )
+        for step, (bw, bc), (aw, ac) in built:
+            print(
+                f"| {claims:,} | `{step}` | {bw:.2f} ({bc:.2f}) | {aw:.2f} ({ac:.2f}) "
+                f"| {aw / bw:.2f}x |",
+                flush=True,
+            )
+        outputs[claims] = _output(ROOT, new)
+    print()
     print(
         "| claims | command | before, wall (CPU) | after, wall (CPU) | ratio (wall) | same text |"
     )
     print("|---|---|---|---|---|---|")
-    for claims in [int(size) for size in options.sizes.split(",") if size]:
+    for claims in sizes:
         old, new = options.stores / f"before-{claims}", options.stores / f"after-{claims}"
-        _build(options.before, claims, old)
-        _build(ROOT, claims, new)
-        output = _output(ROOT, new)
+        output = outputs[claims]
         commands = {
             "verdicts --format json": ["verdicts", "--format", "json"],
             "metrics --format json": ["metrics", "--format", "json"],
             "gate --run run0": ["gate", "--run", "run0"],
             "explain": ["explain", output],
+            "report --format json": [
+                "report",
+                "--run",
+                "run0",
+                "--format",
+                "json",
+                "--pictures",
+                "0",
+            ],
         }
         for name, args in commands.items():
             times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}

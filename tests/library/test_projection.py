@@ -24,7 +24,6 @@ from hopgate.library.steps import (
     reader_projection,
     reading_projection,
 )
-from hopgate.report.data import COPY_QUERIES, facts_projection
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cedar.yaml"
@@ -84,7 +83,6 @@ COPIES = [
     *((name, reading_projection) for name in BUNDLE_QUERIES),
     ("withheld", reader_projection),
     *((name, peer_projection) for name in PEER_QUERIES),
-    *((name, facts_projection) for name in COPY_QUERIES),
 ]
 
 

@@ -18,7 +18,6 @@ from wide_card import wide_card_ledger
 
 import hopgate
 from hopgate.audit.results import verdicts
-from hopgate.audit.withholding import withheld_nodes
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.errors import NotEvaluatedError, ReportError
@@ -440,26 +439,48 @@ def test_wide_card_pictures_fit_an_a4_page_width(tmp_path: Path, sets: int, memb
     assert capped_width <= A4_WIDTH_PT
 
 
-def test_report_on_disk_reads_the_same_through_the_copy(cedar_dir: Path) -> None:
+def test_report_on_disk_reads_the_same_from_the_record_the_copy_and_the_store(
+    cedar_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+
     import hopgate.report.data as data
+    from hopgate.audit import results
+    from hopgate.store import answers, snapshots
+
+    def cards(store: hopgate.Store, chosen: data.ChosenEvaluation) -> list[dict[str, Any]]:
+        return [c.as_dict() for c in data.collect_cards(store, chosen)]
 
     with hopgate.open_store(cedar_dir) as store:
         chosen = data.resolve_evaluation(store, run="sys-a")
-        with data.facts_copy(store, chosen.evaluation) as facts:
-            assert facts is not store  # the snapshots are there and verified
-        through_copy = [c.as_dict() for c in data.collect_cards(store, chosen)]
-        hidden = withheld_nodes(store, chosen.reader_iri)
-        direct = [
-            c.as_dict()
-            for c in data._collect(store, store, chosen, None, cards_from=store, hidden=hidden)
-        ]
-        # One card (explain) is read without a copy: the same card.
+        assert answers.read(store, chosen.evaluation.bundle) is not None  # recorded
+        recorded = cards(store, chosen)
+        # One card (explain) decodes only its rows: the same card.
         one_by_one = [
             c.as_dict()
-            for row in through_copy
+            for row in recorded
             for c in data.collect_cards(store, chosen, only_output=row["output"])
         ]
-    assert through_copy == direct == one_by_one
+        copies: list[hopgate.Store] = []
+        real_copy = snapshots.reading_copy
+
+        @contextlib.contextmanager
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            with real_copy(*args, **kwargs) as copy:
+                copies.append(copy)
+                yield copy
+
+        # Without the record: one reading copy of the loads and the bundle serves every query.
+        monkeypatch.setattr(results.answers, "read", lambda store, bundle: None)
+        monkeypatch.setattr(snapshots, "reading_copy", counted)
+        through_copy = cards(store, chosen)
+        assert len(copies) == 1 and copies[0] is not store  # the snapshots are verified
+        # Without snapshots either: the queries run on the store itself.
+        monkeypatch.setattr(snapshots, "verified", lambda *args: None)
+        in_place = cards(store, chosen)
+        assert copies[-1] is store
+    assert recorded == one_by_one == through_copy == in_place
+    assert any(span["text"] for card in recorded for span in card["delivered"])
 
 
 def test_an_abstain_verdict_on_an_answer_says_the_system_answered() -> None:

@@ -58,7 +58,15 @@ def _reads(store: Any) -> Any:
         for run in catalog.runs(store)
         for policy in GATE_POLICIES
     ]
-    return rows, figures, gates
+    return rows, figures, gates, _reports(store)
+
+
+def _reports(store: Any) -> list[str]:
+    """The report of every run, which reads the report's own answers too."""
+    return [
+        hopgate.render_report(hopgate.build_report(store, run=run, pictures=0), format="json")
+        for run in catalog.runs(store)
+    ]
 
 
 def _cache_files(store: Any) -> list[Path]:
@@ -118,7 +126,8 @@ def test_reads_answer_the_same_without_their_recorded_answers(
 ) -> None:
     recorded = _reads(evaluated)
     files = _cache_files(evaluated)
-    assert len(files) == len(catalog.runs(evaluated))
+    # Two files per bundle: what every read reads, and what only the report reads.
+    assert len(files) == len(answers.GROUPS) * len(catalog.runs(evaluated))
     for path in files:
         if loss == "missing":
             path.unlink()
@@ -133,10 +142,29 @@ def test_reads_answer_the_same_without_their_recorded_answers(
             path.write_text(text, "utf-8")
     if loss == "other queries":
         # A newer hopgate whose query texts differ: its key is another.
-        monkeypatch.setattr(answers, "cache_key", lambda: "answers-0000000000000000")
+        monkeypatch.setattr(answers, "cache_key", lambda group: "answers-0000000000000000")
     assert _reads(evaluated) == recorded
     if loss in ("missing", "damaged", "edited"):
         assert "answers cache" in caplog.text
+
+
+def test_only_the_report_reads_the_file_of_the_report_answers(
+    evaluated: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The report's answers (two thirds of the bytes) are kept apart: the other reads
+    neither read nor hash them, and the report answers the same without them."""
+    reports = _reports(evaluated)
+    report_key = answers.cache_key("report")
+    kept = [path for path in _cache_files(evaluated) if report_key in path.name]
+    assert kept and len(kept) == len(catalog.runs(evaluated))
+    for path in kept:
+        path.unlink()
+    caplog.clear()
+    results.verdicts(evaluated)
+    results.metrics(evaluated)
+    assert "answers cache" not in caplog.text
+    assert _reports(evaluated) == reports
+    assert "answers cache" in caplog.text
 
 
 def test_a_store_in_memory_records_no_answers_and_reads_the_same() -> None:

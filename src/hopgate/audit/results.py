@@ -222,57 +222,41 @@ def evaluation_cards(
     store: Store,
     evaluation: catalog.Evaluation,
     *,
-    facts: Store | None = None,
     stale: tuple[bool, str | None] = (False, None),
     only: set[str] | None = None,
 ) -> list[VerdictRow]:
     """The acceptance cards of one recorded evaluation (any, not only a run's latest).
 
-    ``facts`` is a copy of the evaluation's loads and bundle holding at least
-    what the bundle queries read (:func:`hopgate.report.data.facts_copy`), read
-    instead of a reading copy of its own; default the store's reading copy.
     ``stale`` is what the rows say of the evaluation's state: stale, and why;
     ``only``, the IRIs of the cards to build (default: every card).
     """
-    with reading(store, evaluation, facts) as reads:
-        return _cards(reads, stale, only)
+    with reading(store, evaluation) as reads:
+        return cards_of(reads, stale, only)
 
 
-def evaluation_metrics(
-    store: Store, evaluation: catalog.Evaluation, *, facts: Store | None = None
-) -> RunMetrics:
-    """The metrics of one recorded evaluation (any, not only a run's latest); ``facts`` as
-    for :func:`evaluation_cards`."""
-    with reading(store, evaluation, facts) as reads:
-        return _run_metrics(reads, evaluation.run)
+def evaluation_metrics(store: Store, evaluation: catalog.Evaluation) -> RunMetrics:
+    """The metrics of one recorded evaluation (any, not only a run's latest)."""
+    with reading(store, evaluation) as reads:
+        return metrics_of(reads, evaluation.run)
 
 
 class BundleReads:
     """The bundle queries' answers for one recorded evaluation.
 
-    The query runs on ``facts`` when given (the report reads one copy for
-    everything it renders and checks); else the rows are taken from the
-    answers the evaluation recorded (:mod:`hopgate.store.answers`) where a
-    verified file holds them, or the query runs on a reading copy (made on the
-    first such query: an in-memory copy when verified snapshots make it
-    cheap, else the store itself).
+    The rows are taken from the answers the evaluation recorded
+    (:mod:`hopgate.store.answers`) where a verified file holds them; else the
+    query runs on a reading copy, made on the first such query and shared by
+    the rest (an in-memory copy when verified snapshots make it cheap, else
+    the store itself).
     """
 
-    def __init__(
-        self,
-        store: Store,
-        evaluation: catalog.Evaluation,
-        facts: Store | None,
-        stack: ExitStack,
-    ) -> None:
+    def __init__(self, store: Store, evaluation: catalog.Evaluation, stack: ExitStack) -> None:
         self.bundle = evaluation.bundle
         self._store = store
         self._evaluation = evaluation
-        self._facts = facts
+        self._copied: Store | None = None
         self._stack = stack
-        # Given facts (the report's copy, which its signature line checks
-        # against the signed export), the rows are read from them alone.
-        self._recorded = answers.read(store, evaluation.bundle) if facts is None else None
+        self._recorded = answers.read(store, evaluation.bundle)
 
     def select(
         self, query_id: str, *, only_cards: set[str] | None = None, **params: Value
@@ -292,27 +276,25 @@ class BundleReads:
         return [row for row in rows if row["card"] is None or str(row["card"]) in only_cards]
 
     def _copy(self) -> Store:
-        if self._facts is None:
-            self._facts = self._stack.enter_context(
+        if self._copied is None:
+            self._copied = self._stack.enter_context(
                 snapshots.reading_copy(
                     self._store,
                     reading_projection(),
                     [*self._evaluation.used, self._evaluation.bundle],
                 )
             )
-        return self._facts
+        return self._copied
 
 
 @contextmanager
-def reading(
-    store: Store, evaluation: catalog.Evaluation, facts: Store | None = None
-) -> Iterator[BundleReads]:
+def reading(store: Store, evaluation: catalog.Evaluation) -> Iterator[BundleReads]:
     """The answers of one bundle's queries, for the length of the block (see :class:`BundleReads`)."""
     with ExitStack() as stack:
-        yield BundleReads(store, evaluation, facts, stack)
+        yield BundleReads(store, evaluation, stack)
 
 
-def _cards(
+def cards_of(
     reads: BundleReads,
     stale: tuple[bool, str | None] = (False, None),
     only: set[str] | None = None,
@@ -458,7 +440,7 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     for state in states:
         assert state.evaluation is not None
         with reading(store, state.evaluation) as reads:
-            figures = _run_metrics(reads, state.run)
+            figures = metrics_of(reads, state.run)
         figures.stale, figures.stale_reason = state.stale, state.reason
         figures.awaiting_adjudication = awaiting[state.run]
         result[state.run] = figures
@@ -468,10 +450,11 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
 def bundle_metrics(store: Store, run: str, evaluation: catalog.Evaluation) -> RunMetrics:
     """The metrics of one recorded evaluation of ``run``, the latest or an earlier one."""
     with reading(store, evaluation) as reads:
-        return _run_metrics(reads, run)
+        return metrics_of(reads, run)
 
 
-def _run_metrics(reads: BundleReads, run: str) -> RunMetrics:
+def metrics_of(reads: BundleReads, run: str) -> RunMetrics:
+    """The metrics of ``run``'s evaluation whose bundle ``reads`` reads."""
     row = reads.select("metrics")[0]
     per_question = reads.select("metrics-by-question")
 
@@ -676,7 +659,7 @@ def gate(
         weighed = gate_rows(reads, policy=consequential, require_authority=require_authority)
         blocking = {str(row["card"]) for row in weighed if not row["passes"]}
         # The failing cards from the same answers (or the same copy), built alone.
-        cards = _cards(reads, (state.stale, state.reason), blocking) if blocking else []
+        cards = cards_of(reads, (state.stale, state.reason), blocking) if blocking else []
     below = sorted(
         ids.ledger_id(str(row["output"]))
         for row in weighed

@@ -18,8 +18,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any, TypeVar
@@ -378,6 +378,28 @@ def reader_view(store: Store, reader: str) -> ReaderView:
         nodes = frozenset(str(row["node"]) for row in rows)
         texts = _texts_of(store, reader, [row for row in rows if row["text"] is True])
         return ReaderView(nodes, texts)
+
+
+@contextmanager
+def reader_view_beside(store: Store, reader: str) -> Iterator[Callable[[], ReaderView]]:
+    """:func:`reader_view` begun beside the caller; the block calls what it yields for it.
+
+    On an on-disk store the rule's work (its copy's parse, the rule, the texts)
+    runs in the filters' thread, mostly in the engine with Python's lock free,
+    while the caller reads the rest (:meth:`Readers.start`); elsewhere it is
+    computed when first asked for. The block does not end before the thread
+    has finished with the store, so a caller that stops at an error closes no
+    store under it.
+    """
+    if store.folder is None:
+        yield functools.cache(functools.partial(reader_view, store, reader))
+        return
+    future = _side().submit(reader_view, store, reader)
+    try:
+        yield future.result
+    finally:
+        if not future.cancel():
+            wait([future])
 
 
 def withheld_nodes(store: Store, reader_iri: str) -> set[str]:

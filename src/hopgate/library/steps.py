@@ -37,6 +37,9 @@ RESULT_QUERIES = (
     "evaluation-annotations",
     "evaluation-interventions",
 )
+#: The bundle queries only the report reads (hopgate.report.data): each card's spans
+#: with their texts, their coverage, and the verdicts per stratum.
+REPORT_QUERIES = ("report-spans", "report-coverage", "verdict-strata")
 #: The queries that read an evaluation's bundle (hopgate.audit.results).
 BUNDLE_QUERIES = (
     "cards",
@@ -53,6 +56,8 @@ BUNDLE_QUERIES = (
     # which `gate` prints for each failing output (hopgate.report.explain.reasons).
     "report-cards",
     "report-contradictions",
+    # The rest of what the report and `explain` show of each card.
+    *REPORT_QUERIES,
 )
 
 #: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
@@ -118,6 +123,7 @@ __all__ = [
     "AUTHORITY_POLICIES",
     "AUTHORITY_POLICY",
     "BUNDLE_QUERIES",
+    "REPORT_QUERIES",
     "GATE_POLICIES",
     "GATE_POLICY",
     "RESULT_QUERIES",

@@ -15,7 +15,7 @@ docs/spec/records.md "What a reader is shown") before any format is written.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,20 +26,20 @@ from hopgate.audit.agreement import Agreement
 from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.peers import evaluation_peer_metrics
 from hopgate.audit.results import (
+    BundleReads,
     RunMetrics,
     authority_policy_text,
     check_gate_policy,
-    evaluation_metrics,
     gate_policy_text,
     gate_rows,
+    metrics_of,
     reading,
 )
-from hopgate.audit.withholding import reader_view
+from hopgate.audit.withholding import ReaderView, reader_view_beside
 from hopgate.bundles import judgment_proofs
 from hopgate.bundles.picture import card_dot, render
 from hopgate.bundles.scope import Scope
 from hopgate.library import spec
-from hopgate.library.artefacts import library_query
 from hopgate.library.spec import Definition, figure_definition
 from hopgate.library.steps import AUTHORITY_POLICY, GATE_POLICY
 from hopgate.report.data import (
@@ -47,13 +47,12 @@ from hopgate.report.data import (
     ChosenEvaluation,
     Header,
     collect_cards,
-    facts_copy,
     header,
     resolve_evaluation,
 )
 from hopgate.report.diff import compare
 from hopgate.report.signature import NOT_CHECKED, SignatureCheck, check_signature
-from hopgate.store import IRI, Store, catalog
+from hopgate.store import Store, catalog
 from hopgate.vocab import VERDICTS
 
 if TYPE_CHECKING:
@@ -148,12 +147,9 @@ class Report:
         }
 
 
-def _blocking(
-    store: Store, facts: Store, chosen: ChosenEvaluation, policy: str, require_authority: str
-) -> tuple[int, set[str]]:
+def _blocking(reads: BundleReads, policy: str, require_authority: str) -> tuple[int, set[str]]:
     """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
-    with reading(store, chosen.evaluation, facts) as reads:
-        weighed = gate_rows(reads, policy=policy, require_authority=require_authority)
+    weighed = gate_rows(reads, policy=policy, require_authority=require_authority)
     failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
     return len(weighed), failing
 
@@ -202,35 +198,41 @@ def build_report(
         (False, ['sys-a/qA/o1'], 4)
     """
     chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
-    signature = check_signature(
-        store,
-        signed_export,
-        bundle=chosen.evaluation.bundle,
-        reader=chosen.reader,
-        trusted=trusted,
-    )
-    head = header(store, chosen, signature=signature.line)
-    check_gate_policy(consequential)
-    # One copy of the evaluation's loads and bundle serves every query of the
-    # cards, the gate, the metrics and the strata (hopgate.report.data.facts_copy).
-    with facts_copy(store, chosen.evaluation) as facts:
-        return _build(
+    # The reader rule is asked once for both its answers, beside the rest (its
+    # copy's parse and the rule cost most, and leave Python's lock free).
+    with reader_view_beside(store, chosen.reader) as view:
+        signature = check_signature(
             store,
-            facts,
-            chosen,
-            head,
-            signature,
-            pictures,
-            peers,
-            trusted,
-            consequential,
-            require_authority,
+            signed_export,
+            bundle=chosen.evaluation.bundle,
+            reader=chosen.reader,
+            trusted=trusted,
         )
+        head = header(store, chosen, signature=signature.line)
+        check_gate_policy(consequential)
+        # Every row of the cards, the gate, the metrics and the strata is a bundle
+        # query's, read from the answers the evaluation recorded (else from one copy
+        # of its loads and bundle: hopgate.audit.results.reading).
+        with reading(store, chosen.evaluation) as reads:
+            return _build(
+                store,
+                reads,
+                view,
+                chosen,
+                head,
+                signature,
+                pictures,
+                peers,
+                trusted,
+                consequential,
+                require_authority,
+            )
 
 
 def _build(
     store: Store,
-    facts: Store,
+    reads: BundleReads,
+    view: Callable[[], ReaderView],
     chosen: ChosenEvaluation,
     head: Header,
     signature: SignatureCheck,
@@ -241,15 +243,17 @@ def _build(
     require_authority: str,
 ) -> Report:
     authority_text = authority_policy_text(require_authority)
-    weighed, blocking = _blocking(store, facts, chosen, consequential, require_authority)
+    weighed, blocking = _blocking(reads, consequential, require_authority)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
 
-    # The reader rule is asked once for both its answers (the copy it reads costs most).
-    view = reader_view(store, chosen.reader)
-    cards = sorted(collect_cards(store, chosen, facts=facts, withheld=view.nodes), key=order)
-    metrics = evaluation_metrics(store, chosen.evaluation, facts=facts)
+    metrics = metrics_of(reads, chosen.evaluation.run)
+    strata: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
+    for row in reads.select("verdict-strata"):
+        verdict = _verdict(str(row["verdict"]))
+        strata[str(row["dimension"])][str(row["stratum"])][verdict] = int(str(row["cards"]))
+    cards = sorted(collect_cards(store, chosen, reads=reads, withheld=view().nodes), key=order)
     failing = [c.row.output for c in cards if c.row.output in blocking]
     note = None
     state = "passed" if weighed and not failing else "failed"
@@ -282,12 +286,6 @@ def _build(
         state=state,
         note=note,
     )
-    strata: dict[str, dict[str, dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
-    for row in facts.select(
-        library_query("verdict-strata").text, params={"bundle": IRI(chosen.evaluation.bundle)}
-    ):
-        verdict = _verdict(str(row["verdict"]))
-        strata[str(row["dimension"])][str(row["stratum"])][verdict] = int(str(row["cards"]))
     counts: dict[str, int] = defaultdict(int)
     for card in cards:
         counts[card.row.verdict] += 1
@@ -313,7 +311,7 @@ def _build(
         signature=signature,
     )
     # Every text of every format (cards, header, changes, pictures) passes the one filter.
-    return view.withholding.redact(report)
+    return view().withholding.redact(report)
 
 
 def _verdict(iri: str) -> str:

@@ -11,23 +11,19 @@ output of the report carries one.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
-from collections.abc import Iterator, Set
-from contextlib import contextmanager
+from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import Any
 
 from hopgate import ids
 from hopgate._version import __version__
-from hopgate.audit.results import VerdictRow, evaluation_cards, unknown_run
+from hopgate.audit.results import BundleReads, VerdictRow, cards_of, reading, unknown_run
 from hopgate.audit.withholding import MARKER, check_reader, evaluation_reader, withheld_nodes
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
-from hopgate.library.projection import Projection, projection_of
-from hopgate.library.steps import BUNDLE_QUERIES, evaluation_projection, reading_projection
 from hopgate.report.sentences import ADMISSIBILITY, reason
-from hopgate.store import IRI, Row, Store, Value, catalog, snapshots
+from hopgate.store import IRI, Row, Store, Value, catalog
 from hopgate.suggest import did_you_mean
 from hopgate.vocab import CATALOG_GRAPH, HG
 
@@ -270,109 +266,73 @@ def _select(store: Store, query_id: str, params: dict[str, Value]) -> list[Row]:
     return store.select(library_query(query_id).text, params=params)
 
 
-#: The report queries that read only the bundle and the loads the evaluation
-#: used: run on an in-memory copy of those (tests/library/test_projection.py
-#: checks that the copy's projection keeps every pattern of each).
-COPY_QUERIES = (
-    "report-spans",
-    "report-coverage",
-    "verdict-strata",
-    *BUNDLE_QUERIES,
-)
-
-
-@functools.cache
-def facts_projection() -> Projection:
-    """What the facts copy keeps: the evaluation's projection and what ``COPY_QUERIES`` read."""
-    texts = [library_query(query_id).text for query_id in COPY_QUERIES]
-    named = projection_of(texts)
-    kept = evaluation_projection()
-    return Projection(kept.predicates | named.predicates, kept.classes | named.classes)
-
-
-@contextmanager
-def facts_copy(store: Store, evaluation: catalog.Evaluation) -> Iterator[Store]:
-    """An in-memory copy of what the report's cards read: the evaluation's loads and bundle.
-
-    Made from verified snapshots only (docs/spec/records.md "Caches"): the
-    loads' evaluation snapshots and the whole bundle are parsed, and the few
-    load quads they lack (texts, titles, locators) are read from the store;
-    the card queries run there in a fraction of their time on the disk store.
-    Without every snapshot, the store itself.
-    """
-
-    parts = [(graph, evaluation_projection()) for graph in evaluation.used]
-    parts.append((evaluation.bundle, reading_projection()))
-    with snapshots.reading_copy(store, facts_projection(), parts) as copy:
-        yield copy
-
-
 def collect_cards(
     store: Store,
     chosen: ChosenEvaluation,
     *,
     only_output: str | None = None,
-    facts: Store | None = None,
+    reads: BundleReads | None = None,
     withheld: frozenset[str] | None = None,
 ) -> list[CardDetail]:
     """The cards of the chosen evaluation with their texts, sets, coverage and reasons.
 
-    With ``only_output``, the card of that output claim alone. ``facts`` is
-    the evaluation's :func:`facts_copy` when the caller holds one;
-    ``withheld``, the reader's withheld spans when the caller has asked the
-    reader rule (:func:`hopgate.audit.withholding.reader_view`).
+    With ``only_output``, the card of that output claim alone. Every row is a
+    bundle query's (:data:`hopgate.library.steps.BUNDLE_QUERIES`), read through
+    ``reads`` when the caller holds the evaluation's
+    :func:`hopgate.audit.results.reading` (the answers the evaluation recorded,
+    else one copy of its loads and bundle); ``withheld``, the reader's
+    withheld spans when the caller has asked the reader rule
+    (:func:`hopgate.audit.withholding.reader_view`).
     """
     hidden = withheld_nodes(store, chosen.reader_iri) if withheld is None else withheld
-    if facts is not None:
-        return _collect(store, facts, chosen, only_output, cards_from=facts, hidden=hidden)
-    if only_output is not None:
-        # One card (`explain`): its rows come from the recorded answers and
-        # its texts by lookups from the card in the store, not from a copy
-        # of the whole evaluation (13.5 s of a 10k-claim `explain`).
-        return _collect(store, store, chosen, only_output, cards_from=None, hidden=hidden)
-    with facts_copy(store, chosen.evaluation) as copy:
-        return _collect(store, copy, chosen, only_output, cards_from=copy, hidden=hidden)
+    if reads is not None:
+        return _collect(store, reads, chosen, only_output, hidden)
+    with reading(store, chosen.evaluation) as own:
+        return _collect(store, own, chosen, only_output, hidden)
 
 
 def _collect(
     store: Store,
-    facts: Store,
+    reads: BundleReads,
     chosen: ChosenEvaluation,
     only_output: str | None,
-    *,
-    cards_from: Store | None,
     hidden: Set[str],
 ) -> list[CardDetail]:
-    bundle = chosen.evaluation.bundle
-    params: dict[str, Value] = {"bundle": IRI(bundle)}
+    bundle = IRI(chosen.evaluation.bundle)
     only: set[str] | None = None
     if only_output is not None:
         found = store.select(
             "SELECT ?card WHERE { GRAPH ?bundle { ?card hg:forOutput ?output } }",
-            params={"bundle": IRI(bundle), "output": IRI(ids.mint("output", only_output))},
+            params={"bundle": bundle, "output": IRI(ids.mint("output", only_output))},
         )
         if not found:
             return []
-        card = str(found[0]["card"])
         # That card alone is built (every card of a 10k-claim run cost a second).
-        only = {card}
-        params["card"] = IRI(card)
-    rows = evaluation_cards(store, chosen.evaluation, facts=cards_from, only=only)
+        only = {str(found[0]["card"])}
+
+    def select(query_id: str) -> list[Row]:
+        if only is None:
+            return reads.select(query_id)
+        # One card (`explain`): looked up from the card on the store (a few ms),
+        # not decoded from the recorded table of every card's spans and texts.
+        return _select(store, query_id, {"bundle": bundle, "card": IRI(next(iter(only)))})
+
+    rows = cards_of(reads, only=only)
     if not rows:
         return []
-    texts = {ids.ledger_id(str(r["card"])): r for r in _select(facts, "report-cards", params)}
+    texts = {ids.ledger_id(str(r["card"])): r for r in select("report-cards")}
     spans: dict[str, list[Row]] = defaultdict(list)
     # The one reader rule decides what is withheld, overlap with a narrowed
     # span included (queries/withheld.rq); a withheld quote is dropped here.
-    for r in _select(facts, "report-spans", params):
+    for r in select("report-spans"):
         withheld = str(r["span"]) in hidden
         r = {**r, "exact": None if withheld else r["exact"], "withheld": withheld}
         spans[ids.ledger_id(str(r["card"]))].append(r)
     coverage: dict[str, list[Row]] = defaultdict(list)
-    for r in _select(facts, "report-coverage", params):
+    for r in select("report-coverage"):
         coverage[ids.ledger_id(str(r["card"]))].append(r)
     contradictions: dict[str, list[ContradictionInfo]] = defaultdict(list)
-    for r in _select(facts, "report-contradictions", params):
+    for r in select("report-contradictions"):
         contradictions[ids.ledger_id(str(r["card"]))].append(
             ContradictionInfo(
                 str(r["contradictionId"]),

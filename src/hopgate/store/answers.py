@@ -25,28 +25,40 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping, Set
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from hopgate.library.artefacts import library_query
-from hopgate.library.steps import reading_projection, recorded_requests
+from hopgate.library.steps import REPORT_QUERIES, reading_projection, recorded_requests
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, BNode, Row, Store, Value
 
 #: The format of the file; part of its key, so a file another format wrote is not read.
 _FORMAT = "hopgate recorded answers 2"
 
+#: The files a bundle's answers are kept in: what only the report reads (each
+#: card's spans with their texts, their coverage, the verdicts per stratum;
+#: two thirds of the bytes) in a file of its own, which the other reads do
+#: not read or hash.
+GROUPS = ("reads", "report")
+
+
+def _group(name: str) -> str:
+    return "report" if name in REPORT_QUERIES else "reads"
+
 
 @functools.cache
-def cache_key() -> str:
-    """The file's key: a digest of its format and of every recorded query's id and text."""
+def cache_key(group: str) -> str:
+    """The key of one file (``group``, one of :data:`GROUPS`): a digest of the format
+    and of the id and text of every recorded query the file holds."""
     text = _FORMAT + "".join(
         f"\n{name}\n{library_query(name).text}"
-        for name in sorted({n for n, _ in recorded_requests()})
+        for name in sorted({n for n, _ in recorded_requests() if _group(n) == group})
     )
-    return "answers-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return f"answers-{digest}" if group == "reads" else f"answers-{group}-{digest}"
 
 
 def _request(name: str, params: Mapping[str, Value]) -> str:
@@ -55,10 +67,12 @@ def _request(name: str, params: Mapping[str, Value]) -> str:
 
 
 class Answers:
-    """The recorded rows of one bundle's queries, each query's decoded when first asked for."""
+    """The recorded rows of one bundle's queries: each file verified and read when one of
+    its queries is first asked for, each query's rows decoded when first asked for."""
 
-    def __init__(self, tables: dict[str, bytes]) -> None:
-        self._tables = tables
+    def __init__(self, read_file: Callable[[str], bytes | None]) -> None:
+        self._read_file = read_file
+        self._files: dict[str, dict[str, bytes] | None] = {}
         self._rows: dict[str, list[Row]] = {}
 
     def get(
@@ -70,8 +84,13 @@ class Answers:
         ``cards``: only the rows whose ``?card`` is one of these IRIs or unbound
         (a table without that column: every row), the others not decoded.
         """
+        group = _group(name)
+        if group not in self._files:
+            data = self._read_file(group)
+            self._files[group] = None if data is None else _tables(data)
+        tables = self._files[group]
         request = _request(name, params)
-        table = self._tables.get(request)
+        table = None if tables is None else tables.get(request)
         if table is None:
             return None
         if cards is not None:
@@ -84,26 +103,33 @@ class Answers:
 def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
     """Run the recorded queries on ``used`` and the bundle in ``file``; keep their rows.
 
-    Called before the bundle is published; returns the catalog line to
-    publish with it (none on a store without snapshots).
+    Called before the bundle is published; returns the catalog lines to
+    publish with it, one per file (none on a store without snapshots).
     """
     if store.folder is None:
         return []
-    rows: dict[str, list[Row]] = {}
+    rows: dict[str, dict[str, list[Row]]] = {group: {} for group in GROUPS}
     with snapshots.copy_with_file(store, reading_projection(), used, bundle, file) as copy:
         for name, params in recorded_requests():
             bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
-            rows[_request(name, params)] = copy.select(library_query(name).text, params=bound)
-    return snapshots.keep_bytes(store, bundle, cache_key(), _encode(rows))
+            found = copy.select(library_query(name).text, params=bound)
+            rows[_group(name)][_request(name, params)] = found
+    lines = []
+    for group, tables in rows.items():
+        lines += snapshots.keep_bytes(store, bundle, cache_key(group), _encode(tables))
+    return lines
 
 
 def read(store: Store, bundle: str) -> Answers | None:
-    """The recorded answers of ``bundle`` when a verified file holds them, else None."""
+    """The recorded answers of ``bundle`` when the catalog records a file of them, else None
+    (a file is verified when first read: missing or damaged, its queries are not answered)."""
     if store.folder is None:
         return None
-    key = cache_key()
-    data = snapshots.verified_bytes(store, bundle, key, snapshots.recorded(store, [bundle]))
-    return None if data is None else Answers(_tables(data))
+    digests = snapshots.recorded(store, [bundle])
+    keys = digests.get(bundle, {})
+    if not any(cache_key(group) in keys for group in GROUPS):
+        return None
+    return Answers(lambda group: snapshots.verified_bytes(store, bundle, cache_key(group), digests))
 
 
 # ---- the file: JSON Lines, a header naming the requests, then one table per line ----
@@ -196,4 +222,4 @@ def _decode_table(line: bytes, cards: Set[str] | None = None) -> list[Row]:
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
-__all__ = ["Answers", "cache_key", "read", "record"]
+__all__ = ["GROUPS", "Answers", "cache_key", "read", "record"]
