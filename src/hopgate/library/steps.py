@@ -37,9 +37,9 @@ RESULT_QUERIES = (
     "evaluation-annotations",
     "evaluation-interventions",
 )
-#: The bundle queries only the report reads (hopgate.report.data): each card's spans
-#: with their texts, their coverage, and the verdicts per stratum.
-REPORT_QUERIES = ("report-spans", "report-coverage", "verdict-strata")
+#: The bundle queries only the report reads (hopgate.report.data): each card's spans,
+#: their texts, their coverage, and the verdicts per stratum.
+REPORT_QUERIES = ("report-spans", "report-span-texts", "report-coverage", "verdict-strata")
 #: The queries that read an evaluation's bundle (hopgate.audit.results).
 BUNDLE_QUERIES = (
     "cards",

@@ -321,13 +321,22 @@ def _collect(
     if not rows:
         return []
     texts = {ids.ledger_id(str(r["card"])): r for r in select("report-cards")}
-    spans: dict[str, list[Row]] = defaultdict(list)
-    # The one reader rule decides what is withheld, overlap with a narrowed
-    # span included (queries/withheld.rq); a withheld quote is dropped here.
-    for r in select("report-spans"):
+    # What each span is, read once however many cards name it. The one reader
+    # rule decides what is withheld, overlap with a narrowed span included
+    # (queries/withheld.rq); a withheld quote is dropped here.
+    about: dict[str, list[Row]] = defaultdict(list)
+    for r in select("report-span-texts"):
         withheld = str(r["span"]) in hidden
-        r = {**r, "exact": None if withheld else r["exact"], "withheld": withheld}
-        spans[ids.ledger_id(str(r["card"]))].append(r)
+        about[str(r["span"])].append(
+            {**r, "exact": None if withheld else r["exact"], "withheld": withheld}
+        )
+    spans: dict[str, list[Row]] = defaultdict(list)
+    for link in select("report-spans"):
+        card_spans = spans[ids.ledger_id(str(link["card"]))]
+        card_spans += ({**text, **link} for text in about[str(link["span"])])
+    for card_spans in spans.values():
+        # In the order of the sets' and spans' ids, as the report shows them.
+        card_spans.sort(key=lambda r: (str(r["role"]), str(r["setId"] or ""), str(r["spanId"])))
     coverage: dict[str, list[Row]] = defaultdict(list)
     for r in select("report-coverage"):
         coverage[ids.ledger_id(str(r["card"]))].append(r)
