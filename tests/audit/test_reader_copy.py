@@ -22,6 +22,7 @@ from ledger_strategies import ledgers
 
 import hopgate
 from hopgate import ids
+from hopgate.audit import withholding
 from hopgate.audit.withholding import (
     TEXTS_QUERY,
     Readers,
@@ -156,11 +157,18 @@ def test_the_copy_answers_as_the_store_for_every_reader(disk_store: Any) -> None
     assert str(ids.mint("span", "edge")) in answers["public"][1]
 
 
+def _records(store: Any) -> list[Path]:
+    """The files of the rule's answers the loads recorded (hopgate.store.reader_answers)."""
+    return sorted((store.folder / snapshots.FOLDER).glob("*-withheld-*.cache"))
+
+
 @pytest.mark.parametrize("damage", ["missing", "damaged"])
 def test_a_missing_or_damaged_snapshot_gives_the_same_texts(
     disk_store: Any, damage: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     expected = {reader: _shipped(disk_store, reader) for reader in READERS}
+    for path in _records(disk_store):
+        path.unlink()  # so that the rule is asked of the copy
     for path in _reader_snapshots(disk_store):
         if damage == "missing":
             path.unlink()
@@ -212,3 +220,41 @@ def test_a_filter_started_beside_the_rows_is_the_filter_of_the_run(
         idle = Readers(fresh, None, ReportError)
         idle.start(catalog.runs(fresh))  # loaded, never evaluated
         assert not idle._pending
+
+
+def test_reads_take_the_rule_s_answers_the_last_load_recorded(
+    disk_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each load records the rule's answers for the store it leaves (one answer per
+    reader a list names, one for every other reader); the evaluation after it adds no
+    quad the rule reads, so reads take them and parse no copy: the same answers."""
+    assert len(_records(disk_store)) == 2, "each load records the rule's answers"
+    expected = {reader: _one_query(disk_store, reader) for reader in READERS}
+
+    def no_copy(store: Any) -> Any:
+        raise AssertionError("the rule was asked of a copy: the record was not used")
+
+    monkeypatch.setattr(withholding, "_rule_copy", no_copy)
+    for reader in READERS:  # "analyst" and "public" are in no reader list
+        assert _shipped(disk_store, reader) == expected[reader], reader
+
+
+@pytest.mark.parametrize("damage", ["missing", "forged"])
+def test_a_missing_forged_or_earlier_record_is_not_used(
+    disk_store: Any, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first load's record answers for a store without the narrowed ledger (every
+    narrowed word free); the second load's is the store's. Without it (missing), or
+    with its rows forged to free the narrowed span, the rule is asked: the same answers."""
+    expected = {reader: _one_query(disk_store, reader) for reader in READERS}
+    second = max(_records(disk_store), key=lambda path: path.stat().st_mtime_ns)
+    if damage == "missing":
+        second.unlink()
+    else:
+        narrowed = str(ids.mint("span", "narrow")).encode("utf-8")
+        data = second.read_bytes()
+        assert narrowed in data
+        second.write_bytes(data.replace(narrowed, b"https://example.org/not-a-span"))
+    for reader in READERS:
+        assert _shipped(disk_store, reader) == expected[reader], reader
+    assert ("missing" if damage == "missing" else "damaged") in caplog.text

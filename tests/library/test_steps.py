@@ -117,17 +117,21 @@ def test_the_export_reads_the_withheld_query() -> None:
 
 
 def test_every_output_applies_the_one_reader_filter() -> None:
-    """docs/spec/records.md "What a reader is shown": one module reads the rule's query and
-    words the marker; every module that writes an output for a reader imports it."""
+    """docs/spec/records.md "What a reader is shown": one module reads the rule's query
+    (library/reader_rule.py: the forms the filter asks it in, which a load also asks to
+    record its answers), one applies it and words the marker; every module that writes an
+    output for a reader imports the latter."""
     src = ROOT / "src" / "hopgate"
     texts = {path: path.read_text("utf-8") for path in src.rglob("*.py")}
     home = src / "audit" / "withholding.py"
+    rule = src / "library" / "reader_rule.py"
     # library/steps.py reads the rule's text for its IRIs only (reader_projection: the
     # quads a load keeps a snapshot of for the rule), never to apply it.
     projection = src / "library" / "steps.py"
     assert texts[projection].count('library_query("withheld")') == 1
+    assert texts[rule].count('library_query("withheld")') == 1
     for path, text in texts.items():
-        if path not in (home, projection):
+        if path not in (rule, projection):
             assert 'library_query("withheld")' not in text, path
         if path != home:
             assert "withheld from this reader" not in text, path

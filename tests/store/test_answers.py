@@ -70,7 +70,7 @@ def _reports(store: Any) -> list[str]:
 
 
 def _cache_files(store: Any) -> list[Path]:
-    return sorted((store.folder / FOLDER).glob("*.cache"))
+    return sorted((store.folder / FOLDER).glob("*-answers-*.cache"))
 
 
 def _comparable(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

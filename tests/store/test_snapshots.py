@@ -87,8 +87,10 @@ def test_snapshots_are_recorded_with_the_graph_they_cache(tmp_path: Path) -> Non
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, CEDAR)
     digests = snapshots.recorded(store, [loaded.graph])[loaded.graph]
-    # The evaluation's, the bundle queries' and the reader rule's projections.
-    assert len(digests) == 3
+    # The evaluation's, the bundle queries' and the reader rule's projections, and the
+    # reader rule's answers (hopgate.store.reader_answers).
+    assert len(digests) == 4
+    assert sum(key.startswith("withheld-") for key in digests) == 1
     for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.nq"):
         assert snapshots.file_sha256(path) in digests.values()
     assert not list((tmp_path / "store" / snapshots.FOLDER).glob("*.partial"))

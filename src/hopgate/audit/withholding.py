@@ -26,48 +26,21 @@ from typing import Any, TypeVar
 
 from hopgate import ids
 from hopgate.errors import HopgateError
-from hopgate.library.artefacts import library_query
+from hopgate.library.reader_rule import (
+    RULE_QUERY,
+    TEXTS_OF_NODES,
+    TEXTS_QUERY,
+    VIEW_QUERY,
+    WITHHELD,
+)
 from hopgate.library.steps import reader_projection
-from hopgate.store import IRI, BNode, Row, Store, catalog, snapshots, term_ntriples
+from hopgate.store import IRI, BNode, Row, Store, catalog, reader_answers, snapshots, term_ntriples
 from hopgate.vocab import XSD
 
 #: The section of the specification every marker cites.
 SECTION = 'docs/spec/records.md "What a reader is shown"'
 #: What an output shows in place of a withheld text.
 MARKER = f"[withheld from this reader: {SECTION}]"
-
-#: The spans and versions whose text a reader may not inspect: queries/withheld.rq
-#: (the rule's one home), as a group to join into other queries with ?reader bound.
-WITHHELD = "{ " + library_query("withheld").text + "\n}"
-
-#: Which withheld nodes' texts are withheld texts: each span whose readers (or its
-#: version's) exclude the reader or whose quote overlaps a narrowed span (an inline
-#: chunk carrying part of its words), and each version withheld from it. A span
-#: withheld only because its prefix or suffix reaches into a narrowed one is not: its
-#: own quote holds none of the narrowed words.
-_TEXT_NODE = '(?class = hg:Version || ?why IN ("readers", "overlap"))'
-_TEXT_NODES = f"FILTER {_TEXT_NODE}"
-
-#: A withheld node's text: a version's whole text, a span's exact quote.
-_TEXT_OF_NODE = """
-  { ?node a hg:Version ; prov:value ?text }
-  UNION { ?node a hg:Span ; oa:hasSelector ?quote . ?quote oa:exact ?text }
-"""
-
-#: The withheld texts, in one query (a store without a snapshot folder).
-TEXTS_QUERY = f"SELECT DISTINCT ?text WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n{_TEXT_OF_NODE}}}"
-
-#: The nodes whose texts are withheld texts, asked of the rule's memory copy.
-TEXT_NODES_QUERY = f"SELECT DISTINCT ?node ?class WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n}}"
-
-#: Every withheld node, each saying whether its text is a withheld text (``?text``):
-#: both answers of :func:`reader_view` from one run of the rule.
-VIEW_QUERY = f"SELECT DISTINCT ?node ?class ({_TEXT_NODE} AS ?text) WHERE {{\n  {WITHHELD}\n}}"
-
-#: The texts of the nodes TEXT_NODES_QUERY found, bound by VALUES, asked of the store.
-TEXTS_OF_NODES = (
-    "SELECT DISTINCT ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + _TEXT_OF_NODE + "}"
-)
 
 #: Literal datatypes that are never text: numbers, booleans, times (figures stay as they are).
 NOT_TEXT = frozenset(
@@ -367,17 +340,27 @@ class ReaderView:
     withholding: Withholding
 
 
-def reader_view(store: Store, reader: str) -> ReaderView:
-    """Both answers of the reader rule for ``reader`` (its ledger id), from one copy."""
+def _view_rows(store: Store, reader_iri: str) -> list[Row] | None:
+    """The rule's rows for the reader (``?node ?class ?text``, VIEW_QUERY's): those the
+    last load recorded for the store as it is (hopgate.store.reader_answers), else asked
+    of the rule's copy; None where there is no copy (memory, remote)."""
+    recorded = reader_answers.answers(store, reader_iri)
+    if recorded is not None:
+        return recorded
     with _rule_copy(store) as copy:
-        if copy is store:  # no copy (memory, remote): the rule's two queries
-            return ReaderView(
-                _nodes(copy, str(ids.mint("reader", reader))), _filter(store, copy, reader)
-            )
-        rows = copy.select(VIEW_QUERY, params={"reader": IRI(ids.mint("reader", reader))})
-        nodes = frozenset(str(row["node"]) for row in rows)
-        texts = _texts_of(store, reader, [row for row in rows if row["text"] is True])
-        return ReaderView(nodes, texts)
+        if copy is store:
+            return None
+        return copy.select(VIEW_QUERY, params={"reader": IRI(reader_iri)})
+
+
+def reader_view(store: Store, reader: str) -> ReaderView:
+    """Both answers of the reader rule for ``reader`` (its ledger id), from one run of it."""
+    iri = str(ids.mint("reader", reader))
+    rows = _view_rows(store, iri)
+    if rows is None:  # no copy (memory, remote): the rule's two queries
+        return ReaderView(_nodes(store, iri), _texts_of(store, reader, None))
+    nodes = frozenset(str(row["node"]) for row in rows)
+    return ReaderView(nodes, _texts_of(store, reader, [row for row in rows if row["text"] is True]))
 
 
 @contextmanager
@@ -404,26 +387,23 @@ def reader_view_beside(store: Store, reader: str) -> Iterator[Callable[[], Reade
 
 def withheld_nodes(store: Store, reader_iri: str) -> set[str]:
     """The spans and versions whose text the reader may not inspect (queries/withheld.rq)."""
-    with _rule_copy(store) as copy:
-        return set(_nodes(copy, reader_iri))
+    rows = _view_rows(store, reader_iri)
+    if rows is None:
+        return set(_nodes(store, reader_iri))
+    return {str(row["node"]) for row in rows}
 
 
 def for_reader(store: Store, reader: str) -> Withholding:
     """The filter for the reader class ``reader`` (its ledger id), read from the store."""
-    with _rule_copy(store) as copy:
-        return _filter(store, copy, reader)
+    rows = _view_rows(store, str(ids.mint("reader", reader)))
+    return _texts_of(
+        store, reader, None if rows is None else [r for r in rows if r["text"] is True]
+    )
 
 
 def _nodes(copy: Store, reader_iri: str) -> frozenset[str]:
-    rows = copy.select(library_query("withheld").text, params={"reader": IRI(reader_iri)})
+    rows = copy.select(RULE_QUERY, params={"reader": IRI(reader_iri)})
     return frozenset(str(row["node"]) for row in rows)
-
-
-def _filter(store: Store, copy: Store, reader: str) -> Withholding:
-    if copy is store:  # no copy (memory, remote): the one query
-        return _texts_of(store, reader, None)
-    params = {"reader": IRI(ids.mint("reader", reader))}
-    return _texts_of(store, reader, copy.select(TEXT_NODES_QUERY, params=params))
 
 
 def _texts_of(store: Store, reader: str, nodes: list[Row] | None) -> Withholding:

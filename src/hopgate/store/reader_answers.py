@@ -1,0 +1,143 @@
+"""The reader rule's answers, recorded by each load for every reader.
+
+Every output passes through the reader filter (:mod:`hopgate.audit.withholding`),
+which asks ``queries/withheld.rq`` which spans and versions the reader may not
+inspect. On an on-disk store it asks a memory copy of the quads the rule can
+read (:func:`hopgate.library.steps.reader_projection`), parsed from each
+load's reader snapshot: at 10k claims that parse is most of a short read such
+as ``explain``. The answer depends on nothing else: so a load, once its graph
+is written, asks the rule for every reader on the copy of the store as it will
+be once published, and keeps the rows in a file beside the store, like a
+snapshot (docs/spec/records.md "Caches"); a read takes them from there.
+
+What makes the record the rule's answer, and never another's:
+
+- Its **key** is a digest of the rule's text, of the recorded digest of every
+  visible graph's reader snapshot (exactly the quads of that graph the rule
+  can match), and of nothing else: a graph without such a snapshot (a
+  bundle, a plan, the catalog) must hold none of those quads, which is asked
+  of the store (one ``ASK`` a graph); otherwise there is no key and the rule
+  is asked. Any load published after the record, or any such quad added
+  elsewhere, gives another key, and the record is not used.
+- **Every reader**: the rule mentions its reader only as the object of
+  ``hg:readableBy``, so every reader that no reader list names gets the same
+  answer; the record keeps one answer per reader a list names and one for
+  all the others.
+- The file is verified against the digest its catalog line records before
+  each use; missing or damaged, the rule is asked as before. A record whose
+  rows name a blank node (which a read could not look up) is not kept.
+
+The texts of the withheld nodes are still looked up on the store by each
+read; the record holds nodes, not texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+from hopgate import ntriples as nt
+from hopgate.library.reader_rule import VIEW_QUERY
+from hopgate.library.steps import reader_projection
+from hopgate.store import snapshots
+from hopgate.store.base import IRI, Row, Store
+from hopgate.vocab import CATALOG_GRAPH, RDF_TYPE
+
+#: The format of the file; part of its key.
+_FORMAT = "hopgate reader rule answers 1"
+
+#: The reader no reader list names, whose answer is that of every such reader.
+_UNLISTED = "urn:hopgate:reader-rule:unlisted"
+
+
+def _holds_rule_quads(store: Store, graph: str) -> bool:
+    """Whether ``graph`` holds a quad the reader rule can match (one ASK on the store)."""
+    projection = reader_projection()
+    predicates = projection.predicates - projection.classes - {RDF_TYPE}
+    patterns = [f"{{ ?s {nt.iri(p)} ?o }}" for p in sorted(predicates)]
+    patterns += [f"{{ ?s a {nt.iri(c)} }}" for c in sorted(projection.classes)]
+    query = f"ASK {{ GRAPH ?graph {{ {' UNION '.join(patterns)} }} }}"
+    return store.ask(query, params={"graph": IRI(graph)})
+
+
+def _key(store: Store, graphs: Sequence[str], digests: dict[str, dict[str, str]]) -> str | None:
+    """The key of the rule's answers over ``graphs``, None when one cannot be made."""
+    kind = snapshots.projection_key(reader_projection())
+    parts = []
+    for graph in graphs:
+        digest = digests.get(graph, {}).get(kind)
+        if digest is not None:
+            parts.append(digest)
+        elif _holds_rule_quads(store, graph):
+            return None  # its rule quads have no recorded digest: no key
+    text = "\n".join([_FORMAT, VIEW_QUERY, *sorted(parts)])
+    return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _published(store: Store) -> list[str]:
+    """The graphs a catalog entry publishes, and the catalog (what queries see)."""
+    rows = store.select(
+        "SELECT ?g WHERE { GRAPH ?catalog { ?g a prov:Bundle } }",
+        params={"catalog": IRI(CATALOG_GRAPH)},
+    )
+    return sorted({CATALOG_GRAPH, *(str(row["g"]) for row in rows)})
+
+
+def record(store: Store, graph: str) -> list[str]:
+    """Ask the rule for every reader over the store as it will be once ``graph`` is published.
+
+    Called while a load's graph is written (:func:`hopgate.store.publish.publish`'s
+    ``caches``), after its reader snapshot is cut; returns the catalog line to
+    publish with it (none on a store without snapshots, or when no key can be
+    made).
+    """
+    if store.folder is None:
+        return []
+    cut = snapshots.snapshot_path(store.folder / snapshots.FOLDER, graph, reader_projection())
+    if not cut.is_file():
+        return []
+    published = [g for g in _published(store) if g != graph]
+    digests = snapshots.recorded(store, published)
+    digests[graph] = {snapshots.projection_key(reader_projection()): snapshots.file_sha256(cut)}
+    key = _key(store, sorted([*published, graph]), digests)
+    if key is None:
+        return []
+    answers: dict[str, list[list[object]]] = {}
+    with snapshots.copy_with_file(store, reader_projection(), published, graph, cut) as copy:
+        listed = copy.select("SELECT DISTINCT ?reader WHERE { ?node hg:readableBy ?reader }")
+        readers = sorted(str(row["reader"]) for row in listed)
+        for reader in [*readers, _UNLISTED]:
+            rows = copy.select(VIEW_QUERY, params={"reader": IRI(reader)})
+            if not all(isinstance(row["node"], IRI) for row in rows):
+                return []
+            answers[reader] = sorted(
+                [str(row["node"]), str(row["class"]), row["text"] is True] for row in rows
+            )
+    if _UNLISTED in readers:
+        return []
+    data = json.dumps({"format": _FORMAT, "readers": answers}, ensure_ascii=False)
+    return snapshots.keep_bytes(store, graph, key, data.encode("utf-8"))
+
+
+def answers(store: Store, reader: str) -> list[Row] | None:
+    """The rule's rows for the reader IRI ``reader`` (``?node ?class ?text``, as
+    :data:`hopgate.library.reader_rule.VIEW_QUERY` gives them), when a load recorded
+    them for the store as it is; else None (the rule is to be asked)."""
+    if store.folder is None:
+        return None
+    graphs = store.graphs()
+    digests = snapshots.recorded(store, graphs)
+    key = _key(store, graphs, digests)
+    owner = next((g for g in graphs if key is not None and key in digests.get(g, {})), None)
+    if key is None or owner is None:
+        return None
+    data = snapshots.verified_bytes(store, owner, key, digests)
+    if data is None:
+        return None
+    table = json.loads(data)["readers"]
+    found = table.get(reader, table[_UNLISTED])
+    return [{"node": IRI(node), "class": IRI(cls), "text": text} for node, cls, text in found]
+
+
+__all__ = ["answers", "record"]
