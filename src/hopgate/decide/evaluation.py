@@ -92,10 +92,13 @@ def evaluate(
     if run is not None and run not in known:
         raise EvaluationError(unknown_name("run", run, known, where="runs in the store"))
     snapshots.discard_unpublished(store)
+    chosen = [run] if run is not None else known
     with paused_gc(), _SharedCopy(store) as copies:
         return [
-            _evaluate_or_reuse(store, run_id, force=force, by=by, copies=copies)
-            for run_id in ([run] if run is not None else known)
+            _evaluate_or_reuse(
+                store, run_id, force=force, by=by, copies=copies, last=i == len(chosen) - 1
+            )
+            for i, run_id in enumerate(chosen)
         ]
 
 
@@ -122,6 +125,13 @@ class _SharedCopy:
     def __exit__(self, *exc: object) -> None:
         self._open.close()
 
+    def release(self) -> None:
+        """Free the kept copy (no later run will read it): the bundle's publishing, with
+        its own copy for the recorded answers, then does not hold both in memory."""
+        self._open.close()
+        self._work = None
+        self._graphs = None
+
     def of(self, graphs: list[str]) -> Store:
         """The working copy of ``graphs`` (the kept one when they are the same)."""
         key = tuple(sorted(graphs))
@@ -136,7 +146,13 @@ class _SharedCopy:
 
 
 def _evaluate_or_reuse(
-    store: Store, run_id: str, *, force: bool, by: str | None, copies: _SharedCopy | None = None
+    store: Store,
+    run_id: str,
+    *,
+    force: bool,
+    by: str | None,
+    copies: _SharedCopy | None = None,
+    last: bool = True,
 ) -> EvaluationRecord:
     """Evaluate ``run_id`` unless its latest evaluation is current (and not ``force``)."""
     state = catalog.staleness(store, run_id)
@@ -145,7 +161,13 @@ def _evaluate_or_reuse(
         return _reused(store, run_id, found)
     graphs = list(state.inputs) if state.inputs is not None else catalog.run_inputs(store, run_id)
     return _evaluate_run(
-        store, run_id, graphs, previous=found.bundle if found else None, by=by, copies=copies
+        store,
+        run_id,
+        graphs,
+        previous=found.bundle if found else None,
+        by=by,
+        copies=copies,
+        last=last,
     )
 
 
@@ -320,6 +342,7 @@ def _evaluate_run(
     previous: str | None,
     by: str | None = None,
     copies: _SharedCopy | None = None,
+    last: bool = True,
 ) -> EvaluationRecord:
     clock = time.perf_counter()
     started = datetime.now(UTC)
@@ -341,6 +364,8 @@ def _evaluate_run(
             ):
                 decided = _compute(work, run, scratch, params, spool, plans)
             ended = datetime.now(UTC)
+            if copies is not None and last:
+                copies.release()
             bundle_file = Path(scratch_dir) / "bundle.nq"
             catalog_file = Path(scratch_dir) / "catalog.nq"
             writer = _write_bundle(
