@@ -108,15 +108,18 @@ def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
     """
     if store.folder is None:
         return []
-    rows: dict[str, dict[str, list[Row]]] = {group: {} for group in GROUPS}
+    # Each query's rows are encoded as soon as they are read: held as Python rows
+    # until the end, the tables of a 100k-claim run took gigabytes.
+    tables: dict[str, dict[str, str]] = {group: {} for group in GROUPS}
     with snapshots.copy_with_file(store, reading_projection(), used, bundle, file) as copy:
         for name, params in recorded_requests():
             bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
             found = copy.select(library_query(name).text, params=bound)
-            rows[_group(name)][_request(name, params)] = found
+            tables[_group(name)][_request(name, params)] = _encode_table(found)
+            del found
     lines = []
-    for group, tables in rows.items():
-        lines += snapshots.keep_bytes(store, bundle, cache_key(group), _encode(tables))
+    for group, encoded in tables.items():
+        lines += snapshots.keep_bytes(store, bundle, cache_key(group), _encode(encoded))
     return lines
 
 
@@ -170,13 +173,17 @@ def _column(values: list[Value]) -> dict[str, Any]:
     }
 
 
-def _encode(rows: dict[str, list[Row]]) -> bytes:
-    lines = [json.dumps({"format": _FORMAT, "requests": list(rows)})]
-    for found in rows.values():
-        names = list(found[0]) if found else []
-        columns = [_column([row[name] for row in found]) for name in names]
-        table = {"names": names, "count": len(found), "columns": columns}
-        lines.append(json.dumps(table, ensure_ascii=False))
+def _encode_table(found: list[Row]) -> str:
+    """One table's line."""
+    names = list(found[0]) if found else []
+    columns = [_column([row[name] for row in found]) for name in names]
+    table = {"names": names, "count": len(found), "columns": columns}
+    return json.dumps(table, ensure_ascii=False)
+
+
+def _encode(tables: dict[str, str]) -> bytes:
+    """The file: the header naming the requests, then each request's table line."""
+    lines = [json.dumps({"format": _FORMAT, "requests": list(tables)}), *tables.values()]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
