@@ -36,6 +36,7 @@ from hopgate.errors import ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import reader_projection
 from hopgate.store import IRI, Store, catalog, snapshots
+from hopgate.vocab import CATALOG_GRAPH
 
 SECRET = "Cedar maps to record R17 zqsecretzq."
 TEXT = f"Public opening. {SECRET} Public closing."
@@ -258,3 +259,20 @@ def test_a_missing_forged_or_earlier_record_is_not_used(
     for reader in READERS:
         assert _shipped(disk_store, reader) == expected[reader], reader
     assert ("missing" if damage == "missing" else "damaged") in caplog.text
+
+
+def test_rule_quads_in_a_graph_without_a_reader_snapshot_make_the_rule_asked(
+    disk_store: Any,
+) -> None:
+    """The record's key covers the graphs with a reader snapshot; any other graph must
+    hold none of the quads the rule reads. Here the catalog graph (which has no snapshot)
+    is made to narrow the span "far": the record is not used, and the answers change."""
+    before = _shipped(disk_store, "public")
+    far = ids.mint("span", "far")
+    inner = ids.mint("reader", "inner")
+    disk_store.update(
+        f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> {{ <{far}> hg:readableBy <{inner}> }} }}"
+    )
+    after = _shipped(disk_store, "public")
+    assert after == _one_query(disk_store, "public")
+    assert str(far) in after[1] and str(far) not in before[1]

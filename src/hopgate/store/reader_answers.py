@@ -54,7 +54,8 @@ _UNLISTED = "urn:hopgate:reader-rule:unlisted"
 def _holds_rule_quads(store: Store, graph: str) -> bool:
     """Whether ``graph`` holds a quad the reader rule can match (one ASK on the store)."""
     projection = reader_projection()
-    predicates = projection.predicates - projection.classes - {RDF_TYPE}
+    # Both sets are every IRI of the rule's text (a superset: hopgate.library.projection).
+    predicates = projection.predicates - {RDF_TYPE}
     patterns = [f"{{ ?s {nt.iri(p)} ?o }}" for p in sorted(predicates)]
     patterns += [f"{{ ?s a {nt.iri(c)} }}" for c in sorted(projection.classes)]
     query = f"ASK {{ GRAPH ?graph {{ {' UNION '.join(patterns)} }} }}"
