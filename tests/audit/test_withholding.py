@@ -7,6 +7,10 @@ finding of issue 25, item 3) and tests/test_reader_filter_property.py.
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hopgate.audit import withholding
 from hopgate.audit.withholding import MARKER, NOTHING, Withholding, normalize
 
 NARROWED = "Cedar maps to zqnarrowed7731 kestrel"
@@ -35,3 +39,22 @@ def test_redact_keeps_names_numbers_and_keys() -> None:
     assert rule.ntriples(b'<a> <b> "the Secret  words"@en .\n<a> <b> "7"^^<x> .\n') == (
         b'<a> <b> "' + MARKER.replace('"', '\\"').encode() + b'" .\n<a> <b> "7"^^<x> .\n'
     )
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    texts=st.lists(st.text(alphabet="abcé x.", min_size=1, max_size=40), max_size=12),
+    checked=st.lists(st.text(alphabet="abcé x.", max_size=90), min_size=1, max_size=30),
+)
+def test_the_scan_and_the_compiled_pattern_withhold_the_same_strings(
+    texts: list[str], checked: list[str]
+) -> None:
+    """A filter scans for each withheld text until it has checked ``_SCANS`` strings,
+    then compiles its pattern: both say a string is withheld exactly when it repeats one
+    of the texts (normalized)."""
+    scanning = Withholding("r", texts)
+    compiled = Withholding("r", texts)
+    compiled._scans = withholding._SCANS  # its scans used up: it compiles at once
+    for text in checked:
+        expected = any(t in normalize(text) for t in scanning.texts)
+        assert scanning.withholds(text) == compiled.withholds(text) == expected, text
