@@ -276,3 +276,20 @@ def test_rule_quads_in_a_graph_without_a_reader_snapshot_make_the_rule_asked(
     after = _shipped(disk_store, "public")
     assert after == _one_query(disk_store, "public")
     assert str(far) in after[1] and str(far) not in before[1]
+
+
+def test_an_intervention_plan_records_the_rule_s_answers_too(
+    disk_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan's graph holds spans the rule reads (its variants), so it changes the key;
+    publishing it records the answers for the store it leaves, which reads then use."""
+    hopgate.plan_interventions(disk_store, run="r2", output=tmp_path / "plan.jsonl")
+    assert len(_records(disk_store)) == 3
+    expected = {reader: _one_query(disk_store, reader) for reader in READERS}
+
+    def no_copy(store: Any) -> Any:
+        raise AssertionError("the rule was asked of a copy: the record was not used")
+
+    monkeypatch.setattr(withholding, "_rule_copy", no_copy)
+    for reader in READERS:
+        assert _shipped(disk_store, reader) == expected[reader], reader

@@ -27,7 +27,16 @@ from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
 from hopgate.library.steps import load_projections
-from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, catalog, snapshots
+from hopgate.store import (
+    IRI,
+    SCRATCH_SUFFIX,
+    Row,
+    Store,
+    Value,
+    catalog,
+    reader_answers,
+    snapshots,
+)
 from hopgate.store.publish import publish
 from hopgate.times import xsd_datetime
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
@@ -405,6 +414,8 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             kind="plan",
             projections=load_projections(),
             trusted=True,
+            # A plan's variants are spans the reader rule reads, like a load's.
+            caches=lambda: reader_answers.record(store, graph),
         )
 
 
