@@ -88,8 +88,8 @@ def _published(store: Store) -> list[str]:
 def record(store: Store, graph: str) -> list[str]:
     """Ask the rule for every reader over the store as it will be once ``graph`` is published.
 
-    Called while a load's graph is written (:func:`hopgate.store.publish.publish`'s
-    ``caches``), after its reader snapshot is cut; returns the catalog line to
+    Called while a load's or an intervention plan's graph is written
+    (:func:`hopgate.store.publish.publish`'s ``caches``), after its reader snapshot is cut; returns the catalog line to
     publish with it (none on a store without snapshots, or when no key can be
     made).
     """
