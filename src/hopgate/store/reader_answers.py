@@ -1,4 +1,4 @@
-"""The reader rule's answers, recorded by each load for every reader.
+"""The reader rule's answers, recorded by each load (and intervention plan) for every reader.
 
 Every output passes through the reader filter (:mod:`hopgate.audit.withholding`),
 which asks ``queries/withheld.rq`` which spans and versions the reader may not
@@ -12,10 +12,10 @@ snapshot (docs/spec/records.md "Caches"); a read takes them from there.
 
 What makes the record the rule's answer, and never another's:
 
-- Its **key** is a digest of the rule's text, of the recorded digest of every
-  visible graph's reader snapshot (exactly the quads of that graph the rule
+- Its **key** is a digest of the rule's text, of the name and recorded digest
+  of every visible graph's reader snapshot (exactly the quads of that graph the rule
   can match), and of nothing else: a graph without such a snapshot (a
-  bundle, a plan, the catalog) must hold none of those quads, which is asked
+  bundle, the catalog) must hold none of those quads, which is asked
   of the store (one ``ASK`` a graph); otherwise there is no key and the rule
   is asked. Any load published after the record, or any such quad added
   elsewhere, gives another key, and the record is not used.
@@ -69,7 +69,7 @@ def _key(store: Store, graphs: Sequence[str], digests: dict[str, dict[str, str]]
     for graph in graphs:
         digest = digests.get(graph, {}).get(kind)
         if digest is not None:
-            parts.append(digest)
+            parts.append(f"{graph} {digest}")
         elif _holds_rule_quads(store, graph):
             return None  # its rule quads have no recorded digest: no key
     text = "\n".join([_FORMAT, VIEW_QUERY, *sorted(parts)])
@@ -89,9 +89,9 @@ def record(store: Store, graph: str) -> list[str]:
     """Ask the rule for every reader over the store as it will be once ``graph`` is published.
 
     Called while a load's or an intervention plan's graph is written
-    (:func:`hopgate.store.publish.publish`'s ``caches``), after its reader snapshot is cut; returns the catalog line to
-    publish with it (none on a store without snapshots, or when no key can be
-    made).
+    (:func:`hopgate.store.publish.publish`'s ``caches``), after its reader snapshot
+    is cut; returns the catalog line to publish with it (none on a store without
+    snapshots, or when no key can be made).
     """
     if store.folder is None:
         return []
@@ -107,7 +107,11 @@ def record(store: Store, graph: str) -> list[str]:
     answers: dict[str, list[list[object]]] = {}
     with snapshots.copy_with_file(store, reader_projection(), published, graph, cut) as copy:
         listed = copy.select("SELECT DISTINCT ?reader WHERE { ?node hg:readableBy ?reader }")
+        if not all(isinstance(row["reader"], IRI) for row in listed):
+            return []  # a reader a read could not name
         readers = sorted(str(row["reader"]) for row in listed)
+        if _UNLISTED in readers:
+            return []
         for reader in [*readers, _UNLISTED]:
             rows = copy.select(VIEW_QUERY, params={"reader": IRI(reader)})
             if not all(isinstance(row["node"], IRI) for row in rows):
@@ -115,8 +119,6 @@ def record(store: Store, graph: str) -> list[str]:
             answers[reader] = sorted(
                 [str(row["node"]), str(row["class"]), row["text"] is True] for row in rows
             )
-    if _UNLISTED in readers:
-        return []
     data = json.dumps({"format": _FORMAT, "readers": answers}, ensure_ascii=False)
     return snapshots.keep_bytes(store, graph, key, data.encode("utf-8"))
 
