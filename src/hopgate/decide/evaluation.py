@@ -123,7 +123,7 @@ class _SharedCopy:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._open.close()
+        self.release()
 
     def release(self) -> None:
         """Free the kept copy (no later run will read it): the bundle's publishing, with

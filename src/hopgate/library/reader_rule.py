@@ -23,37 +23,31 @@ WITHHELD = "{ " + RULE_QUERY + "\n}"
 #: chunk carrying part of its words), and each version withheld from it. A span
 #: withheld only because its prefix or suffix reaches into a narrowed one is not: its
 #: own quote holds none of the narrowed words.
-TEXT_NODE = '(?class = hg:Version || ?why IN ("readers", "overlap"))'
-_TEXT_NODES = f"FILTER {TEXT_NODE}"
+_TEXT_NODE = '(?class = hg:Version || ?why IN ("readers", "overlap"))'
+_TEXT_NODES = f"FILTER {_TEXT_NODE}"
 
 #: A withheld node's text: a version's whole text, a span's exact quote.
-TEXT_OF_NODE = """
+_TEXT_OF_NODE = """
   { ?node a hg:Version ; prov:value ?text }
   UNION { ?node a hg:Span ; oa:hasSelector ?quote . ?quote oa:exact ?text }
 """
 
 #: The withheld texts, in one query (a store without a snapshot folder).
-TEXTS_QUERY = f"SELECT DISTINCT ?text WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n{TEXT_OF_NODE}}}"
-
-#: The nodes whose texts are withheld texts, asked of the rule's memory copy.
-TEXT_NODES_QUERY = f"SELECT DISTINCT ?node ?class WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n}}"
+TEXTS_QUERY = f"SELECT DISTINCT ?text WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n{_TEXT_OF_NODE}}}"
 
 #: Every withheld node, each saying whether its text is a withheld text (``?text``):
 #: both answers of the reader filter from one run of the rule.
-VIEW_QUERY = f"SELECT DISTINCT ?node ?class ({TEXT_NODE} AS ?text) WHERE {{\n  {WITHHELD}\n}}"
+VIEW_QUERY = f"SELECT DISTINCT ?node ?class ({_TEXT_NODE} AS ?text) WHERE {{\n  {WITHHELD}\n}}"
 
-#: The texts of the nodes TEXT_NODES_QUERY found, bound by VALUES, asked of the store.
+#: The texts of the nodes VIEW_QUERY marks ``?text``, bound by VALUES, asked of the store.
 TEXTS_OF_NODES = (
-    "SELECT DISTINCT ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + TEXT_OF_NODE + "}"
+    "SELECT DISTINCT ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + _TEXT_OF_NODE + "}"
 )
 
 __all__ = [
     "RULE_QUERY",
     "TEXTS_OF_NODES",
     "TEXTS_QUERY",
-    "TEXT_NODE",
-    "TEXT_NODES_QUERY",
-    "TEXT_OF_NODE",
     "VIEW_QUERY",
     "WITHHELD",
 ]

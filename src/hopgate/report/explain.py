@@ -2,8 +2,8 @@
 
 Which rule decided a card is read from the store (``queries/report-cards.rq``);
 which members were admissible, covered and missing likewise
-(``report-spans.rq``, ``report-span-texts.rq``, ``report-coverage.rq``). This module only words them,
-citing the section of the acceptance semantics each step applies.
+(``report-spans.rq``, ``report-span-texts.rq``, ``report-coverage.rq``). This module
+only words them, citing the section of the acceptance semantics each step applies.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ RULES: dict[str, tuple[str, int]] = {
     "citation-incomplete": ("revise-citations", 5),
 }
 
-#: The admissibility rules of "Eligibility", by the flag report-span-texts.rq (rules 1, 2, 4) or report-spans.rq (rule 3) returns.
+#: The admissibility rules of "Eligibility", by the flag report-span-texts.rq (rules 1, 2
+#: and 4) or report-spans.rq (rule 3) returns.
 ADMISSIBILITY: dict[str, tuple[int, str]] = {
     "late": (1, "its version was observed after the evaluation's observation cutoff"),
     "invalidated": (2, "its version was invalidated at or before the cutoff"),

@@ -132,8 +132,10 @@ def answers(store: Store, reader: str) -> list[Row] | None:
     graphs = store.graphs()
     digests = snapshots.recorded(store, graphs)
     key = _key(store, graphs, digests)
-    owner = next((g for g in graphs if key is not None and key in digests.get(g, {})), None)
-    if key is None or owner is None:
+    if key is None:
+        return None
+    owner = next((g for g in graphs if key in digests.get(g, {})), None)
+    if owner is None:
         return None
     data = snapshots.verified_bytes(store, owner, key, digests)
     if data is None:
