@@ -268,7 +268,7 @@ def check_json(store: Path, hostile: Hostile) -> None:
     for args in (
         ("verdicts", "--format", "json"),
         ("metrics", "--format", "json"),
-        ("explain", o1, "--format", "json"),
+        ("explain", "--format", "json", "--", o1),
         ("diff", "--run", run, "--format", "json"),
         ("review", "queue", "--format", "json"),
         ("review", "changes", "--run", run, "--format", "json"),
@@ -335,7 +335,7 @@ def check_terminal(store: Path, hostile: Hostile) -> None:
     # A table: its header, its rule, one line per output.
     assert len(outputs["verdicts"].splitlines()) == 2 + 3
     # An error quoting hostile data is one line.
-    error = _invoke(store, "explain", o1 + "\nrun x: gate passed")
+    error = _invoke(store, "explain", "--", o1 + "\nrun x: gate passed")
     assert error.exit_code == 2
     assert_terminal(error.output)
     assert len(error.output.strip().splitlines()) == 1

@@ -27,30 +27,22 @@ name of one (the modules live in packages named for the stage of the data:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
-# The modules named like the functions below (evaluate, validate, export,
-# baseline) are imported here, under other names, before hopgate/__init__.py
-# binds ``hopgate.<name>`` to the function: importing such a module for the
-# first time later would rebind ``hopgate.<name>`` to the module.
+# What every read needs is imported here; what only some commands need (SHACL,
+# signing, PROV, the report's templates, the loader, the evaluation) is imported
+# inside the functions that use it, and the names this module gives from those
+# modules through ``__getattr__`` (_LAZY).
 from hopgate import ids
 from hopgate import progress as _progress
-from hopgate._version import __version__
-from hopgate.audit import adjudication
-from hopgate.audit import queue as _review
-from hopgate.audit import triage as _triage
-from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
-from hopgate.audit.agreement import Agreement, Comparison
-from hopgate.audit.agreement import agreement as _agreement
 from hopgate.audit.inspection import Stats
 from hopgate.audit.inspection import stats as stats
-from hopgate.audit.peers import PeerMetric, peer_metrics
-from hopgate.audit.queue import JudgmentRecord, QueueItem
 from hopgate.audit.results import (
     FIGURES,
     VERDICT_COLUMNS,
@@ -62,28 +54,7 @@ from hopgate.audit.results import (
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
-from hopgate.audit.triage import TriageResult
 from hopgate.audit.withholding import Readers, Withholding, check_reader, for_reader
-from hopgate.bundles import judgment_proofs
-from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
-from hopgate.bundles.export import Export, export_bundle, write_export
-from hopgate.bundles.formats import PICTURE_EXTENSIONS
-from hopgate.bundles.judgment_proofs import Signature
-from hopgate.bundles.picture import card_dot
-from hopgate.bundles.picture import render as draw
-from hopgate.bundles.proofs import SignResult, sign_directory
-from hopgate.bundles.scope import resolve_scope
-from hopgate.bundles.signing import (
-    SigningKey,
-    read_private_key,
-    read_public_key,
-    write_key,
-)
-from hopgate.bundles.signing import new_key as _new_key
-from hopgate.bundles.verify import VerifyReport
-from hopgate.bundles.verify import verify as _verify
-from hopgate.decide.evaluation import EvaluationRecord
-from hopgate.decide.evaluation import evaluate as _evaluate
 from hopgate.decide.variants import VARIANTS
 from hopgate.errors import (
     ExportError,
@@ -93,20 +64,7 @@ from hopgate.errors import (
     ReviewError,
     StoreError,
 )
-from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
-from hopgate.ingest.adapters import ImportResult
-from hopgate.ingest.adapters import import_files as _import_files
-from hopgate.ingest.adapters.shapes import SHAPES as ANSWER_SHAPES
-from hopgate.ingest.baseline import BaselineResult, baseline_labels
-from hopgate.ingest.baseline import baseline as _baseline
-from hopgate.ingest.correctness import Judge
-from hopgate.ingest.judgments import QUESTIONS
-from hopgate.ingest.loader import LoadResult
-from hopgate.ingest.loader import load as load
 from hopgate.inputs import decode_text, read_regular
-from hopgate.interventions.plan import PlanResult, read_plan, write_plan
-from hopgate.interventions.plan import plan as _plan
-from hopgate.interventions.run import BUILTIN_BM25, RunResult, run_plan
 from hopgate.library.artefacts import LibraryQuery, artefact
 from hopgate.library.artefacts import library_queries as _library_queries
 from hopgate.library.steps import (
@@ -117,23 +75,94 @@ from hopgate.library.steps import (
 )
 from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits
 from hopgate.progress import Reporter
-from hopgate.report.build import Report
-from hopgate.report.build import build_report as _build_report
-from hopgate.report.diff import Diff
-from hopgate.report.diff import diff as _diff
 from hopgate.report.explain import Explanation, reasons
 from hopgate.report.explain import explain as explain
-from hopgate.report.pages import render as _render_report
 from hopgate.report.sentences import authority_reason
-from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport
-from hopgate.shacl.graphs import validate_graph as validate_graph
-from hopgate.shacl.validation import ValidationResult
-from hopgate.shacl.validation import validate as _validate
 from hopgate.store import OxigraphStore, Row, Store, Value, catalog
 from hopgate.store import open_store as _open_store
-from hopgate.store.remote import RemoteStore
-from hopgate.store.remote.doctor import ServerReport, check_server
 from hopgate.store.terms import parse_value as parse_value
+
+if TYPE_CHECKING:
+    from hopgate._version import __version__
+    from hopgate.audit.adjudication import Recorded, ScoreChanges, Signer
+    from hopgate.audit.agreement import Agreement, Comparison
+    from hopgate.audit.peers import PeerMetric
+    from hopgate.audit.queue import JudgmentRecord, QueueItem
+    from hopgate.audit.triage import TriageResult
+    from hopgate.bundles.export import FORMATS as EXPORT_FORMATS
+    from hopgate.bundles.export import Export
+    from hopgate.bundles.formats import PICTURE_FORMATS
+    from hopgate.bundles.judgment_proofs import Signature
+    from hopgate.bundles.proofs import SignResult
+    from hopgate.bundles.signing import SigningKey, WrittenKey
+    from hopgate.bundles.verify import VerifyReport
+    from hopgate.decide.evaluation import EvaluationRecord
+    from hopgate.ingest.adapters import FORMATS as IMPORT_FORMATS
+    from hopgate.ingest.adapters import ImportResult
+    from hopgate.ingest.adapters.shapes import SHAPES as ANSWER_SHAPES
+    from hopgate.ingest.baseline import BaselineResult
+    from hopgate.ingest.judgments import QUESTIONS as JUDGMENT_QUESTIONS
+    from hopgate.ingest.loader import LoadResult, load
+    from hopgate.interventions.plan import PlanResult
+    from hopgate.interventions.run import BUILTIN_BM25, RunResult
+    from hopgate.report.build import Report
+    from hopgate.report.diff import Diff
+    from hopgate.shacl.graphs import SHACL_ENGINES, ShaclReport, validate_graph
+    from hopgate.shacl.validation import ValidationResult
+    from hopgate.store.remote.doctor import ServerReport
+
+#: The names this module gives from modules it imports only when a function needs
+#: them (PEP 562): a read command does not import SHACL (rdflib), signing
+#: (cryptography), PROV, the report's templates, the loader or the evaluation
+#: (0.3 s of the 0.45 s its imports took).
+_LAZY = {
+    "JUDGMENT_QUESTIONS": ("hopgate.ingest.judgments", "QUESTIONS"),
+    "PICTURE_FORMATS": ("hopgate.bundles.formats", "PICTURE_FORMATS"),
+    "ANSWER_SHAPES": ("hopgate.ingest.adapters.shapes", "SHAPES"),
+    "Agreement": ("hopgate.audit.agreement", "Agreement"),
+    "BUILTIN_BM25": ("hopgate.interventions.run", "BUILTIN_BM25"),
+    "BaselineResult": ("hopgate.ingest.baseline", "BaselineResult"),
+    "Comparison": ("hopgate.audit.agreement", "Comparison"),
+    "Diff": ("hopgate.report.diff", "Diff"),
+    "EXPORT_FORMATS": ("hopgate.bundles.export", "FORMATS"),
+    "EvaluationRecord": ("hopgate.decide.evaluation", "EvaluationRecord"),
+    "Export": ("hopgate.bundles.export", "Export"),
+    "IMPORT_FORMATS": ("hopgate.ingest.adapters", "FORMATS"),
+    "ImportResult": ("hopgate.ingest.adapters", "ImportResult"),
+    "JudgmentRecord": ("hopgate.audit.queue", "JudgmentRecord"),
+    "LoadResult": ("hopgate.ingest.loader", "LoadResult"),
+    "PeerMetric": ("hopgate.audit.peers", "PeerMetric"),
+    "PlanResult": ("hopgate.interventions.plan", "PlanResult"),
+    "QueueItem": ("hopgate.audit.queue", "QueueItem"),
+    "Recorded": ("hopgate.audit.adjudication", "Recorded"),
+    "Report": ("hopgate.report.build", "Report"),
+    "RunResult": ("hopgate.interventions.run", "RunResult"),
+    "SHACL_ENGINES": ("hopgate.shacl.graphs", "SHACL_ENGINES"),
+    "ScoreChanges": ("hopgate.audit.adjudication", "ScoreChanges"),
+    "ServerReport": ("hopgate.store.remote.doctor", "ServerReport"),
+    "ShaclReport": ("hopgate.shacl.graphs", "ShaclReport"),
+    "SignResult": ("hopgate.bundles.proofs", "SignResult"),
+    "Signature": ("hopgate.bundles.judgment_proofs", "Signature"),
+    "SigningKey": ("hopgate.bundles.signing", "SigningKey"),
+    "TriageResult": ("hopgate.audit.triage", "TriageResult"),
+    "ValidationResult": ("hopgate.shacl.validation", "ValidationResult"),
+    "VerifyReport": ("hopgate.bundles.verify", "VerifyReport"),
+    "WrittenKey": ("hopgate.bundles.signing", "WrittenKey"),
+    "__version__": ("hopgate._version", "__version__"),
+    "load": ("hopgate.ingest.loader", "load"),
+    "validate_graph": ("hopgate.shacl.graphs", "validate_graph"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module a lazily given name lives in when the name is first used."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home, attribute = _LAZY[name]
+    found = getattr(importlib.import_module(home), attribute)
+    globals()[name] = found
+    return found
+
 
 __all__ = [
     # What the commands' options choose from, and the columns and figures they print.
@@ -229,11 +258,6 @@ __all__ = [
     "verify",
 ]
 
-#: The picture formats of ``hopgate export --card ID --format dot|svg|png``.
-PICTURE_FORMATS = tuple(PICTURE_EXTENSIONS)
-#: The questions a judgment answers (docs/spec/adjudication.md), each with its terms.
-JUDGMENT_QUESTIONS = QUESTIONS
-
 
 def open_store(path: Path | None) -> OxigraphStore:
     """Open the embedded store in the folder ``path`` (made when absent), or in memory for None.
@@ -289,6 +313,8 @@ def open_endpoint(
         >>> store.update_endpoint
         'http://localhost:8890/sparql'
     """
+    from hopgate.store.remote import RemoteStore
+
     return RemoteStore(
         endpoint,
         update_endpoint=update_endpoint,
@@ -426,6 +452,8 @@ def evaluate(
         >>> [r.reused for r in evaluate(store, run="sys-a")]  # nothing changed since
         [True]
     """
+    from hopgate.decide.evaluation import evaluate as _evaluate
+
     return _evaluate(store, run=run, force=force, by=by, progress=progress)
 
 
@@ -516,10 +544,16 @@ def metrics(
         citation_set_completeness: 1/3 = 0.333
         answer_correctness: 3/4 = 0.750
     """
+    from hopgate.ingest.baseline import baseline_labels
+
     readers = Readers(store, reader, ReportError)
     readers.start(catalog.runs(store) if run is None else [run])
     labels = baseline_labels(store)
-    peer_figures = peer_metrics(store, run=run) if peers else {}
+    peer_figures = {}
+    if peers:
+        from hopgate.audit.peers import peer_metrics
+
+        peer_figures = peer_metrics(store, run=run)
     found = {}
     for run_id, figures in _metrics(store, run=run).items():
         shown = readers.of_run(run_id)
@@ -585,6 +619,8 @@ def gate(
     """
     check_gate_policy(consequential)
     if evaluate:
+        from hopgate.decide.evaluation import evaluate as _evaluate
+
         _evaluate(store, run=run)
     readers = Readers(store, None, ReportError)
     readers.start([run])
@@ -632,6 +668,8 @@ def validate(
         >>> result.conforms, len(result.violations), len(result.warnings)
         (True, 0, 0)
     """
+    from hopgate.shacl.validation import validate as _validate
+
     return _validate(
         store,
         extra_shapes=extra_shapes,
@@ -695,6 +733,14 @@ def export(
         ...     sorted(p.name for p in Path(folder).iterdir()), written.path.name
         (['export.trig', 'manifest.json'], 'export.trig')
     """
+    from hopgate.bundles.export import Export, export_bundle, write_export
+    from hopgate.bundles.formats import PICTURE_FORMATS
+    from hopgate.bundles.picture import card_dot
+    from hopgate.bundles.picture import render as draw
+    from hopgate.bundles.proofs import sign_directory
+    from hopgate.bundles.scope import resolve_scope
+    from hopgate.bundles.signing import read_private_key
+
     signing_key = None
     if key is not None:
         if output is None:
@@ -752,6 +798,9 @@ def verify(directory: Path, *, trust: Sequence[str] = ()) -> VerifyReport:
         >>> report.ok, report.files, report.quotes_checked, report.problems
         (True, 1, 13, [])
     """
+    from hopgate.bundles.signing import read_public_key
+    from hopgate.bundles.verify import verify as _verify
+
     trusted = [read_public_key(value) for value in trust] if trust else None
     return _verify(directory, trusted=trusted)
 
@@ -896,6 +945,9 @@ def doctor(
         ...     print("cannot reach the server" in str(exc))
         True
     """
+    from hopgate.store.remote import RemoteStore
+    from hopgate.store.remote.doctor import check_server
+
     store = RemoteStore(
         endpoint,
         update_endpoint=update_endpoint,
@@ -933,6 +985,8 @@ def review_queue(
         >>> review_queue(store, run="sys-a")
         []
     """
+    from hopgate.audit import queue as _review
+
     readers = Readers(store, reader, ReviewError)
     return [readers.of_run(item.run).redact(item) for item in _review.queue(store, run)]
 
@@ -959,6 +1013,8 @@ def review_agreement(store: Store, *, reader: str | None = None) -> list[Agreeme
         >>> review_agreement(store)
         []
     """
+    from hopgate.audit.agreement import agreement as _agreement
+
     if reader is not None:
         check_reader(store, reader, ReviewError)
         shown = for_reader(store, reader)
@@ -1011,6 +1067,8 @@ def triage(
         >>> found.answered, found.failed
         ([], [])
     """
+    from hopgate.audit import triage as _triage
+
     limits = Limits(timeout=timeout, output_cap=max_output, pass_env=tuple(pass_env))
     shown = Readers(store, None, ReviewError).of_run(run)
     return _triage.triage(
@@ -1039,6 +1097,8 @@ def review_changes(store: Store, *, run: str, reader: str | None = None) -> Scor
         >>> found.before, found.verdicts, found.metrics["complete_set_recall"]["changed"]
         (None, [], False)
     """
+    from hopgate.audit import adjudication
+
     found = adjudication.changes(store, run)
     return Readers(store, reader, ReviewError).of_run(run).redact(found)
 
@@ -1091,6 +1151,8 @@ def judge(
         >>> recorded.id
         'j-ana'
     """
+    from hopgate.audit import adjudication
+
     return adjudication.judge(
         store,
         subject,
@@ -1107,6 +1169,9 @@ def judge(
 
 
 def _signer(key_file: Path | None) -> Signer | None:
+    from hopgate.bundles import judgment_proofs
+    from hopgate.bundles.signing import read_private_key
+
     if key_file is None:
         return None
     key = read_private_key(key_file)
@@ -1153,6 +1218,10 @@ def review_judgments(
         >>> [(j.id, j.recorded_by, s.describe()) for j, s in review_judgments(store)]
         [('j-ana', 'ana', 'unsigned')]
     """
+    from hopgate.audit import queue as _review
+    from hopgate.bundles import judgment_proofs
+    from hopgate.bundles.signing import read_public_key
+
     trusted = [read_public_key(value) for value in trust] if trust else None
     if reader is not None:
         check_reader(store, reader, ReviewError)
@@ -1203,6 +1272,8 @@ def baseline(
         >>> result.run, result.questions
         ('baseline-bm25-k3-top1', 4)
     """
+    from hopgate.ingest.baseline import baseline as _baseline
+
     return _baseline(
         store, retriever=retriever, k=k, citer=citer, evaluation=evaluation, output=output
     )
@@ -1237,17 +1308,10 @@ def sign(directory: Path, *, key: Path, by: str) -> SignResult:
         >>> signed.files, report.ok, report.signatures_checked
         (['export.trig'], True, 1)
     """
+    from hopgate.bundles.proofs import sign_directory
+    from hopgate.bundles.signing import read_private_key
+
     return sign_directory(directory, read_private_key(key), by=by)
-
-
-@dataclass(frozen=True)
-class WrittenKey(SigningKey):
-    """A new key pair (:class:`SigningKey`) and the two files :func:`new_key` wrote it to."""
-
-    #: The private key's file (mode 0600).
-    private_file: Path
-    #: The public key's file, ``<private_file>.pub``.
-    public_file: Path
 
 
 def new_key(output: Path) -> WrittenKey:
@@ -1272,6 +1336,9 @@ def new_key(output: Path) -> WrittenKey:
         >>> written, key.public_multibase.startswith("z6Mk")
         (['ann.key', 'ann.key.pub'], True)
     """
+    from hopgate.bundles.signing import WrittenKey, write_key
+    from hopgate.bundles.signing import new_key as _new_key
+
     key = _new_key()
     private_file, public_file = write_key(key, output)
     return WrittenKey(key.private, private_file, public_file)
@@ -1327,6 +1394,9 @@ def import_files(
         >>> result.records["question"], result.records["case"], result.records["run"]
         (5, 5, 1)
     """
+    from hopgate.ingest.adapters import import_files as _import_files
+    from hopgate.ingest.correctness import Judge
+
     return _import_files(
         format,
         list(inputs),
@@ -1380,6 +1450,9 @@ def plan_interventions(
         >>> len(planned.variants), sorted({v["expected"] for v in planned.variants})
         (37, ['abstention', 'supported answer'])
     """
+    from hopgate.interventions.plan import plan as _plan
+    from hopgate.interventions.plan import write_plan
+
     result = _plan(store, run, evaluation=evaluation, variants=tuple(variants), max_sets=max_sets)
     write_plan(result, output)
     return result
@@ -1429,6 +1502,9 @@ def run_interventions(
         >>> result.answered, len(result.failed)
         (37, 0)
     """
+    from hopgate.interventions.plan import read_plan
+    from hopgate.interventions.run import run_plan
+
     return run_plan(
         read_plan(plan),
         system,
@@ -1484,6 +1560,9 @@ def build_report(
         >>> found.gate.passed, found.gate.failing, len(found.cards)
         (False, ['sys-a/qA/o1'], 4)
     """
+    from hopgate.bundles.signing import read_public_key
+    from hopgate.report.build import build_report as _build_report
+
     trusted = [read_public_key(value) for value in trust] if trust else None
     return _build_report(
         store,
@@ -1520,6 +1599,8 @@ def render_report(report: Report, *, format: str = "html") -> str:
         >>> render_report(report, format="md").startswith("#")
         True
     """
+    from hopgate.report.pages import render as _render_report
+
     return _render_report(report, format)
 
 
@@ -1556,6 +1637,8 @@ def diff(
         >>> found.run, found.outputs, found.metrics_after.complete_set_recall.numerator
         ('sys-a', [], 2)
     """
+    from hopgate.report.diff import diff as _diff
+
     if run is None and before is not None:
         run = before.rpartition("@")[0]
     if run is None:

@@ -240,17 +240,22 @@ def test_reads_take_the_rule_s_answers_the_last_load_recorded(
         assert _shipped(disk_store, reader) == expected[reader], reader
 
 
-@pytest.mark.parametrize("damage", ["missing", "forged"])
+@pytest.mark.parametrize("damage", ["missing", "forged", "forged text"])
 def test_a_missing_forged_or_earlier_record_is_not_used(
     disk_store: Any, damage: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The first load's record answers for a store without the narrowed ledger (every
     narrowed word free); the second load's is the store's. Without it (missing), or
-    with its rows forged to free the narrowed span, the rule is asked: the same answers."""
+    with its rows forged to free the narrowed span, or its withheld texts forged to
+    drop the narrowed words, the rule is asked: the same answers."""
     expected = {reader: _one_query(disk_store, reader) for reader in READERS}
     second = max(_records(disk_store), key=lambda path: path.stat().st_mtime_ns)
     if damage == "missing":
         second.unlink()
+    elif damage == "forged text":
+        data = second.read_bytes()
+        assert b"zqsecretzq" in data
+        second.write_bytes(data.replace(b"zqsecretzq", b"zqpublic00"))
     else:
         narrowed = str(ids.mint("span", "narrow")).encode("utf-8")
         data = second.read_bytes()
@@ -276,6 +281,24 @@ def test_rule_quads_in_a_graph_without_a_reader_snapshot_make_the_rule_asked(
     after = _shipped(disk_store, "public")
     assert after == _one_query(disk_store, "public")
     assert str(far) in after[1] and str(far) not in before[1]
+
+
+def test_a_text_in_a_graph_without_a_reader_snapshot_makes_the_rule_asked(
+    disk_store: Any,
+) -> None:
+    """The record holds the withheld texts; the key covers them through the reader
+    snapshots, which hold the texts. A text written into another graph (the catalog,
+    which has no snapshot) for a withheld version is a withheld text too: the record
+    is not used, and the filter withholds it."""
+    withheld = _one_query(disk_store, "public")[1]
+    version = next(node for node in sorted(withheld) if "/version/" in node)
+    disk_store.update(
+        f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> "
+        f'{{ <{version}> prov:value "zq a text written later zq" }} }}'
+    )
+    shipped = _shipped(disk_store, "public")
+    assert "zq a text written later zq" in shipped[0]
+    assert shipped == _one_query(disk_store, "public")
 
 
 def test_an_intervention_plan_records_the_rule_s_answers_too(

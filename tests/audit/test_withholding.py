@@ -10,7 +10,6 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hopgate.audit import withholding
 from hopgate.audit.withholding import MARKER, NOTHING, Withholding, normalize
 
 NARROWED = "Cedar maps to zqnarrowed7731 kestrel"
@@ -41,20 +40,31 @@ def test_redact_keeps_names_numbers_and_keys() -> None:
     )
 
 
-@settings(max_examples=60, deadline=None, database=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(
     texts=st.lists(st.text(alphabet="abcé x.", min_size=1, max_size=40), max_size=12),
     checked=st.lists(st.text(alphabet="abcé x.", max_size=90), min_size=1, max_size=30),
 )
-def test_the_scan_and_the_compiled_pattern_withhold_the_same_strings(
+def test_the_index_of_pieces_withholds_exactly_what_repeats_a_text(
     texts: list[str], checked: list[str]
 ) -> None:
-    """A filter scans for each withheld text until it has checked ``_SCANS`` strings,
-    then compiles its pattern: both say a string is withheld exactly when it repeats one
-    of the texts (normalized)."""
-    scanning = Withholding("r", texts)
-    compiled = Withholding("r", texts)
-    compiled._scans = withholding._SCANS  # its scans used up: it compiles at once
+    """The filter looks a string up by pieces of the withheld texts
+    (``withholding._Grams``, one index per length class): it says a string is
+    withheld exactly when the string (normalized) contains one of the texts.
+    The short alphabet makes near-misses and overlapping texts common."""
+    rule = Withholding("r", texts)
     for text in checked:
-        expected = any(t in normalize(text) for t in scanning.texts)
-        assert scanning.withholds(text) == compiled.withholds(text) == expected, text
+        expected = any(t in normalize(text) for t in rule.texts)
+        assert rule.withholds(text) == expected, text
+
+
+def test_a_repeat_is_found_at_every_offset_and_in_every_length_class() -> None:
+    """A text of each length class, repeated at each offset of a longer string: the
+    index samples every ``step``-th position, so every offset must still be found."""
+    texts = ["q", "zq", "xyzw", "k7k7k7k", "m" * 15 + "n", "abcdefghij" * 3 + "xy", "p" * 70]
+    rule = Withholding("r", texts)
+    for text in texts:
+        for offset in range(0, 40):
+            assert rule.withholds("." * offset + text + "." * (offset % 7)), (text, offset)
+    assert not Withholding("r", texts[1:]).withholds("." * 50 + "q")
+    assert not Withholding("r", ["p" * 70]).withholds("p" * 69)

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 import hopgate
 import hopgate.errors
 from hopgate.cli import cli, parse_param
+from hopgate.cli.group import FAMILIES, commands
 from hopgate.errors import HopgateError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -227,8 +228,32 @@ def test_parse_param() -> None:
 
 @pytest.mark.metadata
 def test_every_command_has_an_example() -> None:
-    for name, command in cli.commands.items():
+    for name, command in commands().items():
         assert command.help and "Example:" in command.help, name
+
+
+def test_each_command_is_found_in_its_family() -> None:
+    """The group imports a command's family when it is asked for (FAMILIES): the map
+    names every command of every family, and a read command imports only its own family,
+    and none of what it never runs (SHACL and rdflib, signing, PROV, the loader)."""
+    families = {}
+    for module in sorted({*FAMILIES.values()}):
+        for command in importlib.import_module(f"hopgate.cli.{module}").COMMANDS:
+            families[command.name] = module
+    assert families == FAMILIES
+    code = (
+        "import json, sys; from hopgate.cli import cli; import click; "
+        "cli.get_command(click.Context(cli), 'gate'); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('hopgate', 'rdflib', 'prov')))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = json.loads(done.stdout)
+    assert "hopgate.cli.evaluation" in loaded
+    assert not any(
+        m.startswith(("hopgate.cli.validation", "hopgate.cli.export", "rdflib", "prov"))
+        or m in ("hopgate.shacl", "hopgate.bundles.signing", "hopgate.ingest.loader")
+        for m in loaded
+    ), loaded
 
 
 @pytest.mark.metadata

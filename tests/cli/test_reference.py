@@ -47,7 +47,9 @@ def test_every_command_is_walked() -> None:
 
     def names(group: click.Group, prefix: str) -> set[str]:
         found = set()
-        for name, command in group.commands.items():
+        context = click.Context(group)
+        for name in group.list_commands(context):
+            command = group.get_command(context, name)
             found.add(f"{prefix} {name}")
             if isinstance(command, click.Group):
                 found |= names(command, f"{prefix} {name}")

@@ -18,8 +18,8 @@ from conftest import CEDAR, EXAMPLES
 import hopgate
 from hopgate.audit import results
 from hopgate.library.artefacts import library_query
-from hopgate.library.steps import GATE_POLICIES, recorded_requests
-from hopgate.store import IRI, BNode, answers, catalog
+from hopgate.library.steps import BUNDLE_QUERIES, GATE_POLICIES, recorded_requests
+from hopgate.store import IRI, BNode, answers, bind_outer, catalog
 from hopgate.store.snapshots import FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +114,27 @@ def test_the_rows_of_some_cards_are_those_rows_of_the_whole_table(evaluated: Any
         if whole and "card" in whole[0]:
             whole = [r for r in whole if r["card"] is None or str(r["card"]) in some]
         assert recorded.get(name, bound, cards=some) == whole, name
+
+
+def test_a_query_with_its_cards_bound_gives_those_cards_rows(evaluated: Any) -> None:
+    """Without recorded answers (a remote store), ``explain`` and the gate ask the card
+    queries of results.CARD_BOUND with ``?card`` bound to their cards (``bind_outer``):
+    the rows the whole query gives for those cards, for one card and for several."""
+    assert set(BUNDLE_QUERIES) >= results.CARD_BOUND
+    for run in catalog.runs(evaluated):
+        bundle = IRI(catalog.staleness(evaluated, run).evaluation.bundle)  # type: ignore[union-attr]
+        for name in sorted(results.CARD_BOUND):
+            text = library_query(name).text
+            whole = evaluated.select(text, params={"bundle": bundle})
+            assert all(row["card"] is not None for row in whole), name
+            every = sorted({str(row["card"]) for row in whole})
+            for cards in [*([card] for card in every[:6]), every[::2], every]:
+                kept = [row for row in whole if str(row["card"]) in cards]
+                bound = evaluated.select(
+                    bind_outer(text, "card", [IRI(card) for card in cards]),
+                    params={"bundle": bundle},
+                )
+                assert _sorted(bound) == _sorted(kept), (name, cards)
 
 
 def _sorted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import pytest
 
 import hopgate
 from hopgate.errors import QueryError
-from hopgate.store import BNode, bind_values
+from hopgate.store import BNode, bind_outer, bind_values
 from hopgate.store.dialect import where_groups
 from hopgate.store.terms import from_term, term_ntriples, to_term
 
@@ -50,6 +50,24 @@ def test_sub_selects_and_ask_get_their_own_block(store: hopgate.OxigraphStore) -
     assert bind_values(query, PARAMS).count("VALUES") == 2
     assert store.ask("ASK { ?x ?p ?o }", params=PARAMS)
     assert not store.ask("ASK { ?x ?p ?o }", params={"x": hopgate.IRI("https://example.org/b")})
+
+
+def test_several_values_bind_the_outermost_group_alone(store: hopgate.OxigraphStore) -> None:
+    """bind_outer: one VALUES block of several rows, in the outermost group only; a
+    sub-select that does not name the variable keeps its own rows (bound there, each
+    of its rows would come once per value)."""
+    query = (
+        "SELECT ?x ?n WHERE { ?x <https://example.org/p> ?o "
+        "{ SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?v } } }"
+    )
+    values = [hopgate.IRI("https://example.org/a"), hopgate.IRI("https://example.org/b")]
+    text = bind_outer(query, "x", values)
+    assert text.count("VALUES") == 1
+    assert text.index("VALUES") < text.index("{ SELECT")
+    assert store.select(text) == [{"x": hopgate.IRI("https://example.org/a"), "n": 1}]
+    assert store.select(bind_outer(query, "x", [])) == []
+    with pytest.raises(QueryError):
+        bind_outer(query, "x y", values)
 
 
 def test_exists_in_a_projection_and_construct_templates_are_not_groups() -> None:

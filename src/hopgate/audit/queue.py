@@ -180,17 +180,20 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
             if not j.final and j.question in (item.question, None)
         ]
         item.outputs.sort()
-    return sorted(
-        items.values(),
-        key=lambda i: (
-            not i.disagreement,
-            not i.machine_disagreement,
-            not i.consequential,
-            i.run,
-            i.subject,
-            i.question,
+    # Last, the subject's IRI: two kinds of subject may share a ledger id.
+    ordered = sorted(
+        items.items(),
+        key=lambda pair: (
+            not pair[1].disagreement,
+            not pair[1].machine_disagreement,
+            not pair[1].consequential,
+            pair[1].run,
+            pair[1].subject,
+            pair[1].question,
+            pair[0][1],
         ),
     )
+    return [item for _, item in ordered]
 
 
 def awaiting(store: Store, runs: list[str]) -> dict[str, int]:

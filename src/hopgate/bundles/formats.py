@@ -20,6 +20,8 @@ EXTENSIONS = {
 }
 #: Picture formats (of one acceptance card).
 PICTURE_EXTENSIONS = {"dot": ".dot", "svg": ".svg", "png": ".png"}
+#: The picture formats ``export`` draws (hopgate.api.PICTURE_FORMATS).
+PICTURE_FORMATS = tuple(PICTURE_EXTENSIONS)
 
 _RDF = {"trig": ox.RdfFormat.TRIG, "jsonld": ox.RdfFormat.JSON_LD}
 

@@ -150,6 +150,17 @@ class SigningKey:
         return verification_method(self.public_multibase)
 
 
+@dataclass(frozen=True)
+class WrittenKey(SigningKey):
+    """A new key pair (:class:`SigningKey`) and the two files ``hopgate keys new`` wrote
+    it to (:func:`write_key`; given as ``hopgate.api.WrittenKey``)."""
+
+    #: The private key's file (mode 0600).
+    private_file: Path
+    #: The public key's file, ``<private_file>.pub``.
+    public_file: Path
+
+
 def verification_method(public_multibase: str) -> str:
     """The ``did:key`` verification method of an Ed25519 public Multikey."""
     return f"did:key:{public_multibase}#{public_multibase}"

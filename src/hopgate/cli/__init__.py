@@ -12,7 +12,7 @@ it too); ``cli`` is the click group, for tests with ``CliRunner``.
   (export, verify, keys, sign), :mod:`~hopgate.cli.review` (review, judge),
   :mod:`~hopgate.cli.interventions`, :mod:`~hopgate.cli.report` (report,
   explain, diff);
-- :mod:`hopgate.cli.group`: the group, with every family's commands added.
+- :mod:`hopgate.cli.group`: the group, importing a command's family when it is asked for.
 """
 
 from __future__ import annotations

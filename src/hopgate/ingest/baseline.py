@@ -20,14 +20,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hopgate import ids
 from hopgate.errors import BaselineError
 from hopgate.ingest.adapters.common import write_ledger
-from hopgate.ingest.loader import LoadResult, load
 from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, Store
+
+if TYPE_CHECKING:
+    from hopgate.ingest.loader import LoadResult
 
 RETRIEVERS = ("bm25",)
 CITERS = ("top1", "topk")
@@ -170,6 +172,9 @@ def baseline(
                 ],
             }
         )
+    # The loader is imported here: ``metrics`` reads baseline_labels and loads nothing.
+    from hopgate.ingest.loader import load
+
     if output is None:
         with tempfile.TemporaryDirectory(prefix="hopgate-baseline-") as scratch:
             path = Path(scratch) / f"{run}.jsonl"

@@ -14,6 +14,7 @@ import functools
 
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import Projection, projection_of
+from hopgate.library.reader_rule import TEXTS_QUERY
 
 #: The updates that fill an evaluation's scratch graph, in order.
 SCRATCH_UPDATES = (
@@ -104,13 +105,16 @@ def reading_projection() -> Projection:
 
 @functools.cache
 def reader_projection() -> Projection:
-    """The quads the reader rule (``queries/withheld.rq``) can read: readers, spans'
-    versions and offsets, and the Span and Version classes, none of the texts.
+    """The quads the reader rule (``queries/withheld.rq``) and the filter's texts can read:
+    readers, spans' versions, offsets and quotes, versions' texts, and the Span and
+    Version classes.
 
     Loads keep a snapshot of it, so the reader filter asks the rule of a memory
-    copy instead of the disk store (hopgate.audit.withholding).
+    copy instead of the disk store (hopgate.audit.withholding), and finds the
+    withheld texts in the same copy: looked up on the disk store they were
+    0.4-1.4 s of every read at 10k claims.
     """
-    return projection_of([library_query("withheld").text])
+    return projection_of([library_query("withheld").text, TEXTS_QUERY])
 
 
 def load_projections() -> list[Projection]:

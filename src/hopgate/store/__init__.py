@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hopgate.store.base import IRI, SCRATCH_SUFFIX, BNode, DumpFormat, Row, Store, Value
 from hopgate.store.oxigraph import OxigraphStore, open_store
-from hopgate.store.terms import INTEGER_TYPES, bind_values, term_ntriples
+from hopgate.store.terms import INTEGER_TYPES, bind_outer, bind_values, term_ntriples
 
 __all__ = [
     "INTEGER_TYPES",
@@ -21,6 +21,7 @@ __all__ = [
     "Row",
     "Store",
     "Value",
+    "bind_outer",
     "bind_values",
     "open_store",
     "term_ntriples",

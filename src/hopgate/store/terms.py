@@ -8,7 +8,7 @@ Shared by the engines: the embedded store converts its answers with
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 import pyoxigraph as ox
@@ -135,6 +135,43 @@ def term_ntriples(value: Value) -> str:
     return str(to_term(value))
 
 
+def _check_variable(name: str) -> None:
+    """Raise QueryError unless ``name`` is a SPARQL variable name (it is written into a query)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise QueryError(f"not a SPARQL variable name: {name!r}")
+
+
+def _groups(query: str) -> list[int]:
+    """Where ``query``'s WHERE groups open (:func:`where_groups`); QueryError when none can
+    take a VALUES block."""
+    try:
+        groups = where_groups(query)
+    except ValueError as exc:
+        raise QueryError(f"cannot bind parameters: {exc}") from None
+    if not groups:
+        raise QueryError("cannot bind parameters: the query has no WHERE { ... } group")
+    return groups
+
+
+def bind_outer(query: str, name: str, values: Sequence[Value]) -> str:
+    """``query`` with ``?name`` bound to each of ``values`` by one VALUES block opening
+    its outermost WHERE group alone.
+
+    Sub-selects are left as they are: several rows of values there would
+    multiply a sub-select's own rows. For a variable that every solution of the
+    outermost group binds, the query then gives exactly its solutions whose
+    ``?name`` is one of ``values``.
+
+    Raises:
+        QueryError: ``name`` is not a SPARQL variable name, or the text has no
+            WHERE group.
+    """
+    _check_variable(name)
+    groups = _groups(query)
+    rows = " ".join(term_ntriples(value) for value in values)
+    return f"{query[: groups[0]]} VALUES ?{name} {{ {rows} }} {query[groups[0] :]}"
+
+
 def bind_values(query: str, params: Mapping[str, Value] | None) -> str:
     """Bind ``params`` by opening every WHERE group (of the query and its sub-selects) with VALUES.
 
@@ -152,17 +189,11 @@ def bind_values(query: str, params: Mapping[str, Value] | None) -> str:
     if not params:
         return query
     for name in params:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise QueryError(f"not a SPARQL variable name: {name!r}")
+        _check_variable(name)
     names = " ".join(f"?{name}" for name in params)
     values = " ".join(term_ntriples(value) for value in params.values())
     block = f" VALUES ({names}) {{ ({values}) }} "
-    try:
-        groups = where_groups(query)
-    except ValueError as exc:
-        raise QueryError(f"cannot bind parameters: {exc}") from None
-    if not groups:
-        raise QueryError("cannot bind parameters: the query has no WHERE { ... } group")
+    groups = _groups(query)
     parts = []
     start = 0
     for offset in groups:
