@@ -13,14 +13,16 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
-from hopgate.audit.peers import PEERS, peer_projection
+from hopgate.audit.peers import PEERS
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import RDF_TYPE, Projection, projection_of, query_iris
 from hopgate.library.steps import (
     BUNDLE_QUERIES,
+    PEER_QUERIES,
     RESULT_QUERIES,
     SCRATCH_UPDATES,
     evaluation_projection,
+    peer_projection,
     reader_projection,
     reading_projection,
 )
@@ -76,7 +78,6 @@ def _algebra(name: str) -> Any:
     return prepareQuery(sparql_prologue() + library_query(name).text).algebra
 
 
-PEER_QUERIES = tuple(query_id for query_id, _ in PEERS)
 #: Each copy's queries and the projection the copy is made with.
 COPIES = [
     *((name, evaluation_projection) for name in SCRATCH_UPDATES + RESULT_QUERIES),
@@ -84,6 +85,11 @@ COPIES = [
     ("withheld", reader_projection),
     *((name, peer_projection) for name in PEER_QUERIES),
 ]
+
+
+def test_the_peer_figures_are_the_peer_queries() -> None:
+    # The peer copy is cut with peer_projection (PEER_QUERIES); the figures read PEERS.
+    assert tuple(query_id for query_id, _ in PEERS) == PEER_QUERIES
 
 
 @pytest.mark.parametrize(("name", "projected"), COPIES)

@@ -19,9 +19,10 @@ from evaluated import metrics, verdicts
 
 import hopgate
 from hopgate.audit import results
+from hopgate.audit.peers import peer_metrics
 from hopgate.decide.evaluation import evaluate
 from hopgate.library.projection import Projection, projection_of
-from hopgate.library.steps import evaluation_projection, reading_projection
+from hopgate.library.steps import evaluation_projection, peer_projection, reading_projection
 from hopgate.store import snapshots
 from hopgate.store.snapshots import FOLDER
 
@@ -68,6 +69,30 @@ def test_a_damaged_snapshot_never_changes_a_verdict(
     store.close()
 
 
+def test_the_peer_figures_from_a_load_s_peer_snapshot_are_the_store_s(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `metrics --peers` copies what the peer queries read of each load from its peer
+    # snapshot; without it, from the store (a load kept before there was one).
+    store = hopgate.open_store(tmp_path / "store")
+    loaded = hopgate.load(store, CEDAR)
+    evaluate(store)
+    kept = peer_metrics(store)
+    snapshot = _snapshot(store, loaded.graph, peer_projection())
+    assert snapshot is not None
+    snapshot.unlink()
+    read = peer_metrics(store)
+    assert "snapshot" in caplog.text
+    assert read.keys() == kept.keys() and read
+    for run, figures in kept.items():
+        assert [(f.name, f.denominator) for f in read[run]] == [
+            (f.name, f.denominator) for f in figures
+        ]
+        # A sum of doubles, added in the copy's order (docs/spec/records.md "Arithmetic").
+        assert [f.numerator for f in read[run]] == pytest.approx([f.numerator for f in figures])
+    store.close()
+
+
 def test_an_edited_bundle_snapshot_is_not_believed(tmp_path: Path) -> None:
     store = hopgate.open_store(tmp_path / "store")
     hopgate.load(store, CEDAR)
@@ -87,9 +112,9 @@ def test_snapshots_are_recorded_with_the_graph_they_cache(tmp_path: Path) -> Non
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, CEDAR)
     digests = snapshots.recorded(store, [loaded.graph])[loaded.graph]
-    # The evaluation's, the bundle queries' and the reader rule's projections, and the
-    # reader rule's answers (hopgate.store.reader_answers).
-    assert len(digests) == 4
+    # The evaluation's, the bundle queries', the reader rule's and the peer queries'
+    # projections, and the reader rule's answers (hopgate.store.reader_answers).
+    assert len(digests) == 5
     assert sum(key.startswith("withheld-") for key in digests) == 1
     for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.nq"):
         assert snapshots.file_sha256(path) in digests.values()
@@ -100,7 +125,9 @@ def test_snapshots_are_recorded_with_the_graph_they_cache(tmp_path: Path) -> Non
 # ---- what a snapshot holds ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("projection", [evaluation_projection(), reading_projection()])
+@pytest.mark.parametrize(
+    "projection", [evaluation_projection(), reading_projection(), peer_projection()]
+)
 def test_a_load_keeps_a_recorded_snapshot_of_what_its_projection_keeps(
     tmp_path: Path, projection: Projection
 ) -> None:

@@ -14,7 +14,6 @@ raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure
 
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from typing import Any
@@ -22,8 +21,7 @@ from typing import Any
 from hopgate.audit.results import read_states
 from hopgate.errors import MetricError
 from hopgate.library.artefacts import library_query
-from hopgate.library.projection import Projection, projection_of
-from hopgate.library.steps import reading_projection
+from hopgate.library.steps import peer_projection, reading_projection
 from hopgate.store import IRI, Row, Store, snapshots
 from hopgate.store.catalog import Evaluation
 
@@ -47,7 +45,8 @@ class PeerMetric:
         return asdict(self)
 
 
-#: (query id, [(metric name, defined by, numerator column, denominator column)]).
+#: (query id, [(metric name, defined by, numerator column, denominator column)]), one
+#: entry per query of ``PEER_QUERIES``, in its order (tests/library/test_projection.py).
 PEERS: list[tuple[str, list[tuple[str, str, str, str]]]] = [
     (
         "peer-multihop-rag",
@@ -117,12 +116,6 @@ def _check_terms(query_id: str, row: Row) -> None:
             )
 
 
-@functools.cache
-def peer_projection() -> Projection:
-    """The quads the peer queries can read (hopgate.library.projection)."""
-    return projection_of(library_query(query_id).text for query_id, _ in PEERS)
-
-
 def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
     """Every peer figure of one evaluation bundle, in the order of ``PEERS``.
 
@@ -159,7 +152,8 @@ def evaluation_peer_metrics(store: Store, evaluation: Evaluation) -> list[PeerMe
     """The peer figures of one recorded evaluation (see :func:`peer_metrics_for_bundle`)."""
     # The peer queries read every evidence triple many times: on an on-disk
     # store they run on an in-memory copy of the bundle (from its snapshot)
-    # and of what they read of the loads it used (bench/README.md).
+    # and of what they read of the loads it used (each load's peer snapshot;
+    # an earlier load without one is read from the store; bench/README.md).
     with snapshots.working_copy(
         store, peer_projection(), [(evaluation.bundle, reading_projection()), *evaluation.used]
     ) as copy:
@@ -173,5 +167,4 @@ __all__ = [
     "evaluation_peer_metrics",
     "peer_metrics",
     "peer_metrics_for_bundle",
-    "peer_projection",
 ]

@@ -60,6 +60,9 @@ BUNDLE_QUERIES = (
     # The rest of what the report and `explain` show of each card.
     *REPORT_QUERIES,
 )
+#: The queries of the figures other benchmarks report (``metrics --peers``;
+#: hopgate.audit.peers): run on a copy of a bundle and what they read of its loads.
+PEER_QUERIES = ("peer-multihop-rag", "peer-ragas-context-recall", "peer-hotpotqa-sp", "peer-fever")
 
 #: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
 #: ``marked``, the outputs asserting a claim marked consequential (the default: the
@@ -117,10 +120,21 @@ def reader_projection() -> Projection:
     return projection_of([library_query("withheld").text, TEXTS_QUERY])
 
 
+@functools.cache
+def peer_projection() -> Projection:
+    """The quads the peer queries (:data:`PEER_QUERIES`) can read.
+
+    Loads keep a snapshot of it: without one, ``metrics --peers`` read the
+    retrievals' ranks and usages from the disk store, half of its 11 s per run
+    at 10k claims (bench/README.md).
+    """
+    return projection_of(library_query(name).text for name in PEER_QUERIES)
+
+
 def load_projections() -> list[Projection]:
     """The snapshots a load graph keeps (hopgate.store.snapshots): what the evaluation,
-    the bundle queries and the reader rule can read of it."""
-    return [evaluation_projection(), reading_projection(), reader_projection()]
+    the bundle queries, the reader rule and the peer queries can read of it."""
+    return [evaluation_projection(), reading_projection(), reader_projection(), peer_projection()]
 
 
 __all__ = [
@@ -130,10 +144,12 @@ __all__ = [
     "REPORT_QUERIES",
     "GATE_POLICIES",
     "GATE_POLICY",
+    "PEER_QUERIES",
     "RESULT_QUERIES",
     "SCRATCH_UPDATES",
     "evaluation_projection",
     "load_projections",
+    "peer_projection",
     "reader_projection",
     "reading_projection",
     "recorded_requests",
