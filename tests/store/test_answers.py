@@ -218,3 +218,26 @@ def test_a_table_round_trips_by_column_whatever_its_kinds() -> None:
     only_iris = [r for r in rows if not isinstance(r["card"], BNode)]
     line = answers._encode_table(only_iris).encode("utf-8")
     assert answers._decode_table(line, {"urn:x:c1"}) == [only_iris[0], only_iris[1]]
+
+
+def test_plain_rows_are_the_rows_with_iris_and_blank_nodes_as_text() -> None:
+    """``plain`` (the cards' reads, which take every term as its text) decodes IRIs and
+    blank nodes to ``str``: equal text, no other value changed."""
+    from decimal import Decimal
+
+    rows = [
+        {"card": IRI("urn:x:c1"), "d": Decimal("1.50"), "b": BNode("b0"), "m": "t", "o": None},
+        {"card": IRI("urn:x:c2"), "d": None, "b": BNode("b1"), "m": IRI("urn:y"), "o": 3},
+        {"card": None, "d": Decimal("2"), "b": None, "m": None, "o": IRI("urn:z")},
+    ]
+    line = answers._encode_table(rows).encode("utf-8")
+    for cards in (None, {"urn:x:c2"}):
+        typed = answers._decode_table(line, cards)
+        plain = answers._decode_table(line, cards, plain=True)
+        assert plain == typed and plain
+        for p_row, t_row in zip(plain, typed, strict=True):
+            for name, value in p_row.items():
+                if isinstance(t_row[name], IRI | BNode):
+                    assert type(value) is str
+                else:
+                    assert type(value) is type(t_row[name])

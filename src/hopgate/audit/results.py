@@ -271,15 +271,22 @@ class BundleReads:
         self._recorded = answers.read(store, evaluation.bundle)
 
     def select(
-        self, query_id: str, *, only_cards: set[str] | None = None, **params: Value
+        self,
+        query_id: str,
+        *,
+        only_cards: set[str] | None = None,
+        plain: bool = False,
+        **params: Value,
     ) -> list[Row]:
         """The rows of bundle query ``query_id`` for this bundle, with ``params`` bound;
-        with ``only_cards``, only its rows whose ``?card`` is one of those IRIs or unbound."""
+        with ``only_cards``, only its rows whose ``?card`` is one of those IRIs or unbound.
+        ``plain``: IRIs and blank nodes may come as plain ``str`` (for a caller that reads
+        every term as its text: the recorded rows are then decoded faster)."""
         # The reading copy holds only what the listed queries read.
         assert query_id in BUNDLE_QUERIES, f"{query_id} must be listed in BUNDLE_QUERIES"
         bound: dict[str, Value] = {"bundle": IRI(self.bundle), **params}
         if self._recorded is not None:
-            found = self._recorded.get(query_id, bound, cards=only_cards)
+            found = self._recorded.get(query_id, bound, cards=only_cards, plain=plain)
             if found is not None:
                 return found
         if only_cards is not None and query_id in CARD_BOUND:
@@ -326,10 +333,10 @@ def cards_of(
 ) -> list[VerdictRow]:
     """The bundle's acceptance cards (``only``: just the cards of these IRIs)."""
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for row in reads.select("card-spans", only_cards=only):
+    for row in reads.select("card-spans", only_cards=only, plain=True):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
     judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
-    for row in reads.select("card-judgments", only_cards=only):
+    for row in reads.select("card-judgments", only_cards=only, plain=True):
         judged[str(row["card"])].append(
             {
                 "id": str(row["judgmentId"]),
@@ -342,7 +349,7 @@ def cards_of(
     contradictions: dict[str, list[dict[str, str | None]]] = defaultdict(list)
     # A member's interval bounds and basis source come as rows of their own kind.
     stated: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
-    for row in reads.select("card-source-truth", only_cards=only):
+    for row in reads.select("card-source-truth", only_cards=only, plain=True):
         kind = str(row["kind"])
         if kind in _MEMBER_FACTS:
             column, key = _MEMBER_FACTS[kind]
@@ -360,12 +367,12 @@ def cards_of(
     for card, members in truth.items():
         for member in members:
             member.update(stated.get((card, str(member["span"])), {}))
-    items, _ = outcomes.read_bundle(reads.select("interventions", only_cards=only))
+    items, _ = outcomes.read_bundle(reads.select("interventions", only_cards=only, plain=True))
     unretrieved: dict[str, list[str]] = defaultdict(list)
-    for found in reads.select("unretrieved-citations", only_cards=only):
+    for found in reads.select("unretrieved-citations", only_cards=only, plain=True):
         unretrieved[str(found["card"])].append(str(found["spanId"]))
     result = []
-    for row in reads.select("cards", only_cards=only):
+    for row in reads.select("cards", only_cards=only, plain=True):
         card = str(row["card"])
         answerability = (
             ANSWERABILITY.get(str(row["answerability"])) if row["answerability"] else None

@@ -77,16 +77,24 @@ class Answers:
     def __init__(self, read_file: Callable[[str], bytes | None]) -> None:
         self._read_file = read_file
         self._files: dict[str, dict[str, bytes] | None] = {}
-        self._rows: dict[str, list[Row]] = {}
+        self._rows: dict[tuple[str, bool], list[Row]] = {}
 
     def get(
-        self, name: str, params: Mapping[str, Value], *, cards: Set[str] | None = None
+        self,
+        name: str,
+        params: Mapping[str, Value],
+        *,
+        cards: Set[str] | None = None,
+        plain: bool = False,
     ) -> list[Row] | None:
         """The rows of query ``name`` with ``params`` (``?bundle`` is this bundle's), or None
         when they were not recorded. The list is shared: do not change it.
 
         ``cards``: only the rows whose ``?card`` is one of these IRIs or unbound
         (a table without that column: every row), the others not decoded.
+        ``plain``: IRIs and blank node labels as plain ``str`` (for a caller that
+        reads every term as its text: a ``str`` subclass costs ten times as much to
+        make, a quarter of building the cards at 10k claims).
         """
         group = _group(name)
         if group not in self._files:
@@ -98,10 +106,11 @@ class Answers:
         if table is None:
             return None
         if cards is not None:
-            return _decode_table(table, cards)
-        if request not in self._rows:
-            self._rows[request] = _decode_table(table)
-        return self._rows[request]
+            return _decode_table(table, cards, plain=plain)
+        key = (request, plain)
+        if key not in self._rows:
+            self._rows[key] = _decode_table(table, plain=plain)
+        return self._rows[key]
 
 
 def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
@@ -155,6 +164,8 @@ def read(store: Store, bundle: str) -> Answers | None:
 # decoding then builds each value in C (map), not in a Python loop per row.
 
 _KINDS: dict[str, Any] = {"i": IRI, "b": BNode, "d": Decimal}
+#: The same, IRIs and blank node labels as ``str`` (``Answers.get(plain=True)``).
+_PLAIN_KINDS: dict[str, Any] = {**_KINDS, "i": str, "b": str}
 
 
 def _kind(value: Value) -> str:
@@ -206,13 +217,18 @@ def _tables(data: bytes) -> dict[str, bytes]:
     return dict(zip(requests, lines, strict=True))
 
 
-def _decode_column(column: dict[str, Any]) -> list[Value]:
+def _decode_column(column: dict[str, Any], plain: bool = False) -> list[Value]:
     kind, values = column["kind"], column["values"]
     if kind == "":
         return values  # type: ignore[no-any-return]
+    kinds = _PLAIN_KINDS if plain else _KINDS
     if kind == "t":
-        return [_KINDS[v[0]](v[1]) if type(v) is list else v for v in values]
-    make, prefix = _KINDS[kind], column.get("prefix", "")
+        return [kinds[v[0]](v[1]) if type(v) is list else v for v in values]
+    make, prefix = kinds[kind], column.get("prefix", "")
+    if make is str:
+        if None in values:
+            return [None if v is None else prefix + v for v in values]
+        return list(map(prefix.__add__, values)) if prefix else values
     if None in values:
         return [None if v is None else make(prefix + v) for v in values]
     return list(map(make, map(prefix.__add__, values)) if prefix else map(make, values))
@@ -228,14 +244,14 @@ def _rows_of_cards(column: dict[str, Any], cards: Set[str]) -> list[int]:
     return [i for i, v in enumerate(values) if v is None or str(v) in cards]
 
 
-def _decode_table(line: bytes, cards: Set[str] | None = None) -> list[Row]:
+def _decode_table(line: bytes, cards: Set[str] | None = None, *, plain: bool = False) -> list[Row]:
     table = json.loads(line)
     names, count, encoded = table["names"], table["count"], table["columns"]
     if cards is not None and "card" in names:
         keep = _rows_of_cards(encoded[names.index("card")], cards)
         encoded = [{**c, "values": [c["values"][i] for i in keep]} for c in encoded]
         count = len(keep)
-    columns = [_decode_column(column) for column in encoded]
+    columns = [_decode_column(column, plain) for column in encoded]
     if not names:
         return [{} for _ in range(count)]
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
