@@ -14,6 +14,7 @@ raises :class:`~hopgate.errors.MetricError` instead of reporting a short figure
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from typing import Any
@@ -116,16 +117,24 @@ def _check_terms(query_id: str, row: Row) -> None:
             )
 
 
-def peer_metrics_for_bundle(store: Store, bundle: str) -> list[PeerMetric]:
+def peer_metrics_for_bundle(store: Store, bundle: str, *, threads: int = 1) -> list[PeerMetric]:
     """Every peer figure of one evaluation bundle, in the order of ``PEERS``.
+
+    ``threads``: how many of the queries run at once (on a store in this
+    process that answers without the GIL, such as the peer copy).
 
     Raises:
         MetricError: a sum or a count came back unbound, or a sum has fewer
             per-claim-case terms than the claim-cases it covers.
     """
+
+    def ask(query_id: str) -> Row:
+        return store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})[0]
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        rows = list(pool.map(ask, [query_id for query_id, _ in PEERS]))
     result = []
-    for query_id, figures in PEERS:
-        row = store.select(library_query(query_id).text, params={"bundle": IRI(bundle)})[0]
+    for (query_id, figures), row in zip(PEERS, rows, strict=True):
         _check_terms(query_id, row)
         for name, source, numerator, denominator in figures:
             num = _number(query_id, row, numerator)
@@ -157,7 +166,10 @@ def evaluation_peer_metrics(store: Store, evaluation: Evaluation) -> list[PeerMe
     with snapshots.working_copy(
         store, peer_projection(), [(evaluation.bundle, reading_projection()), *evaluation.used]
     ) as copy:
-        return peer_metrics_for_bundle(copy, evaluation.bundle)
+        # The memory copy of an on-disk store answers two queries at once (FEVER's
+        # four: 2.8 -> 1.7 s); a remote store's queries are asked one by one.
+        threads = 2 if store.folder is not None else 1
+        return peer_metrics_for_bundle(copy, evaluation.bundle, threads=threads)
 
 
 __all__ = [
