@@ -355,7 +355,10 @@ def _evaluate_run(
     # The recorded plans of the run (interventions.md "The plan"): its
     # intervention answers are scored against them, not against their own files.
     plans = interventions.planned(store, run)
-    with tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir:
+    with (
+        tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir,
+        ExitStack() as later,
+    ):
         spool = Spool(Path(scratch_dir))
         try:
             with (
@@ -366,6 +369,10 @@ def _evaluate_run(
             ended = datetime.now(UTC)
             if copies is not None and last:
                 copies.release()
+            # The copy the reads' answers are recorded on (hopgate.store.answers) starts
+            # parsing the loads now, while the bundle is written; after the working copy
+            # is freed, so that the two are not both held (at 100k claims, gigabytes).
+            recorder = later.enter_context(answers.recording(store, graphs))
             bundle_file = Path(scratch_dir) / "bundle.nq"
             catalog_file = Path(scratch_dir) / "catalog.nq"
             writer = _write_bundle(
@@ -393,7 +400,7 @@ def _evaluate_run(
             # The reads' answers, recorded once now rather than by every read
             # (hopgate.store.answers), while the bundle is bulk-written.
             with _progress.phase(f"evaluate {run}: record answers"):
-                return answers.record(store, graphs, writer.bundle, bundle_file)
+                return recorder.record(writer.bundle, bundle_file)
 
         publish(
             store,

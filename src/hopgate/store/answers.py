@@ -25,8 +25,9 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Set
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Set
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -113,16 +114,34 @@ class Answers:
         return self._rows[key]
 
 
-def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
-    """Run the recorded queries on ``used`` and the bundle in ``file``; keep their rows.
+class Recorder:
+    """The copy an evaluation's recorded queries run on: what they read of the loads it
+    used, parsed in a thread from their snapshots while the evaluation writes its bundle
+    (in Python: the engine parses without the GIL), then the bundle (:meth:`record`).
 
-    Called before the bundle is published; returns the catalog lines to
-    publish with it, one per file (none on a store without snapshots).
+    Use :func:`recording`. On a store without snapshots nothing is copied or recorded.
     """
-    if store.folder is None:
-        return []
-    tables: dict[str, dict[str, str]] = {group: {} for group in GROUPS}
-    with snapshots.copy_with_file(store, reading_projection(), used, bundle, file) as copy:
+
+    def __init__(self, store: Store, used: list[str]) -> None:
+        self._store = store
+        self._stack = ExitStack()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-answers")
+        self._copy: Future[Store] | None = None
+        if store.folder is not None:
+            copy = snapshots.working_copy(store, reading_projection(), used)
+            self._copy = self._pool.submit(self._stack.enter_context, copy)
+
+    def record(self, bundle: str, file: Path) -> list[str]:
+        """Run the recorded queries on the loads and the bundle in ``file``; keep their rows.
+
+        Called before the bundle is published; returns the catalog lines to
+        publish with it, one per file (none on a store without snapshots).
+        """
+        if self._copy is None:
+            return []
+        copy = self._copy.result()
+        copy.add_graph(file, bundle, trusted=True)
+        tables: dict[str, dict[str, str]] = {group: {} for group in GROUPS}
 
         def answer(request: tuple[str, dict[str, str]]) -> tuple[str, str, str]:
             # Each query's rows are encoded as soon as they are read: held as Python
@@ -138,10 +157,33 @@ def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
         with ThreadPoolExecutor(max_workers=_QUERY_THREADS) as pool:
             for group, request, table in pool.map(answer, recorded_requests()):
                 tables[group][request] = table
-    lines = []
-    for group, encoded in tables.items():
-        lines += snapshots.keep_bytes(store, bundle, cache_key(group), _encode(encoded))
-    return lines
+        lines = []
+        for group, encoded in tables.items():
+            lines += snapshots.keep_bytes(self._store, bundle, cache_key(group), _encode(encoded))
+        return lines
+
+    def close(self) -> None:
+        """Wait for the copy (an error making it was raised by :meth:`record`), free it."""
+        self._pool.shutdown(wait=True)
+        self._stack.close()
+
+
+@contextmanager
+def recording(store: Store, used: list[str]) -> Iterator[Recorder]:
+    """A :class:`Recorder` of the answers of a bundle about to be published from ``used``,
+    its copy started now and freed at the end of the block."""
+    recorder = Recorder(store, used)
+    try:
+        yield recorder
+    finally:
+        recorder.close()
+
+
+def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
+    """:meth:`Recorder.record` with a copy made for it (the evaluation starts its copy
+    earlier, with :func:`recording`)."""
+    with recording(store, used) as recorder:
+        return recorder.record(bundle, file)
 
 
 def read(store: Store, bundle: str) -> Answers | None:
@@ -257,4 +299,4 @@ def _decode_table(line: bytes, cards: Set[str] | None = None, *, plain: bool = F
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
-__all__ = ["GROUPS", "Answers", "cache_key", "read", "record"]
+__all__ = ["GROUPS", "Answers", "Recorder", "cache_key", "read", "record", "recording"]
