@@ -116,6 +116,7 @@ def main() -> None:
         commands = {
             "verdicts --format json": ["verdicts", "--format", "json"],
             "metrics --format json": ["metrics", "--format", "json"],
+            "metrics --peers --format json": ["metrics", "--peers", "--format", "json"],
             "gate --run run0": ["gate", "--run", "run0"],
             "explain": ["explain", output],
             "report --format json": [
