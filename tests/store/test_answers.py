@@ -241,3 +241,32 @@ def test_plain_rows_are_the_rows_with_iris_and_blank_nodes_as_text() -> None:
                     assert type(value) is str
                 else:
                     assert type(value) is type(t_row[name])
+
+
+def test_an_evaluation_failing_while_its_answers_copy_is_made_leaves_the_store_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answers' copy is parsed in a thread while the bundle is written
+    (answers.Recorder): a failure there waits for it, frees it, and publishes nothing."""
+    import threading
+
+    from hopgate.decide import evaluation
+
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    before = sorted(store.graphs())
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the bundle could not be written")
+
+    monkeypatch.setattr(evaluation, "_write_bundle", fail)
+    with pytest.raises(RuntimeError, match="could not be written"):
+        hopgate.api.evaluate(store)
+    assert sorted(store.graphs()) == before
+    assert not _cache_files(store)
+    assert not [t for t in threading.enumerate() if t.name.startswith("hopgate-answers")]
+    monkeypatch.undo()
+    # The same store evaluates as if nothing had happened.
+    (record,) = hopgate.api.evaluate(store)
+    assert record.cards == 4 and _cache_files(store)
+    store.close()
