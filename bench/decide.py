@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -92,6 +93,22 @@ class Clock:
         finally:
             self.wall[name] = round(time.perf_counter() - wall, 3)
             self.cpu[name] = round(time.process_time() - cpu, 3)
+
+
+def _process(args: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of ``hopgate -q ARGS`` as a process of this checkout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "hopgate.cli", "-q", *args],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        capture_output=True,
+        check=True,
+    )
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return round(wall, 3), round(cpu, 3)
 
 
 def _peak_mb() -> int:
@@ -433,6 +450,11 @@ def measure_fever() -> dict[str, Any]:
         }
         figures.update(_agreement(store, answers))
         store.close()
+        # As a user runs it: a process whose store pages are not cached by the
+        # process that evaluated (which makes reading from the store look cheap).
+        figures["peer_process"] = _process(
+            ["--store", str(scratch / "store"), "metrics", "--peers", "--format", "json"]
+        )
     figures["wall"], figures["cpu"] = clock.wall, clock.cpu
     figures["peak_rss_mb"] = _peak_mb()
     return figures
@@ -500,6 +522,13 @@ def print_tables(rows: list[dict[str, Any]]) -> None:
                 f"({_sum_ratio(row, 'cpu', chain, ('bulk_load',))}) bulk_load "
                 f"({_both(row, 'bulk_load')} s); reference {_both(row, 'reference')} s; "
                 f"agrees: {'yes' if row.get('agrees') else 'NO'}; peers {json.dumps(row['peers'])}"
+            )
+            wall, cpu = row["peer_process"]
+            steps = sum(row["wall"][name] for name in chain[:-1]) + wall
+            print(
+                f"FEVER, metrics --peers as a process: {wall:.2f} ({cpu:.2f}) s; import + load + "
+                f"evaluate + metrics + that process {steps:.2f} s = "
+                f"{steps / row['wall']['bulk_load']:.1f}x bulk_load"
             )
     for row in synthetic:
         if "budget" not in row:
