@@ -36,7 +36,7 @@ from hopgate.library.steps import (
     evaluation_projection,
     reading_projection,
 )
-from hopgate.memory import paused_gc
+from hopgate.memory import paused_gc, return_freed_memory
 from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, answers, catalog, snapshots
 from hopgate.store.publish import publish
 from hopgate.suggest import unknown_name
@@ -131,6 +131,8 @@ class _SharedCopy:
         self._open.close()
         self._work = None
         self._graphs = None
+        # The answers' copy is parsed next, in another thread (another glibc arena).
+        return_freed_memory()
 
     def of(self, graphs: list[str]) -> Store:
         """The working copy of ``graphs`` (the kept one when they are the same)."""
