@@ -7,8 +7,7 @@ command's start was 0.4-0.5 s of imports, most of them modules it never called).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hopgate.errors import (
     AdjudicationError,
@@ -45,6 +44,7 @@ from hopgate.errors import (
     UnsupportedShape,
     ValidationError,
 )
+from hopgate.lazy import lazy_getattr
 
 #: Where each public name other than an error type lives.
 _HOMES = {
@@ -149,14 +149,9 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module a public name lives in when the name is first used."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'hopgate' has no attribute {name!r}")
-    found = getattr(importlib.import_module(home), name)
-    globals()[name] = found
-    return found
+__getattr__ = lazy_getattr(
+    __name__, globals(), {name: (home, name) for name, home in _HOMES.items()}
+)
 
 
 def __dir__() -> list[str]:

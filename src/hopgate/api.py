@@ -27,7 +27,6 @@ name of one (the modules live in packages named for the stage of the data:
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
@@ -65,6 +64,7 @@ from hopgate.errors import (
     StoreError,
 )
 from hopgate.inputs import decode_text, read_regular
+from hopgate.lazy import lazy_getattr
 from hopgate.library.artefacts import LibraryQuery, artefact
 from hopgate.library.artefacts import library_queries as _library_queries
 from hopgate.library.steps import (
@@ -154,14 +154,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module a lazily given name lives in when the name is first used."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    home, attribute = _LAZY[name]
-    found = getattr(importlib.import_module(home), attribute)
-    globals()[name] = found
-    return found
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY)
 
 
 __all__ = [
