@@ -1,7 +1,7 @@
 # id: evaluation-routes
 # description: For each output claim of a run, which eligible set of its claim leaves fewest members uncited and fewest unretrieved (ties by set id), which set is its nearest when citations are incomplete, and do its citations contain a proposed set? Reads and writes the evaluation's scratch graph.
 # parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
-# returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true, ?output hg:truthRoute ?set (the route whose source truth the card states: the cited route, else the retrieved route, else the nearest set)
+# returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true or false (for every output of the run), ?output hg:truthRoute ?set (the route whose source truth the card states: the cited route, else the retrieved route, else the nearest set)
 # spec: docs/spec/acceptance.md "Per output claim", docs/spec/acceptance.md "Verdict", docs/spec/acceptance.md "Source truth"
 #
 # Sets stay terms throughout: the counts are kept per (output, set) on a
@@ -92,6 +92,16 @@ WHERE {
     GROUP BY ?output ?set
   }
   FILTER (?members = ?cited)
+} ;
+# Every other output of the run is stated not to cite a proposed set, so the
+# verdict query reads the flag as a plain triple. Computed there as
+# BOUND(?flag) of an OPTIONAL that matched nothing, some Virtuoso 7.2.5 plans
+# projected another expression's value for it (docs/remote-virtuoso.md).
+INSERT { GRAPH ?scratch { ?output hg:proposedCited false } }
+WHERE {
+  GRAPH ?gOutput { ?output a hg:OutputClaim ; prov:wasGeneratedBy ?case }
+  GRAPH ?gCase { ?case hg:ofRun ?run }
+  MINUS { GRAPH ?scratch { ?output hg:proposedCited ?flag } }
 } ;
 # The route the card weighs for source truth (docs/spec/acceptance.md "Source
 # truth"): the cited route when the citations contain an eligible set, else
