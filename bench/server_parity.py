@@ -23,7 +23,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+# The step comparison is the test suite's own (tests/decide/test_server_evaluation.py).
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "decide")]
 
 from conftest import write  # noqa: E402
 from ledger_strategies import ledgers  # noqa: E402
