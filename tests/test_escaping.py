@@ -131,6 +131,33 @@ def test_indented_json_is_the_standard_librarys_text(value: object) -> None:
     )
 
 
+def test_indented_json_writes_equal_keys_of_other_types_as_their_own() -> None:
+    # The writer reuses a key's text across a document's dicts: 0.0 and -0.0,
+    # or 1 and True, are equal keys written differently, so never shared.
+    value = [{0.0: 1, 1: 2, "k": 3}, {-0.0: 1, True: 2, "k": 3}, {"k": {"k": []}}]
+    assert escaping.json_text(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_json_writes_a_dataclass_as_asdict_gives_it() -> None:
+    from dataclasses import asdict, dataclass, field
+
+    @dataclass
+    class Inner:
+        name: str
+        tags: tuple[str, ...] = ("a\u202e", "b")
+
+    @dataclass
+    class Outer:
+        inner: Inner
+        items: list[Inner] = field(default_factory=list)
+        extra: dict[str, object] = field(default_factory=dict)
+
+    value = [Outer(Inner("x"), [Inner("y", ())], {"k": Inner("z")}), Outer(Inner("w"))]
+    for indent in (2, None):
+        plain = [asdict(v) for v in value]
+        assert escaping.json_text(value, indent=indent) == escaping.json_text(plain, indent=indent)
+
+
 # --- Markdown ----------------------------------------------------------------------------------
 
 

@@ -73,10 +73,11 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
 
     found = api.verdicts(open_store(ctx), run=run, reader=reader)
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
-    rows = [row.as_dict() for row in found]
     if fmt == "json":
-        click.echo(json_text(rows))
+        # The rows as their as_dict() gives them, written without building the dicts first.
+        click.echo(json_text(found))
         return
+    rows = [row.as_dict() for row in found]
     # Cited spans the case never retrieved change no verdict, but a reader of the table must
     # see them (acceptance.md "Per output claim", unretrieved_citations).
     columns = api.VERDICT_COLUMNS + ["unretrieved_citations", "route_authority"]
