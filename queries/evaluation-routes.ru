@@ -97,9 +97,11 @@ WHERE {
 # verdict query reads the flag as a plain triple. Computed there as
 # BOUND(?flag) of an OPTIONAL that matched nothing, some Virtuoso 7.2.5 plans
 # projected another expression's value for it (docs/remote-virtuoso.md).
+# Whatever the case generated is stated (its outputs, wherever their type is
+# written): the verdict query needs the flag on every output it reads.
 INSERT { GRAPH ?scratch { ?output hg:proposedCited false } }
 WHERE {
-  GRAPH ?gOutput { ?output a hg:OutputClaim ; prov:wasGeneratedBy ?case }
+  GRAPH ?gOutput { ?output prov:wasGeneratedBy ?case }
   GRAPH ?gCase { ?case hg:ofRun ?run }
   MINUS { GRAPH ?scratch { ?output hg:proposedCited ?flag } }
 } ;
