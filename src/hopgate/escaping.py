@@ -23,6 +23,7 @@ here, the one home of these rules (README "What each output escapes").
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import xml.etree.ElementTree as ElementTree
@@ -135,6 +136,20 @@ def _json_key(key: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _json_default(item: Any) -> Any:
+    """What JSON is written for a value JSON has no form for: a dataclass as its fields,
+    one level at a time (as ``dataclasses.asdict`` gives it, without its deep copies:
+    the CLI writes thousands of rows), anything else as its text."""
+    if is_dataclass(item) and not isinstance(item, type):
+        return {name: getattr(item, name) for name in _field_names(item.__class__)}
+    return str(item)
+
+
 def _indented(value: Any, indent: int) -> str:
     """``json.dumps(value, indent=indent, ensure_ascii=False, default=str)``, the same text,
     except that a dataclass instance is written as ``dataclasses.asdict`` gives it.
@@ -150,7 +165,6 @@ def _indented(value: Any, indent: int) -> str:
     # A card's keys repeat on every card, and the line breaks on every line:
     # each text is made once per document.
     keys: dict[str, str] = {}
-    field_names: dict[type, tuple[str, ...]] = {}
     breaks: list[str] = []
 
     def line_break(level: int) -> str:
@@ -206,26 +220,11 @@ def _indented(value: Any, indent: int) -> str:
                 else:
                     write(element, level + 1)
             add(line_break(level) + "}")
-        elif is_dataclass(item) and not isinstance(item, type):
-            # As dataclasses.asdict gives it, without building the dict: the CLI
-            # writes thousands of rows, and asdict's copies cost as much as the writing.
-            names = field_names.get(item.__class__)
-            if names is None:
-                names = field_names[item.__class__] = tuple(f.name for f in fields(item))
-            write({name: getattr(item, name) for name in names}, level)
         else:
-            write(str(item), level)  # default=str
+            write(_json_default(item), level)
 
     write(value, 0)
     return "".join(parts)
-
-
-def _compact_default(item: Any) -> Any:
-    """What compact JSON writes for a value JSON has no form for: a dataclass as its
-    fields (as the indented writer does), anything else as its text."""
-    if is_dataclass(item) and not isinstance(item, type):
-        return {f.name: getattr(item, f.name) for f in fields(item)}
-    return str(item)
 
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:
@@ -238,7 +237,7 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
     '{"a": "x\\\\u202ey"}'
     """
     if indent is None:
-        text = json.dumps(value, ensure_ascii=False, default=_compact_default)
+        text = json.dumps(value, ensure_ascii=False, default=_json_default)
     else:
         text = _indented(value, indent)
     # These characters occur only inside JSON strings, where \\uXXXX means the same.
