@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import subprocess
@@ -54,6 +53,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
 from bench.per_size import measure_sizes  # noqa: E402 - after the path is set
+from bench.read_commands import run_command  # noqa: E402
 
 READS = ("verdicts", "gate", "explain", "review_queue", "report_json", "diff")
 
@@ -93,22 +93,6 @@ class Clock:
         finally:
             self.wall[name] = round(time.perf_counter() - wall, 3)
             self.cpu[name] = round(time.process_time() - cpu, 3)
-
-
-def _process(args: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system) of ``hopgate -q ARGS`` as a process of this checkout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "hopgate.cli", "-q", *args],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-        capture_output=True,
-        check=True,
-    )
-    wall = time.perf_counter() - wall
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return round(wall, 3), round(cpu, 3)
 
 
 def _peak_mb() -> int:
@@ -452,9 +436,8 @@ def measure_fever() -> dict[str, Any]:
         store.close()
         # As a user runs it: a process whose store pages are not cached by the
         # process that evaluated (which makes reading from the store look cheap).
-        figures["peer_process"] = _process(
-            ["--store", str(scratch / "store"), "metrics", "--peers", "--format", "json"]
-        )
+        _, wall, cpu = run_command(ROOT, scratch, ["metrics", "--peers", "--format", "json"])
+        figures["peer_process"] = (round(wall, 3), round(cpu, 3))
     figures["wall"], figures["cpu"] = clock.wall, clock.cpu
     figures["peak_rss_mb"] = _peak_mb()
     return figures

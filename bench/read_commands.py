@@ -44,13 +44,14 @@ def _build(checkout: Path, ledger: Path, path: Path) -> list[tuple[float, float]
         return []
     times = []
     for args in (["load", str(ledger)], ["evaluate"]):
-        _, wall, cpu = _run(checkout, path, args)
+        _, wall, cpu = run_command(checkout, path, args)
         times.append((wall, cpu))
     return times
 
 
-def _run(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, float, float]:
-    """The command's output, wall seconds and CPU seconds (the child's user + system)."""
+def run_command(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, float, float]:
+    """``hopgate -q --store STORE/store ARGS`` as a process of ``checkout``: its output, wall
+    seconds and CPU seconds (the child's user + system)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
     done = subprocess.run(
@@ -68,7 +69,7 @@ def _run(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, float, fl
 
 
 def _output(checkout: Path, store: Path) -> str:
-    found, _, _ = _run(checkout, store, ["verdicts", "--run", "run0", "--format", "json"])
+    found, _, _ = run_command(checkout, store, ["verdicts", "--run", "run0", "--format", "json"])
     return found.split(b'"output": "', 1)[1].split(b'"', 1)[0].decode()
 
 
@@ -132,12 +133,12 @@ def main() -> None:
         for name, args in commands.items():
             times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
             for _ in range(options.rounds):
-                first, wall, cpu = _run(options.before, old, args)
+                first, wall, cpu = run_command(options.before, old, args)
                 times["before"].append((wall, cpu))
-                _, wall, cpu = _run(ROOT, new, args)
+                _, wall, cpu = run_command(ROOT, new, args)
                 times["after"].append((wall, cpu))
             # The explained output's id is the same in both stores (same ledger).
-            again, _, _ = _run(ROOT, old, args)
+            again, _, _ = run_command(ROOT, old, args)
             (bw, bc), (aw, ac) = min(times["before"]), min(times["after"])
             print(
                 f"| {claims:,} | `{name}` | {bw:.2f} ({bc:.2f}) | {aw:.2f} ({ac:.2f}) "
