@@ -21,7 +21,7 @@ import textwrap
 from collections import defaultdict
 
 from hopgate import ids
-from hopgate.audit.withholding import MARKER, WITHHELD, for_reader
+from hopgate.audit.withholding import MARKER, ReaderView, reader_view
 from hopgate.bundles.scope import Scope
 from hopgate.errors import ExportError
 from hopgate.escaping import visible
@@ -71,19 +71,6 @@ SELECT DISTINCT ?span ?member ?set WHERE {
 }
 """
 
-#: The card's spans whose quotes the reader may not inspect (the rule of
-#: hopgate.audit.withholding.WITHHELD, asked of the card's spans only).
-WITHHELD_QUERY = f"""
-SELECT DISTINCT ?node WHERE {{
-  {{ SELECT DISTINCT ?node WHERE {{
-    {{ ?card hg:referenceRoute ?set . ?set prov:hadMember ?node }}
-    UNION {{ ?card hg:deliveredCitation ?node }} UNION {{ ?card hg:missingSpan ?node }}
-    UNION {{ ?card hg:inadmissibleCitation ?node }}
-  }} }}
-  {WITHHELD}
-}}
-"""
-
 #: The card's texts drawn in the picture (ids and times are names, drawn as they are).
 _TEXTS = ("outputText", "claimText", "questionText")
 
@@ -111,8 +98,12 @@ def _id(iri: object) -> str:
         return visible(str(iri))
 
 
-def card_dot(store: Store, scope: Scope) -> str:
+def card_dot(store: Store, scope: Scope, view: ReaderView | None = None) -> str:
     """The DOT source of the picture of ``scope.card`` for ``scope.reader``.
+
+    ``view`` is the reader rule's answer for ``scope.reader``
+    (:func:`hopgate.audit.withholding.reader_view`), read from the store when
+    not given: a caller drawing many cards for one reader reads it once.
 
     Raises:
         ExportError: the scope names no card.
@@ -125,14 +116,10 @@ def card_dot(store: Store, scope: Scope) -> str:
         raise ExportError(f"no acceptance card {scope.card} in the store")
     info = rows[0]
     spans = store.select(SPANS_QUERY, params={"card": card})
-    withheld = {
-        str(row["node"])
-        for row in store.select(
-            WITHHELD_QUERY, params={"card": card, "reader": IRI(scope.reader_iri)}
-        )
-    }
+    if view is None:
+        view = reader_view(store, scope.reader)
     # A text repeating a withheld text is withheld too, as in every output.
-    withholding = for_reader(store, scope.reader)
+    withholding = view.withholding
     if withholding:
         info = {
             key: withholding.shown(value) if key in _TEXTS and isinstance(value, str) else value
@@ -147,7 +134,7 @@ def card_dot(store: Store, scope: Scope) -> str:
     covers: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for row in store.select(COVERS_QUERY, params={"card": card}):
         covers[str(row["span"])].append((str(row["member"]), str(row["set"])))
-    return _draw(info, spans, withheld, scope.reader, covers)
+    return _draw(info, spans, view.nodes, scope.reader, covers)
 
 
 #: Members drawn side by side in a set before the row wraps: with labels wrapped
@@ -180,7 +167,7 @@ def _wrapped(text: str, limit: int = _WRAP, lines: int = 3) -> str:
 def _draw(
     info: Row,
     spans: list[Row],
-    withheld: set[str],
+    withheld: frozenset[str],
     reader: str,
     covers: dict[str, list[tuple[str, str]]] | None = None,
 ) -> str:
@@ -335,7 +322,7 @@ def _span_node(
     span: str,
     row: Row,
     roles: set[str],
-    withheld: set[str],
+    withheld: frozenset[str],
     edges: bool,
     covered: list[tuple[str, str]] | None = None,
 ) -> str:

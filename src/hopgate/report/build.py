@@ -292,7 +292,7 @@ def _build(
     peer_rows: list[dict[str, Any]] = []
     if peers:
         peer_rows = [p.as_dict() for p in evaluation_peer_metrics(store, chosen.evaluation)]
-    drawn = _draw_pictures(store, chosen, cards, pictures)
+    drawn = _draw_pictures(store, chosen, cards, pictures, view())
     changes = _changes(store, chosen)
     in_force = _judgments_in_force(store, cards, trusted)
     report = Report(
@@ -329,9 +329,12 @@ def _changes(store: Store, chosen: ChosenEvaluation) -> Diff | None:
 
 
 def _draw_pictures(
-    store: Store, chosen: ChosenEvaluation, cards: list[CardDetail], limit: int
+    store: Store, chosen: ChosenEvaluation, cards: list[CardDetail], limit: int, view: ReaderView
 ) -> int:
-    """Draw the pictures of the first ``limit`` cards (as SVG, inline); how many were drawn."""
+    """Draw the pictures of the first ``limit`` cards (as SVG, inline); how many were drawn.
+
+    ``view`` is the report's reader's: the rule is read once for all pictures.
+    """
     import shutil
 
     if limit <= 0 or shutil.which("dot") is None:
@@ -341,7 +344,7 @@ def _draw_pictures(
     for card in cards[:limit]:
         iri = ids.mint("card", card.row.card)
         scope = Scope(graphs, chosen.reader, f"card {card.row.card}", iri)
-        svg = render(card_dot(store, scope), "svg").decode("utf-8")
+        svg = render(card_dot(store, scope, view), "svg").decode("utf-8")
         # The XML prologue and doctype do not belong inside an HTML page.
         card.picture = svg[svg.index("<svg") :]
         drawn += 1
