@@ -44,11 +44,18 @@ class Export:
 
 
 def version_digests(quads: ExportQuads) -> dict[str, str]:
-    """Ledger id -> digest of every version the exported quads describe."""
+    """Ledger id -> digest of every version the exported quads describe.
+
+    Only the lines that can state a version's type, ledger id or digest are
+    parsed (a line naming one of those IRIs anywhere); each parsed quad is then
+    read by its terms, so a literal quoting such an IRI is read as a literal.
+    """
+    markers = (f"<{HG}Version>".encode(), f"<{HG}ledgerId>".encode(), f"<{HG}digest>".encode())
+    found = b"".join(line for line in quads.lines if any(m in line for m in markers))
     versions: set[str] = set()
     ledger_ids: dict[str, str] = {}
     digests: dict[str, str] = {}
-    for quad in quads.quads:
+    for quad in ox.parse(found, format=ox.RdfFormat.N_QUADS):
         subject = str(quad.subject.value)  # type: ignore[union-attr]
         predicate, obj = quad.predicate.value, quad.object
         if predicate == RDF_TYPE and obj == ox.NamedNode(HG + "Version"):
@@ -89,9 +96,9 @@ def export_bundle(
     )
     with progress.phase(f"export {scope.description}: select quads for {scope.reader}"):
         quads = export_quads(store, scope, with_text=with_text)
-    with progress.phase(f"export: write {format}", len(quads.quads), unit="quads") as step:
+    with progress.phase(f"export: write {format}", len(quads.lines), unit="quads") as step:
         data = serialize(quads, format)
-        step(len(quads.quads))
+        step(len(quads.lines))
     return Export(data, format, scope, with_text, version_digests(quads))
 
 
