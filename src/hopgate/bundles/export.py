@@ -56,7 +56,7 @@ def version_digests(quads: ExportQuads) -> dict[str, str]:
     ledger_ids: dict[str, str] = {}
     digests: dict[str, str] = {}
     for quad in ox.parse(found, format=ox.RdfFormat.N_QUADS):
-        subject = str(quad.subject.value)  # type: ignore[union-attr]
+        subject = str(quad.subject.value)
         predicate, obj = quad.predicate.value, quad.object
         if predicate == RDF_TYPE and obj == ox.NamedNode(HG + "Version"):
             versions.add(subject)
