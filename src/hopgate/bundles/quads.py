@@ -19,7 +19,7 @@ graphs have no blank nodes, so the same store gives the same quads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -42,12 +42,10 @@ _HIDDEN = """
   }} }}
 """
 #: Without --with-text no version text leaves, readable or not.
-_ALL_TEXTS = "UNION { ?s a hg:Version . BIND(prov:value AS ?p) }"
+_ALL_TEXTS = "{ ?s a hg:Version . BIND(prov:value AS ?p) }"
 
 #: One bundle (``{graph}``), reader-filtered: its triples less the hidden texts.
-KEPT_QUERY = (
-    "CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH {graph} {{ ?s ?p ?o }} MINUS {{ {hidden} }} }}"
-)
+KEPT_QUERY = "CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH {graph} {{ ?s ?p ?o }} {minus} }}"
 #: The markers of the withheld spans and versions (``{withheld}``) defined in one bundle.
 MARKER_QUERY = """
 CONSTRUCT {{ ?node hg:withheldFor ?reader }} WHERE {{
@@ -59,15 +57,14 @@ CONSTRUCT {{ ?node hg:withheldFor ?reader }} WHERE {{
 
 def withheld_values(nodes: Iterable[str]) -> str:
     """The reader rule's answer (the withheld spans and versions, queries/withheld.rq) bound
-    to ``?node`` as a VALUES block; a group that matches nothing when there is none.
+    to ``?node`` as a VALUES block.
 
     The export's queries take the rule's answer the reader filter already has
     (recorded by the loads on an on-disk store, else asked once) instead of
     asking the rule again in each of them: at 10k claims the rule costs 3.5-5 s
     on the disk store, and an export asked it twice per bundle.
     """
-    rows = " ".join(term_ntriples(IRI(node)) for node in sorted(nodes))
-    return f"VALUES ?node {{ {rows} }}" if rows else "FILTER (false)"
+    return "VALUES ?node { " + " ".join(term_ntriples(IRI(n)) for n in sorted(nodes)) + " }"
 
 
 def _graph(graph: str) -> str:
@@ -77,18 +74,24 @@ def _graph(graph: str) -> str:
     return term_ntriples(IRI(graph))
 
 
-def bundle_query(graph: str, *, with_text: bool, withheld: str) -> str:
-    """The CONSTRUCT that keeps the triples of bundle ``graph`` a reader may see, the
-    withheld spans and versions bound by ``withheld`` (:func:`withheld_values`)."""
-    hidden = _HIDDEN.format(withheld=withheld)
-    hidden = hidden if with_text else hidden + _ALL_TEXTS
-    return KEPT_QUERY.format(graph=_graph(graph), hidden=hidden)
+def bundle_query(graph: str, *, with_text: bool, nodes: Collection[str]) -> str:
+    """The CONSTRUCT that keeps the triples of bundle ``graph`` a reader may see, ``nodes``
+    being the spans and versions withheld from the reader.
+
+    Where nothing is withheld there is no withheld group at all (an empty
+    VALUES block, or ``FILTER (false)`` in its place, is more than Virtuoso 7.2's
+    SPARQL compiler takes).
+    """
+    hidden = [_HIDDEN.format(withheld=withheld_values(nodes))] if nodes else []
+    hidden += [] if with_text else [_ALL_TEXTS]
+    minus = f"MINUS {{ {' UNION '.join(hidden)} }}" if hidden else ""
+    return KEPT_QUERY.format(graph=_graph(graph), minus=minus)
 
 
-def marker_query(graph: str, withheld: str) -> str:
-    """The CONSTRUCT of ``hg:withheldFor ?reader`` on each withheld span and version
-    (``withheld``, :func:`withheld_values`) that bundle ``graph`` defines."""
-    return MARKER_QUERY.format(graph=_graph(graph), withheld=withheld)
+def marker_query(graph: str, nodes: Collection[str]) -> str:
+    """The CONSTRUCT of ``hg:withheldFor ?reader`` on each of ``nodes`` (the withheld
+    spans and versions; at least one) that bundle ``graph`` defines."""
+    return MARKER_QUERY.format(graph=_graph(graph), withheld=withheld_values(nodes))
 
 
 #: The catalog's record of one bundle: who generated it, when, from what.
@@ -153,14 +156,14 @@ def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> Expo
     view = reader_view(store, scope.reader)
     withholding = view.withholding
     withheld = f" <{HG}withheldFor> <{scope.reader_iri}>".encode()
-    nodes = withheld_values(view.nodes)
     for graph in scope.graphs:
         suffix = f" <{graph}> .\n".encode()
         lines = graphs.setdefault(graph, set())
-        for data in (
-            store.construct(bundle_query(graph, with_text=with_text, withheld=nodes)),
-            store.construct(marker_query(graph, nodes), params={"reader": IRI(scope.reader_iri)}),
-        ):
+        found = [store.construct(bundle_query(graph, with_text=with_text, nodes=view.nodes))]
+        if view.nodes:
+            marked = marker_query(graph, view.nodes)
+            found.append(store.construct(marked, params={"reader": IRI(scope.reader_iri)}))
+        for data in found:
             lines.update(line[:-2] + suffix for line in data.splitlines() if line)
         data = store.construct(
             PROVENANCE_QUERY, params={"g": IRI(graph), "catalog": IRI(CATALOG_GRAPH)}
