@@ -110,10 +110,16 @@ def test_joint_support_and_source_of_routes_are_not_minted_in_python() -> None:
 
 
 @pytest.mark.metadata
-def test_the_export_reads_the_withheld_query() -> None:
-    from hopgate.bundles import quads
+def test_the_export_and_the_picture_take_the_withheld_query_s_answer_from_the_filter() -> None:
+    """They bind the answer of queries/withheld.rq the reader filter gives
+    (``reader_view``: recorded by the loads, else the rule asked once), and restate no rule."""
+    from hopgate.audit import withholding
 
-    assert library_queries()["withheld"].text in quads.WITHHELD
+    assert library_queries()["withheld"].text in withholding.WITHHELD
+    for name in ("quads.py", "picture.py"):
+        text = (ROOT / "src" / "hopgate" / "bundles" / name).read_text("utf-8")
+        assert "reader_view(" in text, name
+        assert "WITHHELD" not in text and "RULE_QUERY" not in text, name
 
 
 def test_every_output_applies_the_one_reader_filter() -> None:
