@@ -235,6 +235,25 @@ def test_sign_dataset_signs_the_dataset_not_its_spelling() -> None:
     assert check_dataset(quads[:1], proof) is not None
 
 
+def test_a_dataset_without_blank_nodes_has_the_canonical_form_rdfc_gives() -> None:
+    """canonical_nquads writes a ground dataset without running RDFC-1.0: the same bytes."""
+    data = (
+        b'<urn:b> <urn:p> "two\\nlines"@en <urn:g> .\n'
+        b'<urn:a> <urn:p> "x" <urn:g> .\n'
+        b'<urn:a> <urn:p> "x" <urn:g> .\n'  # a dataset holds a quad once
+        b'<urn:a> <urn:p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+        b'<urn:a> <urn:q> "\\u00e9t\\u00e9 \\t" .\n'
+    )
+    quads = list(ox.parse(data, format=ox.RdfFormat.N_QUADS))
+    dataset = ox.Dataset(quads)
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+    written = (ox.serialize(dataset, format=ox.RdfFormat.N_QUADS) or b"").splitlines()
+    expected = b"".join(sorted(line + b"\n" for line in written))
+    assert canonical_nquads(quads) == expected
+    assert canonical_nquads(reversed(quads)) == expected
+    assert expected.count(b"\n") == 4
+
+
 def test_keys_new_makes_the_keys_folder_on_a_fresh_home(tmp_path: Path) -> None:
     # The README's `hopgate keys new -o ~/.hopgate/ann.key`, with no ~/.hopgate yet.
     home = tmp_path / "home"

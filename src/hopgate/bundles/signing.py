@@ -293,12 +293,28 @@ def read_public_key(value: str) -> str:
 
 def canonical_nquads(quads: Any) -> bytes:
     """RDFC-1.0 canonical N-Quads of a dataset: blank nodes relabelled ``_:c14nN``, lines
-    sorted by code point (UTF-8 byte order is code point order)."""
-    dataset = ox.Dataset(quads)
-    dataset.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
-    data = ox.serialize(dataset, format=ox.RdfFormat.N_QUADS) or b""
-    lines = sorted(line + b"\n" for line in data.split(b"\n") if line)
+    sorted by code point (UTF-8 byte order is code point order).
+
+    A dataset without blank nodes (every export hopgate writes) has nothing to
+    relabel: its canonical form is its quads in canonical N-Quads, each once,
+    sorted, which Oxigraph's writer gives without building and canonicalizing
+    a dataset (at 10k claims, 2.3M quads: about 8 s against 38 s).
+    """
+    quads = list(quads)
+    if any(
+        not _ground(q.subject) or not _ground(q.object) or not _ground(q.graph_name) for q in quads
+    ):
+        dataset = ox.Dataset(quads)
+        dataset.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+        quads = list(dataset)
+    data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b""
+    lines = sorted({line + b"\n" for line in data.split(b"\n") if line})
     return b"".join(lines)
+
+
+def _ground(term: Any) -> bool:
+    """Whether ``term`` holds no blank node (an IRI, a literal, the default graph)."""
+    return isinstance(term, (ox.NamedNode, ox.Literal, ox.DefaultGraph))
 
 
 @dataclass(frozen=True)
