@@ -19,7 +19,7 @@ graphs have no blank nodes, so the same store gives the same quads.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -74,24 +74,25 @@ def _graph(graph: str) -> str:
     return term_ntriples(IRI(graph))
 
 
-def bundle_query(graph: str, *, with_text: bool, nodes: Collection[str]) -> str:
-    """The CONSTRUCT that keeps the triples of bundle ``graph`` a reader may see, ``nodes``
-    being the spans and versions withheld from the reader.
+def bundle_query(graph: str, *, with_text: bool, withheld: str | None) -> str:
+    """The CONSTRUCT that keeps the triples of bundle ``graph`` a reader may see, the spans
+    and versions withheld from the reader bound by ``withheld`` (:func:`withheld_values`;
+    None when there is none).
 
     Where nothing is withheld there is no withheld group at all (an empty
     VALUES block, or ``FILTER (false)`` in its place, is more than Virtuoso 7.2's
     SPARQL compiler takes).
     """
-    hidden = [_HIDDEN.format(withheld=withheld_values(nodes))] if nodes else []
+    hidden = [] if withheld is None else [_HIDDEN.format(withheld=withheld)]
     hidden += [] if with_text else [_ALL_TEXTS]
     minus = f"MINUS {{ {' UNION '.join(hidden)} }}" if hidden else ""
     return KEPT_QUERY.format(graph=_graph(graph), minus=minus)
 
 
-def marker_query(graph: str, nodes: Collection[str]) -> str:
-    """The CONSTRUCT of ``hg:withheldFor ?reader`` on each of ``nodes`` (the withheld
-    spans and versions; at least one) that bundle ``graph`` defines."""
-    return MARKER_QUERY.format(graph=_graph(graph), withheld=withheld_values(nodes))
+def marker_query(graph: str, withheld: str) -> str:
+    """The CONSTRUCT of ``hg:withheldFor ?reader`` on each withheld span and version
+    (``withheld``, :func:`withheld_values` of at least one) that bundle ``graph`` defines."""
+    return MARKER_QUERY.format(graph=_graph(graph), withheld=withheld)
 
 
 #: The catalog's record of one bundle: who generated it, when, from what.
@@ -156,12 +157,14 @@ def export_quads(store: Store, scope: Scope, *, with_text: bool = False) -> Expo
     view = reader_view(store, scope.reader)
     withholding = view.withholding
     withheld = f" <{HG}withheldFor> <{scope.reader_iri}>".encode()
+    # The rule's answer as the queries bind it, written once for every bundle.
+    nodes = withheld_values(view.nodes) if view.nodes else None
     for graph in scope.graphs:
         suffix = f" <{graph}> .\n".encode()
         lines = graphs.setdefault(graph, set())
-        found = [store.construct(bundle_query(graph, with_text=with_text, nodes=view.nodes))]
-        if view.nodes:
-            marked = marker_query(graph, view.nodes)
+        found = [store.construct(bundle_query(graph, with_text=with_text, withheld=nodes))]
+        if nodes is not None:
+            marked = marker_query(graph, nodes)
             found.append(store.construct(marked, params={"reader": IRI(scope.reader_iri)}))
         for data in found:
             lines.update(line[:-2] + suffix for line in data.splitlines() if line)
