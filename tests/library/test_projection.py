@@ -22,7 +22,6 @@ from hopgate.library.steps import (
     RESULT_QUERIES,
     SCRATCH_UPDATES,
     evaluation_projection,
-    peer_projection,
     reader_projection,
     reading_projection,
 )
@@ -83,12 +82,12 @@ COPIES = [
     *((name, evaluation_projection) for name in SCRATCH_UPDATES + RESULT_QUERIES),
     *((name, reading_projection) for name in BUNDLE_QUERIES),
     ("withheld", reader_projection),
-    *((name, peer_projection) for name in PEER_QUERIES),
+    *((name, reading_projection) for name in PEER_QUERIES),
 ]
 
 
 def test_the_peer_figures_are_the_peer_queries() -> None:
-    # The peer copy is cut with peer_projection (PEER_QUERIES); the figures read PEERS.
+    # The recorded answers and the peer copy hold PEER_QUERIES; the figures read PEERS.
     assert tuple(query_id for query_id, _ in PEERS) == PEER_QUERIES
 
 

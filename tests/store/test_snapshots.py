@@ -22,7 +22,7 @@ from hopgate.audit import results
 from hopgate.audit.peers import peer_metrics
 from hopgate.decide.evaluation import evaluate
 from hopgate.library.projection import Projection, projection_of
-from hopgate.library.steps import evaluation_projection, peer_projection, reading_projection
+from hopgate.library.steps import evaluation_projection, reading_projection
 from hopgate.store import snapshots
 from hopgate.store.snapshots import FOLDER
 
@@ -69,27 +69,33 @@ def test_a_damaged_snapshot_never_changes_a_verdict(
     store.close()
 
 
-def test_the_peer_figures_from_a_load_s_peer_snapshot_are_the_store_s(
+def test_the_peer_figures_without_recorded_answers_or_snapshots_are_the_recorded_ones(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # `metrics --peers` copies what the peer queries read of each load from its peer
-    # snapshot; without it, from the store (a load kept before there was one).
+    # `metrics --peers` reads the sums the evaluation recorded (hopgate.store.answers);
+    # without them, it queries a copy of each load's reading snapshot; without that,
+    # of the load read from the store (a load kept before there was one).
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, CEDAR)
     evaluate(store)
-    kept = peer_metrics(store)
-    snapshot = _snapshot(store, loaded.graph, peer_projection())
+    recorded = peer_metrics(store)
+    assert list((tmp_path / "store" / FOLDER).glob("*-answers-peers-*.cache"))
+    for cache in (tmp_path / "store" / FOLDER).glob("*-answers-peers-*.cache"):
+        cache.unlink()
+    asked = peer_metrics(store)
+    snapshot = _snapshot(store, loaded.graph, reading_projection())
     assert snapshot is not None
     snapshot.unlink()
     read = peer_metrics(store)
-    assert "snapshot" in caplog.text
-    assert read.keys() == kept.keys() and read
-    for run, figures in kept.items():
-        assert [(f.name, f.denominator) for f in read[run]] == [
-            (f.name, f.denominator) for f in figures
-        ]
-        # A sum of doubles, added in the copy's order (docs/spec/records.md "Arithmetic").
-        assert [f.numerator for f in read[run]] == pytest.approx([f.numerator for f in figures])
+    assert "snapshot" in caplog.text and "answers cache" in caplog.text
+    assert read.keys() == asked.keys() == recorded.keys() and read
+    for run, figures in recorded.items():
+        for other in (asked[run], read[run]):
+            assert [(f.name, f.source, f.denominator) for f in other] == [
+                (f.name, f.source, f.denominator) for f in figures
+            ]
+            # A sum of doubles, added in the copy's order (docs/spec/records.md "Arithmetic").
+            assert [f.numerator for f in other] == pytest.approx([f.numerator for f in figures])
     store.close()
 
 
@@ -112,9 +118,9 @@ def test_snapshots_are_recorded_with_the_graph_they_cache(tmp_path: Path) -> Non
     store = hopgate.open_store(tmp_path / "store")
     loaded = hopgate.load(store, CEDAR)
     digests = snapshots.recorded(store, [loaded.graph])[loaded.graph]
-    # The evaluation's, the bundle queries', the reader rule's and the peer queries'
+    # The evaluation's, the bundle and peer queries', and the reader rule's
     # projections, and the reader rule's answers (hopgate.store.reader_answers).
-    assert len(digests) == 5
+    assert len(digests) == 4
     assert sum(key.startswith("withheld-") for key in digests) == 1
     for path in (tmp_path / "store" / snapshots.FOLDER).glob("*.nq"):
         assert snapshots.file_sha256(path) in digests.values()
@@ -125,9 +131,7 @@ def test_snapshots_are_recorded_with_the_graph_they_cache(tmp_path: Path) -> Non
 # ---- what a snapshot holds ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "projection", [evaluation_projection(), reading_projection(), peer_projection()]
-)
+@pytest.mark.parametrize("projection", [evaluation_projection(), reading_projection()])
 def test_a_load_keeps_a_recorded_snapshot_of_what_its_projection_keeps(
     tmp_path: Path, projection: Projection
 ) -> None:

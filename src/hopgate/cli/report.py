@@ -58,8 +58,7 @@ def _write(text: str, output: Path | None) -> None:
 @click.option(
     "--peers",
     is_flag=True,
-    help="Also chart the peer figures of the same claim-cases (as metrics --peers; they read "
-    "every evidence triple, so they take longer on large runs).",
+    help="Also chart the peer figures of the same claim-cases (as metrics --peers).",
 )
 @click.option(
     "--signed-export",

@@ -61,7 +61,8 @@ BUNDLE_QUERIES = (
     *REPORT_QUERIES,
 )
 #: The queries of the figures other benchmarks report (``metrics --peers``;
-#: hopgate.audit.peers): run on a copy of a bundle and what they read of its loads.
+#: hopgate.audit.peers): recorded with the bundle queries, else run on a copy of
+#: a bundle and what they read of its loads.
 PEER_QUERIES = ("peer-multihop-rag", "peer-ragas-context-recall", "peer-hotpotqa-sp", "peer-fever")
 
 #: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
@@ -77,10 +78,11 @@ AUTHORITY_POLICY = "none"
 
 
 def recorded_requests() -> list[tuple[str, dict[str, str]]]:
-    """The bundle queries whose answers an evaluation records (:mod:`hopgate.store.answers`),
-    with their parameters besides ``?bundle``: every one, and the gate under every policy."""
+    """The queries whose answers an evaluation records (:mod:`hopgate.store.answers`),
+    with their parameters besides ``?bundle``: every bundle query, the gate under
+    every policy, and the peer queries."""
     found: list[tuple[str, dict[str, str]]] = []
-    for name in BUNDLE_QUERIES:
+    for name in (*BUNDLE_QUERIES, *PEER_QUERIES):
         if name == "gate":
             found += [
                 (name, {"policy": policy, "authority": authority})
@@ -102,8 +104,16 @@ def evaluation_projection() -> Projection:
 
 @functools.cache
 def reading_projection() -> Projection:
-    """The quads the queries that read a bundle (``BUNDLE_QUERIES``) can read."""
-    return projection_of(library_query(name).text for name in BUNDLE_QUERIES)
+    """The quads the queries that read a bundle (``BUNDLE_QUERIES`` and ``PEER_QUERIES``)
+    can read.
+
+    One projection for both: the evaluation records the answers of all of them
+    on one copy of this projection of its loads (hopgate.store.answers). The
+    peer queries add the retrievals' ranks and usages and the citations, about
+    a third more quads; with a projection of their own, ``metrics --peers``
+    parsed a copy of them at every read (12 s at 10k claims, bench/README.md).
+    """
+    return projection_of(library_query(name).text for name in (*BUNDLE_QUERIES, *PEER_QUERIES))
 
 
 @functools.cache
@@ -120,21 +130,10 @@ def reader_projection() -> Projection:
     return projection_of([library_query("withheld").text, TEXTS_QUERY])
 
 
-@functools.cache
-def peer_projection() -> Projection:
-    """The quads the peer queries (:data:`PEER_QUERIES`) can read.
-
-    Loads keep a snapshot of it: without one, ``metrics --peers`` read the
-    retrievals' ranks and usages from the disk store, half of its 11 s per run
-    at 10k claims (bench/README.md).
-    """
-    return projection_of(library_query(name).text for name in PEER_QUERIES)
-
-
 def load_projections() -> list[Projection]:
     """The snapshots a load graph keeps (hopgate.store.snapshots): what the evaluation,
-    the bundle queries, the reader rule and the peer queries can read of it."""
-    return [evaluation_projection(), reading_projection(), reader_projection(), peer_projection()]
+    the bundle and peer queries, and the reader rule can read of it."""
+    return [evaluation_projection(), reading_projection(), reader_projection()]
 
 
 __all__ = [
@@ -149,7 +148,6 @@ __all__ = [
     "SCRATCH_UPDATES",
     "evaluation_projection",
     "load_projections",
-    "peer_projection",
     "reader_projection",
     "reading_projection",
     "recorded_requests",

@@ -1,10 +1,10 @@
 """Recorded answers: the bundle queries' rows, kept beside an on-disk store with the bundle.
 
 Every read of a recorded evaluation (``verdicts``, ``gate``, ``metrics``,
-``explain``, ``diff``, ``review changes``, the report) runs the bundle queries
-(:data:`hopgate.library.steps.BUNDLE_QUERIES`) over the bundle and the loads
-it used. Those graphs never change once published, so neither do the
-answers: the evaluation runs the queries once, on a copy of the loads and the
+``explain``, ``diff``, ``review changes``, the report, ``metrics --peers``)
+runs the bundle queries (:data:`hopgate.library.steps.BUNDLE_QUERIES`) or the
+peer queries (``PEER_QUERIES``) over the bundle and the loads it used. Those
+graphs never change once published, so neither do the answers: the evaluation runs the queries once, on a copy of the loads and the
 bundle it is about to publish, and keeps their rows in a file beside the
 store. Reads take the rows from that file instead of copying the graphs
 into memory and querying them (seconds at 10k claims).
@@ -33,7 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from hopgate.library.artefacts import library_query
-from hopgate.library.steps import REPORT_QUERIES, reading_projection, recorded_requests
+from hopgate.library.steps import (
+    PEER_QUERIES,
+    REPORT_QUERIES,
+    reading_projection,
+    recorded_requests,
+)
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, BNode, Row, Store, Value
 
@@ -46,12 +51,16 @@ _QUERY_THREADS = 2
 #: The files a bundle's answers are kept in: what only the report reads (each
 #: card's spans with their texts, their coverage, the verdicts per stratum;
 #: two thirds of the bytes) in a file of its own, which the other reads do
-#: not read or hash.
-GROUPS = ("reads", "report")
+#: not read or hash; and the peer figures' sums (``metrics --peers``), a few
+#: hundred bytes, in a third, so that recording them left the other two
+#: files' keys (and stores evaluated before) as they were.
+GROUPS = ("reads", "report", "peers")
 
 
 def _group(name: str) -> str:
-    return "report" if name in REPORT_QUERIES else "reads"
+    if name in REPORT_QUERIES:
+        return "report"
+    return "peers" if name in PEER_QUERIES else "reads"
 
 
 @functools.cache
