@@ -40,13 +40,18 @@ ex:Counts a sh:NodeShape ; sh:targetClass ex:C ;
                 [ sh:path ex:p ; sh:disjoint ex:q ] ,
                 [ sh:path ex:q ; sh:in ( 1 2 "1"^^xsd:int ) ] ,
                 [ sh:path ( ex:p ex:p ) ; sh:hasValue ex:a ] ,
-                [ sh:path [ sh:inversePath ex:p ] ; sh:maxCount 1 ] .
+                [ sh:path [ sh:inversePath ex:p ] ; sh:maxCount 1 ] ,
+                [ sh:path ( ex:p ex:t ) ; sh:maxCount 1 ; sh:nodeKind sh:IRI ] ,
+                [ sh:path [ sh:zeroOrMorePath ex:p ] ; sh:maxCount 2 ; sh:nodeKind sh:IRI ] ,
+                [ sh:path ( ex:t [ sh:oneOrMorePath ex:p ] ) ; sh:maxCount 1 ] .
 
 ex:Logic a sh:NodeShape ; sh:targetSubjectsOf ex:p ;
     sh:or ( [ sh:class ex:C ] [ sh:class ex:D ] ) ;
     sh:xone ( [ sh:path ex:q ; sh:minCount 1 ] [ sh:path ex:r ; sh:minCount 1 ] ) ;
     sh:not [ sh:path ex:s ; sh:minCount 2 ] ;
-    sh:and ( [ sh:path ex:t ; sh:maxCount 1 ] [ sh:nodeKind sh:IRI ] ) .
+    sh:and ( [ sh:path ex:t ; sh:maxCount 1 ] [ sh:nodeKind sh:IRI ] ) ;
+    sh:or ( [ sh:path [ sh:zeroOrOnePath ex:t ] ; sh:maxCount 2 ]
+            [ sh:path ex:s ; sh:maxCount 2 ; sh:datatype xsd:string ] ) .
 
 ex:Nested a sh:PropertyShape ; sh:targetClass ex:D ; sh:path ex:p ;
     sh:node [ sh:property [ sh:path ex:q ; sh:minCount 1 ] ] ;
@@ -201,3 +206,27 @@ def test_constraint_components_agree_with_pyshacl(drawn: list[tuple[Node, Node, 
     # shape; SHACL 1.0 (6.5.1) gives the value node, as the compiled engine does.
     assert {f[:3] for f in _found(compiled)} == {f[:3] for f in _found(reference)}
     assert all(r.value is not None for r in compiled.results)
+
+
+def test_a_repeated_path_is_counted_per_focus_node_as_pyshacl_counts_it() -> None:
+    """``sh:maxCount`` on a path with a repeated step is not counted over the whole
+    path (a zero-length match would make every node a value): ex:a reaches itself and
+    three nodes by ``ex:p*``, so a maximum of 3 fails it and 4 does not."""
+    data = rdflib.Graph()
+    data.add((EX.a, RDF.type, EX.C))
+    for start, end in ((EX.a, EX.b), (EX.b, EX.c), (EX.c, EX.d)):
+        data.add((start, EX.p, end))
+    for maximum, expected in ((3, {EX.a}), (4, set())):
+        shapes = rdflib.Graph().parse(
+            format="turtle",
+            data=f"""
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix ex: <http://example.org/> .
+ex:Reach a sh:NodeShape ; sh:targetClass ex:C ;
+    sh:property [ sh:path [ sh:zeroOrMorePath ex:p ] ; sh:maxCount {maximum} ] .
+""",
+        )
+        compiled = validate_graph(data, shapes)
+        assert compiled.engine == "store", compiled.fallback
+        assert {r.focus_node for r in compiled.results} == expected
+        assert _found(compiled) == _found(validate_graph(data, shapes, engine="pyshacl"))

@@ -19,12 +19,32 @@ from typing import Protocol
 
 import rdflib
 from rdflib.namespace import SH, XSD
-from rdflib.term import Literal, Node, URIRef
+from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate.errors import IllFormedShape, UnsupportedShape
 
 #: SHACL 1.0, the W3C Recommendation each component cites by section anchor.
 SHACL_SPEC = "https://www.w3.org/TR/shacl/"
+
+
+def path_repeats(shapes: rdflib.Graph, path: Node) -> bool:
+    """True when ``path`` has a ``sh:zeroOrMorePath``, ``sh:oneOrMorePath`` or
+    ``sh:zeroOrOnePath`` step: asked without its start node bound, such a path
+    enumerates every node of the data (a zero-length match) or every closure."""
+    repeats = (SH.zeroOrMorePath, SH.oneOrMorePath, SH.zeroOrOnePath)
+    # A path's structure is blank nodes (lists, inverse, alternatives, repeats);
+    # its IRIs are predicates, whose own triples in the shapes graph say nothing here.
+    pending = [path] if isinstance(path, BNode) else []
+    seen: set[Node] = set()
+    while pending:
+        step = pending.pop()
+        seen.add(step)
+        for predicate, inner in shapes.predicate_objects(step):
+            if predicate in repeats:
+                return True
+            if isinstance(inner, BNode) and inner not in seen:
+                pending.append(inner)
+    return False
 
 
 @dataclass(frozen=True)
@@ -114,6 +134,11 @@ class Scope:
     def steps(self) -> str | None:
         """The shape's path as SPARQL (None for a node shape)."""
         return None if self.path is None else self.compiler.path(self.path)
+
+    @functools.cached_property
+    def path_repeats(self) -> bool:
+        """True when the shape's path has a repeated step (:func:`path_repeats`)."""
+        return self.path is not None and path_repeats(self.compiler.shapes, self.path)
 
     def needs_path(self, parameter: URIRef) -> str:
         """The shape's path as SPARQL, for a parameter that only property shapes may carry.

@@ -50,7 +50,18 @@ def max_count(scope: Scope) -> Iterator[Constraint]:
         steps = scope.needs_path(SH.maxCount)
         if maximum == 0:
             pattern = f"{ctx} {focus} {steps} {other} ."
+        elif not scope.path_repeats:
+            # The nodes with too many values are counted over the whole path, without
+            # the context, then joined to it: Oxigraph evaluates such a subquery once,
+            # by scans, where a pair of values joined per focus node looked the path
+            # up node by node on the disk store (44.6k spans: 0.82 s against 3.6 s;
+            # bench/README.md). The count of a node does not depend on the context.
+            pattern = (
+                f"{ctx} {{ SELECT {focus} WHERE {{ {focus} {steps} {other} . }} "
+                f"GROUP BY {focus} HAVING (COUNT(DISTINCT {other}) > {maximum}) }}"
+            )
         elif maximum == 1:
+            # A repeated step asked unbound would enumerate every node: per focus node.
             second = scope.compiler.fresh("v")
             pattern = (
                 f"{ctx} {focus} {steps} {other} . {focus} {steps} {second} . "
