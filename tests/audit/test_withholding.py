@@ -7,10 +7,14 @@ finding of issue 25, item 3) and tests/test_reader_filter_property.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hopgate.audit.withholding import MARKER, NOTHING, Withholding, normalize
+from hopgate.audit.withholding import MARKER, NAMES, NOTHING, Withholding, normalize
+from hopgate.store import IRI, BNode
 
 NARROWED = "Cedar maps to zqnarrowed7731 kestrel"
 
@@ -68,3 +72,73 @@ def test_a_repeat_is_found_at_every_offset_and_in_every_length_class() -> None:
             assert rule.withholds("." * offset + text + "." * (offset % 7)), (text, offset)
     assert not Withholding("r", texts[1:]).withholds("." * 50 + "q")
     assert not Withholding("r", ["p" * 70]).withholds("p" * 69)
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """Named as a row class of ``withholding.NAMES`` (its ``interval`` holds a name)."""
+
+    numerator: int
+    interval: str | None
+    notes: Any = None
+
+
+def _reference_redact(rule: Withholding, value: Any, names: frozenset[str]) -> Any:
+    """What the filter gives, written as plainly as it reads in its docstring."""
+    if isinstance(value, IRI | BNode) or value is None or isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        return MARKER if rule.withholds(value) else value
+    if isinstance(value, dict):
+        return {k: v if k in names else _reference_redact(rule, v, names) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_reference_redact(rule, v, names) for v in value)
+    kept = NAMES.get(type(value).__name__, frozenset())
+    return replace(
+        value,
+        **{
+            f.name: _reference_redact(rule, getattr(value, f.name), kept)
+            for f in fields(value)
+            if f.name not in kept
+        },
+    )
+
+
+_WORDS = st.sampled_from(["secret words", "the Secret  words here", "plain", "", "sec"])
+_LEAVES = st.one_of(
+    _WORDS,
+    _WORDS.map(IRI),
+    _WORDS.map(BNode),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+)
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(
+            st.sampled_from(["id", "t", "interval", "secret words"]), inner, max_size=4
+        ),
+        st.builds(Proportion, st.integers(0, 3), st.one_of(_WORDS, st.none()), inner),
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(value=_VALUES, names=st.sampled_from([frozenset(), frozenset({"id"})]))
+def test_redact_replaces_exactly_the_texts_that_repeat_a_withheld_one(
+    value: Any, names: frozenset[str]
+) -> None:
+    """The filter's walk (fast paths by exact type) gives what a plain walk gives, keeps
+    IRIs, blank nodes, numbers, dict keys and name fields, and returns the very object
+    wherever nothing in it changed."""
+    rule = Withholding("public", ["secret words"])
+    found = rule.redact(value, names)
+    assert found == _reference_redact(rule, value, names)
+    assert type(found) is type(value)
+    if found == value and repr(found) == repr(value):
+        assert found is value

@@ -312,7 +312,8 @@ def _collect(
 
     def select(query_id: str) -> list[Row]:
         if only is None:
-            return reads.select(query_id)
+            # Every term is read as its text (str, _text): IRIs may come as plain str.
+            return reads.select(query_id, plain=True)
         # One card (`explain`): looked up from the card on the store (a few ms),
         # not decoded from the recorded table of every card's spans and texts.
         return _select(store, query_id, {"bundle": bundle, "card": IRI(next(iter(only)))})
