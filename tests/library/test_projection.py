@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rdflib import paths
+from algebra import path_iris, patterns, values_bound
 from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import prepareUpdate
 from rdflib.term import URIRef, Variable
 
@@ -28,47 +27,6 @@ from hopgate.library.steps import (
 from hopgate.vocab import HG, PROV, sparql_prologue
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "cedar.yaml"
-
-
-def _mappings(node: Any) -> Iterator[Any]:
-    """Every CompValue and dict anywhere in rdflib's algebra."""
-    if isinstance(node, CompValue | dict):
-        yield node
-        for value in node.values():
-            yield from _mappings(value)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            yield from _mappings(value)
-
-
-def _patterns(node: Any, found: list[tuple[Any, Any]]) -> None:
-    """Every (predicate, object) of a triple pattern anywhere in rdflib's algebra."""
-    for mapping in _mappings(node):
-        triples = mapping.get("triples")
-        if isinstance(triples, list):
-            found.extend((t[1], t[2]) for t in triples if isinstance(t, tuple) and len(t) == 3)
-
-
-def _values(node: Any, bound: dict[Any, set[Any]]) -> None:
-    """What each variable a VALUES block binds may be, anywhere in rdflib's algebra."""
-    for mapping in _mappings(node):
-        if isinstance(mapping, CompValue) and mapping.name == "values":
-            for row in mapping["res"]:
-                for variable, value in row.items():
-                    bound.setdefault(variable, set()).add(value)
-
-
-def _path_iris(predicate: Any) -> set[str]:
-    """The IRIs a predicate or property path can match; fails on a variable or negation."""
-    if isinstance(predicate, URIRef):
-        return {str(predicate)}
-    if isinstance(predicate, paths.SequencePath | paths.AlternativePath):
-        return set().union(*(_path_iris(arg) for arg in predicate.args))
-    if isinstance(predicate, paths.InvPath):
-        return _path_iris(predicate.arg)
-    if isinstance(predicate, paths.MulPath):
-        return _path_iris(predicate.path)
-    raise AssertionError(f"a pattern the projection cannot serve: predicate {predicate!r}")
 
 
 def _algebra(name: str) -> Any:
@@ -98,15 +56,15 @@ def test_the_projection_keeps_every_pattern_of_its_queries(
     projection = projected()
     found: list[tuple[Any, Any]] = []
     algebra = _algebra(name)
-    _patterns(algebra, found)
+    patterns(algebra, found)
     assert found, "no triple pattern found: the algebra walk is broken"
     # A class variable is served when VALUES binds it to kept classes only
     # (queries/withheld.rq: ?node a ?class . VALUES ?class { hg:Span hg:Version }).
     bound: dict[Any, set[Any]] = {}
-    _values(algebra, bound)
+    values_bound(algebra, bound)
     for predicate, obj in found:
         assert not isinstance(predicate, Variable), f"{name}: a variable predicate reads anything"
-        for iri in _path_iris(predicate):
+        for iri in path_iris(predicate):
             assert iri in projection.predicates, f"{name}: {iri} is not copied"
             if iri == RDF_TYPE:
                 classes = bound.get(obj, set()) if isinstance(obj, Variable) else {obj}

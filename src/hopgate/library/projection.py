@@ -70,6 +70,18 @@ def query_iris(text: str, prefixes: dict[str, str] | None = None) -> set[str]:
     return found
 
 
+def without_literals(text: str) -> str:
+    """A SPARQL text with its string literals and comments left out (each kept as ``""``
+    or a line end), so that what is left is syntax: IRIs, names, operators."""
+
+    def blank(match: re.Match[str]) -> str:
+        if match.group("long") or match.group("string"):
+            return '""'
+        return "\n" if match.group("comment") else match.group(0)
+
+    return _TOKEN.sub(blank, text)
+
+
 def projection_of(texts: Iterable[str]) -> Projection:
     """The projection that serves every query in ``texts`` (see the module docstring)."""
     iris: set[str] = set()

@@ -38,6 +38,7 @@ from hopgate import ids, progress
 from hopgate.errors import InputRefused, ShaclError, UnsupportedShape, ValidationError
 from hopgate.inputs import read_regular
 from hopgate.library.artefacts import artefact
+from hopgate.shacl import unchanged
 from hopgate.shacl.bounds import check_shapes
 from hopgate.shacl.compiler import Check, compile_shapes
 from hopgate.shacl.reference import validate_reference
@@ -248,9 +249,10 @@ def validate(
     triples = 0
     data: rdflib.Graph | None = rdflib.Graph() if engine == "pyshacl" else None
     parts = _parts(store, graph=graph, run=run, all_history=all_history)
+    first: _FirstPart | None = None
     for names in progress.counted(parts, f"validate ({engine})", len(parts), unit="parts"):
         if engine == "store":
-            report, size = _report_in_store(store, shapes, checks, names)
+            report, size, first = _report_in_store(store, shapes, checks, names, first)
         else:
             part = data_graph(store, graphs=names)
             report, size = _pyshacl_report(part, shapes), len(part)
@@ -295,22 +297,38 @@ def _parts(
     return parts
 
 
+@dataclass(frozen=True)
+class _FirstPart:
+    """The first part validated (the loads with the catalog): its graphs, and whether
+    its checks were compiled without class membership through ``rdfs:subClassOf``."""
+
+    graphs: frozenset[str]
+    plain: bool
+
+
 def _report_in_store(
-    store: Store, shapes: rdflib.Graph, checks: list[Check], names: list[str]
-) -> tuple[rdflib.Graph, int]:
-    """Run the compiled checks over the union of ``names`` only."""
+    store: Store,
+    shapes: rdflib.Graph,
+    checks: list[Check],
+    names: list[str],
+    first: _FirstPart | None,
+) -> tuple[rdflib.Graph, int, _FirstPart]:
+    """Run the compiled checks over the union of ``names`` only; those whose answer the
+    ``first`` part gave are not run again (:mod:`hopgate.shacl.unchanged`)."""
     # The embedded store answers through a view (nothing copied); a server's
     # engine may not answer the compiled queries as Oxigraph does (Virtuoso
     # 7.2.5 drops rows in MINUS of subqueries), so it is validated on a local copy.
     with store.local_view(names) as view:
-        return _report_in(view, shapes, checks)
-
-
-def _report_in(store: Store, shapes: rdflib.Graph, checks: list[Check]) -> tuple[rdflib.Graph, int]:
-
-    if store.ask(_SUBCLASS_ASK):
-        checks = compile_shapes(shapes, subclasses=True)
-    return run_checks(store, checks, shapes), store.count()
+        plain = not view.ask(_SUBCLASS_ASK)
+        if not plain:
+            checks = compile_shapes(shapes, subclasses=True)
+        elif first is not None and first.plain:
+            read = {iri for check in checks for iri in unchanged.read_iris(check) or ()}
+            changed = unchanged.present(store, sorted(first.graphs ^ set(names)), read)
+            skipped = unchanged.answered(checks, changed)
+            checks = [c for i, c in enumerate(checks) if i not in skipped]
+        report = run_checks(view, checks, shapes)
+        return report, view.count(), first or _FirstPart(frozenset(names), plain)
 
 
 def _merge_reports(reports: list[rdflib.Graph]) -> rdflib.Graph:
