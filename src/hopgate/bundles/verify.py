@@ -19,6 +19,7 @@ gathered with SPARQL over the file's triples loaded into an in-memory store.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,9 @@ from hopgate.bundles.signing import shown
 from hopgate.errors import SigningError
 from hopgate.ingest.anchoring import sha256_digest
 from hopgate.inputs import open_regular
+from hopgate.library.projection import Projection, projection_of
 from hopgate.store import Store, open_store
+from hopgate.vocab import RDF_TYPE
 
 #: Spans with an exact quote, and their versions' digests and texts where exported.
 QUOTES_QUERY = """
@@ -103,8 +106,10 @@ def _check_quotes(
     ``stated``."""
     store: Store
     with open_store(None) as store:
-        # An in-memory store of the file's own triples: the checks are SPARQL too.
-        store.add_quads(quads)
+        # An in-memory store of the file's own triples that the checks (SPARQL too) can
+        # match: a fifth of a 10k-claim export's 2.3M quads (all of them: 7.0 s against
+        # 1.5 s, bench/README.md).
+        store.add_quads(_readable(quads))
         texts: dict[str, str] = {}  # each version's text once, not once per quote row
         for row in store.select(VERSIONS_QUERY):
             version_id = str(row["versionId"] or row["version"])
@@ -134,6 +139,23 @@ def _check_quotes(
             problem = _quote_problem(row, text)
             if problem:
                 report.problems.append(f"{name}: span {span_id}: {problem}")
+
+
+def _readable(quads: list[ox.Quad]) -> list[ox.Quad]:
+    """The quads :data:`VERSIONS_QUERY` and :data:`QUOTES_QUERY` can match."""
+    projection = _quotes_projection()
+    predicates, classes = projection.predicates, projection.classes
+    return [
+        quad
+        for quad in quads
+        if (predicate := quad.predicate.value) in predicates
+        and (predicate != RDF_TYPE or getattr(quad.object, "value", None) in classes)
+    ]
+
+
+@functools.cache
+def _quotes_projection() -> Projection:
+    return projection_of([VERSIONS_QUERY, QUOTES_QUERY])
 
 
 def _quote_problem(row: dict[str, Any], text: str) -> str | None:
