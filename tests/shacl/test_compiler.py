@@ -51,7 +51,10 @@ ex:Logic a sh:NodeShape ; sh:targetSubjectsOf ex:p ;
     sh:not [ sh:path ex:s ; sh:minCount 2 ] ;
     sh:and ( [ sh:path ex:t ; sh:maxCount 1 ] [ sh:nodeKind sh:IRI ] ) ;
     sh:or ( [ sh:path [ sh:zeroOrOnePath ex:t ] ; sh:maxCount 2 ]
-            [ sh:path ex:s ; sh:maxCount 2 ; sh:datatype xsd:string ] ) .
+            [ sh:path ex:s ; sh:maxCount 2 ; sh:datatype xsd:string ] ) ;
+    sh:not [ sh:path ex:t ; sh:minCount 1 ; sh:maxCount 2 ] ;
+    sh:node [ sh:property [ sh:path ex:r ; sh:minCount 0 ; sh:maxCount 1 ] ,
+                          [ sh:path [ sh:inversePath ex:p ] ; sh:minCount 1 ; sh:maxCount 1 ] ] .
 
 ex:Nested a sh:PropertyShape ; sh:targetClass ex:D ; sh:path ex:p ;
     sh:node [ sh:property [ sh:path ex:q ; sh:minCount 1 ] ] ;
@@ -230,3 +233,28 @@ ex:Reach a sh:NodeShape ; sh:targetClass ex:C ;
         assert compiled.engine == "store", compiled.fallback
         assert {r.focus_node for r in compiled.results} == expected
         assert _found(compiled) == _found(validate_graph(data, shapes, engine="pyshacl"))
+
+
+def test_a_nested_shape_s_count_bounds_fail_below_the_minimum_and_above_the_maximum() -> None:
+    """In a nested shape one count stands for sh:minCount and sh:maxCount together: a
+    node with 0, 1, 2 or 3 values of ex:t fails ``sh:node`` of [1, 2] values exactly at
+    0 and 3, as pySHACL finds."""
+    data = rdflib.Graph()
+    counts = {EX.n0: 0, EX.n1: 1, EX.n2: 2, EX.n3: 3}
+    for node, count in counts.items():
+        data.add((node, RDF.type, EX.C))
+        for index in range(count):
+            data.add((node, EX.t, Literal(index)))
+    shapes = rdflib.Graph().parse(
+        format="turtle",
+        data="""
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix ex: <http://example.org/> .
+ex:Between a sh:NodeShape ; sh:targetClass ex:C ;
+    sh:node [ sh:property [ sh:path ex:t ; sh:minCount 1 ; sh:maxCount 2 ] ] .
+""",
+    )
+    compiled = validate_graph(data, shapes)
+    assert compiled.engine == "store", compiled.fallback
+    assert {r.focus_node for r in compiled.results} == {EX.n0, EX.n3}
+    assert _found(compiled) == _found(validate_graph(data, shapes, engine="pyshacl"))

@@ -36,7 +36,7 @@ from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate.errors import UnsupportedShape
-from hopgate.shacl.components import CORE, parameters
+from hopgate.shacl.components import CORE, cardinality, parameters
 from hopgate.shacl.components.base import (
     Check,
     Constraint,
@@ -171,7 +171,13 @@ class _Compiler:
             values = self._values(ctx, focus, path, value)
         else:
             value, values = focus, ctx
-        branches = [c.pattern for c in self._constraints(shape, ctx, focus, path, value, values)]
+        constraints = self._constraints(shape, ctx, focus, path, value, values)
+        counted = cardinality.bounds(Scope(self, shape, ctx, focus, path, value, values))
+        if counted is not None:
+            # Only failing matters here: one count stands for both bounds.
+            constraints = [c for c in constraints if c.component not in cardinality.BOUNDED]
+            constraints.append(counted)
+        branches = [c.pattern for c in constraints]
         for child in self.shapes.objects(shape, SH.property):
             # A property shape's own property shapes apply to its values (4.7.2).
             branches.append(self.not_conforming(child, values, value))
