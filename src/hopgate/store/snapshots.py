@@ -173,15 +173,19 @@ def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> N
     between terms, an IRI never holds a space): split at the first two
     spaces; any other line is read with the general pattern.
     """
-    wanted = [
-        (
-            frozenset(f"<{p}>".encode() for p in projection.predicates),
-            frozenset(f"<{c}>".encode() for c in projection.classes),
-        )
-        for projection in projections
-    ]
-    type_iri = f"<{RDF_TYPE}>".encode()
     kept: list[list[bytes]] = [[] for _ in outs]
+    # Which outputs keep a line, looked up once per line by its predicate (or, for an
+    # rdf:type line, its class) rather than tested per projection: the cut of a 10k-claim
+    # load (1.9M lines, three projections) was a third of the load's Python.
+    by_predicate: dict[bytes, list[list[bytes]]] = {}
+    by_class: dict[bytes, list[list[bytes]]] = {}
+    for projection, lines in zip(projections, kept, strict=True):
+        for iri in projection.predicates - {RDF_TYPE}:
+            by_predicate.setdefault(f"<{iri}>".encode(), []).append(lines)
+        for iri in projection.classes:
+            by_class.setdefault(f"<{iri}>".encode(), []).append(lines)
+    type_iri = f"<{RDF_TYPE}>".encode()
+    nowhere: list[list[bytes]] = []
     with nquads.open("rb") as source:
         for number, line in enumerate(source, 1):
             parts = line.split(b" ", 3)
@@ -193,9 +197,12 @@ def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> N
                 obj = match.group(2)
             else:
                 predicate, obj = parts[1], parts[2]
-            for (predicates, classes), lines in zip(wanted, kept, strict=True):
-                if obj in classes if predicate == type_iri else predicate in predicates:
-                    lines.append(line)
+            if predicate == type_iri:
+                targets = by_class.get(obj, nowhere)
+            else:
+                targets = by_predicate.get(predicate, nowhere)
+            for lines in targets:
+                lines.append(line)
             if number % _BATCH == 0:
                 _flush(kept, outs)
     _flush(kept, outs)
