@@ -39,7 +39,6 @@ from hopgate.ingest.anchoring import sha256_digest
 from hopgate.inputs import open_regular
 from hopgate.library.projection import Projection, projection_of
 from hopgate.store import Store, open_store
-from hopgate.vocab import RDF_TYPE
 
 #: Spans with an exact quote, and their versions' digests and texts where exported.
 QUOTES_QUERY = """
@@ -143,14 +142,8 @@ def _check_quotes(
 
 def _readable(quads: list[ox.Quad]) -> list[ox.Quad]:
     """The quads :data:`VERSIONS_QUERY` and :data:`QUOTES_QUERY` can match."""
-    projection = _quotes_projection()
-    predicates, classes = projection.predicates, projection.classes
-    return [
-        quad
-        for quad in quads
-        if (predicate := quad.predicate.value) in predicates
-        and (predicate != RDF_TYPE or getattr(quad.object, "value", None) in classes)
-    ]
+    keeps = _quotes_projection().keeps
+    return [q for q in quads if keeps(q.predicate.value, getattr(q.object, "value", ""))]
 
 
 @functools.cache
