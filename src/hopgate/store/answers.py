@@ -4,9 +4,9 @@ Every read of a recorded evaluation (``verdicts``, ``gate``, ``metrics``,
 ``explain``, ``diff``, ``review changes``, the report, ``metrics --peers``)
 runs the bundle queries (:data:`hopgate.library.steps.BUNDLE_QUERIES`) or the
 peer queries (``PEER_QUERIES``) over the bundle and the loads it used. Those
-graphs never change once published, so neither do the answers: the evaluation runs the queries once, on a copy of the loads and the
-bundle it is about to publish, and keeps their rows in a file beside the
-store. Reads take the rows from that file instead of copying the graphs
+graphs never change once published, so neither do the answers: the
+evaluation runs the queries once, on a copy of the loads and the bundle it is
+about to publish, and keeps their rows in a file beside the store. Reads take the rows from that file instead of copying the graphs
 into memory and querying them (seconds at 10k claims).
 
 It is a cache like a snapshot (docs/spec/records.md "Caches"): written
