@@ -11,9 +11,14 @@ seconds and the child's CPU seconds (user + system), the best of the rounds.
 evaluation's time, so the commands compared print none: JSON without them is
 compared after dropping the ``card`` and ``evaluation`` keys).
 
-The embedded store reads the answers its evaluation recorded (and the reader
-rule's answers its load recorded); a remote store keeps no such files beside
-it, so every read asks its queries of the server.
+Both stores read the answers their evaluation recorded (hopgate.store.answers:
+beside the embedded store as files, on the server in a graph outside every
+query's dataset). On the server each run is evaluated twice, so that the
+price of recording is measured in the same command: first without recording
+(``Recorder.record_written`` returning nothing), then again with ``force``,
+recording. After the reads, the server's recorded answers are removed and
+the reads run again, asking every query of the server ("Virtuoso, asking"):
+what a store an earlier hopgate evaluated costs.
 
     python bench/read_servers.py --sizes 3300,10000
 
@@ -40,6 +45,7 @@ from synthetic import write_ledger  # noqa: E402
 from virtuoso import VirtuosoServer, missing  # noqa: E402
 
 import hopgate  # noqa: E402
+from hopgate.store import answers, catalog  # noqa: E402
 
 #: Each command, and whether its JSON is compared (the others print card ids).
 COMMANDS: dict[str, tuple[list[str], bool]] = {
@@ -63,6 +69,28 @@ def _run(where: list[str], args: list[str]) -> tuple[bytes, float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return done.stdout, wall, cpu
+
+
+def _timed(action: Any) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def _measure(
+    places: dict[str, list[str]], rounds: int
+) -> dict[str, tuple[dict[str, list[tuple[float, float]]], dict[str, bytes]]]:
+    """Each command's (wall, CPU) per place and round, and what each place printed."""
+    found = {}
+    for name, (args, _) in COMMANDS.items():
+        times: dict[str, list[tuple[float, float]]] = {p: [] for p in places}
+        printed: dict[str, bytes] = {}
+        for _ in range(rounds):
+            for place, where in places.items():
+                printed[place], wall, cpu = _run(where, args)
+                times[place].append((wall, cpu))
+        found[name] = (times, printed)
+    return found
 
 
 def _comparable(data: bytes) -> Any:
@@ -89,9 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     sizes = [int(size) for size in options.sizes.split(",") if size]
     print(
-        "| claims | command | embedded, wall (CPU) | Virtuoso, wall (CPU) | ratio (wall) | same |"
+        "| claims | command | embedded, wall (CPU) | Virtuoso, wall (CPU) | ratio (wall) "
+        "| Virtuoso, asking, wall (CPU) | same |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
+    evaluations: list[str] = []
     with tempfile.TemporaryDirectory(prefix="hopgate-read-servers-") as scratch:
         folder = Path(scratch)
         for claims in sizes:
@@ -105,31 +135,49 @@ def main(argv: list[str] | None = None) -> int:
                     hopgate.evaluate(store)
                 remote = server.remote_store(timeout=3600)
                 hopgate.load(remote, ledger)
-                hopgate.evaluate(remote)
-                remote.close()
+                shipped = answers.Recorder.record_written
+                answers.Recorder.record_written = lambda *a, **k: []  # type: ignore[method-assign]
+                try:
+                    plain = _timed(lambda r=remote: hopgate.evaluate(r))
+                finally:
+                    answers.Recorder.record_written = shipped  # type: ignore[method-assign]
+                recording = _timed(lambda r=remote: hopgate.evaluate(r, force=True))
+                evaluations.append(
+                    f"{claims:,} claims, both runs on Virtuoso: evaluate {plain:.1f} s "
+                    f"without recording the answers, {recording:.1f} s recording them "
+                    f"({recording / plain:.2f}x)"
+                )
+                bundles = [catalog.latest(remote, run) for run in catalog.runs(remote)]
                 places = {
                     "embedded": ["--store", str(folder / f"store-{claims}")],
                     "Virtuoso": ["--endpoint", server.endpoint],
                 }
-                for name, (args, compared) in COMMANDS.items():
-                    times: dict[str, list[tuple[float, float]]] = {p: [] for p in places}
-                    printed: dict[str, bytes] = {}
-                    for _ in range(options.rounds):
-                        for place, where in places.items():
-                            printed[place], wall, cpu = _run(where, args)
-                            times[place].append((wall, cpu))
+                measured = _measure(places, options.rounds)
+                for found in bundles:
+                    assert found is not None
+                    remote.remove_caches(found.bundle)
+                remote.close()
+                asking = _measure({"Virtuoso": places["Virtuoso"]}, options.rounds)
+                for name, (_, compared) in COMMANDS.items():
+                    times, printed = measured[name]
                     (ew, ec), (vw, vc) = min(times["embedded"]), min(times["Virtuoso"])
+                    aw, ac = min(asking[name][0]["Virtuoso"])
                     same = "-"
                     if compared:
-                        equal = _comparable(printed["embedded"]) == _comparable(printed["Virtuoso"])
+                        texts = [printed["embedded"], printed["Virtuoso"]]
+                        texts.append(asking[name][1]["Virtuoso"])
+                        equal = all(_comparable(t) == _comparable(texts[0]) for t in texts)
                         same = "yes" if equal else "NO"
                     print(
                         f"| {claims:,} | `{name}` | {ew:.2f} ({ec:.2f}) | {vw:.2f} ({vc:.2f}) "
-                        f"| {vw / ew:.2f}x | {same} |",
+                        f"| {vw / ew:.2f}x | {aw:.2f} ({ac:.2f}) | {same} |",
                         flush=True,
                     )
             finally:
                 server.stop()
+    print()
+    for line in evaluations:
+        print(line)
     return 0
 
 

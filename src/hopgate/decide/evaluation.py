@@ -414,6 +414,7 @@ def _evaluate_run(
             whole=True,
             trusted=True,
             caches=recorded_answers,
+            written=lambda: recorder.record_written(writer.bundle),
         )
     return EvaluationRecord(
         run,

@@ -1,22 +1,27 @@
-"""Recorded answers: the bundle queries' rows, kept beside an on-disk store with the bundle.
+"""Recorded answers: the bundle queries' rows, kept with the bundle they answer.
 
 Every read of a recorded evaluation (``verdicts``, ``gate``, ``metrics``,
 ``explain``, ``diff``, ``review changes``, the report, ``metrics --peers``)
 runs the bundle queries (:data:`hopgate.library.steps.BUNDLE_QUERIES`) or the
 peer queries (``PEER_QUERIES``) over the bundle and the loads it used. Those
 graphs never change once published, so neither do the answers: the
-evaluation runs the queries once, on a copy of the loads and the bundle it is
-about to publish, and keeps their rows in a file beside the store. Reads take the rows from that file instead of copying the graphs
-into memory and querying them (seconds at 10k claims).
+evaluation runs the queries once and keeps their rows. On an on-disk store
+they run on a copy of the loads and the bundle it is about to publish, and
+the rows are kept in a file beside the store; on a server they run on the
+server once the bundle is written, and the rows are kept there, in a graph
+outside every query's dataset (:mod:`hopgate.store.remote.caches`). Reads
+take the rows from there instead of asking the queries again (seconds at
+10k claims).
 
 It is a cache like a snapshot (docs/spec/records.md "Caches"): written
-under a temporary name and renamed, its digest recorded in the catalog entry
-that publishes the bundle, hashed again before each use. A missing, damaged
-or unrecorded file, or one written for other query texts (its key is a
-digest of them), is not used: the read runs the queries, as it does on a
-store without such files (in memory, remote). The rows are the queries'
-own; what the read makes of them is decided where it was before
-(:mod:`hopgate.audit.results`).
+before the bundle is published (a file under a temporary name, then
+renamed), its digest recorded in the catalog entry that publishes the
+bundle, hashed again before each use. A missing, damaged or unrecorded
+file, or one written for other query texts (its key is a digest of them),
+is not used: the read runs the queries, as it does on a store without such
+files (in memory, or a server an earlier hopgate evaluated). The rows are
+the queries' own; what the read makes of them is decided where it was
+before (:mod:`hopgate.audit.results`).
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ _QUERY_THREADS = 2
 #: hundred bytes, in a third, so that recording them left the other two
 #: files' keys (and stores evaluated before) as they were.
 GROUPS = ("reads", "report", "peers")
+#: The files a server keeps (hopgate.store.remote.caches): not the peer figures'.
+SERVER_GROUPS = ("reads", "report")
 
 
 def _group(name: str) -> str:
@@ -127,12 +134,15 @@ class Recorder:
     """The copy an evaluation's recorded queries run on: what they read of the loads it
     used, parsed in a thread from their snapshots while the evaluation writes its bundle
     (in Python: the engine parses without the GIL), then the bundle (:meth:`record`).
+    On a store that keeps its caches on its server, the queries run there once the
+    bundle is written (:meth:`record_written`).
 
-    Use :func:`recording`. On a store without snapshots nothing is copied or recorded.
+    Use :func:`recording`. On a store in memory nothing is copied or recorded.
     """
 
     def __init__(self, store: Store, used: list[str]) -> None:
         self._store = store
+        self._used = list(used)
         self._stack = ExitStack()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-answers")
         self._copy: Future[Store] | None = None
@@ -150,31 +160,63 @@ class Recorder:
             return []
         copy = self._copy.result()
         copy.add_graph(file, bundle, trusted=True)
-        tables: dict[str, dict[str, str]] = {group: {} for group in GROUPS}
-
-        def answer(request: tuple[str, dict[str, str]]) -> tuple[str, str, str]:
-            # Each query's rows are encoded as soon as they are read: held as Python
-            # rows until the end, the tables of a 100k-claim run took gigabytes.
-            name, params = request
-            bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
-            found = copy.select(library_query(name).text, params=bound)
-            return _group(name), _request(name, params), _encode_table(found)
-
         # The engine answers a query without the GIL: two at a time on the memory copy
         # took 0.6x the time of one after another (FEVER's bundle, bench/README.md).
-        # In the requests' order, so the file is the same.
-        with ThreadPoolExecutor(max_workers=_QUERY_THREADS) as pool:
-            for group, request, table in pool.map(answer, recorded_requests()):
-                tables[group][request] = table
-        lines = []
-        for group, encoded in tables.items():
-            lines += snapshots.keep_bytes(self._store, bundle, cache_key(group), _encode(encoded))
-        return lines
+        return _keep(self._store, bundle, _answer(copy, bundle, threads=_QUERY_THREADS))
+
+    def record_written(self, bundle: str) -> list[str]:
+        """On a store that keeps its caches on its server (remote): run the recorded
+        queries there, on the loads and the bundle just written (not yet published),
+        and keep their rows on the server beside it; else nothing.
+
+        Called once the bundle is written, before its catalog entry publishes it;
+        returns the catalog lines to publish with it.
+        """
+        if not self._store.server_caches:
+            return []
+        # Seen through the loads and the bundle only, as a read of it would be: the
+        # bundle is not in the store's dataset until it is published. Two queries at a
+        # time: on Virtuoso at 10k claims, 19.1 -> 14.7 s (bench/README.md).
+        # Not the peer queries: Virtuoso 7.2.5 answers two of them wrongly or not at all,
+        # so on a server they run on a copy in the client (hopgate.audit.peers).
+        on_server = self._store.scoped([*self._used, bundle])
+        tables = _answer(on_server, bundle, threads=_QUERY_THREADS, groups=SERVER_GROUPS)
+        return _keep(self._store, bundle, tables)
 
     def close(self) -> None:
         """Wait for the copy (an error making it was raised by :meth:`record`), free it."""
         self._pool.shutdown(wait=True)
         self._stack.close()
+
+
+def _answer(
+    source: Store, bundle: str, *, threads: int, groups: tuple[str, ...] = GROUPS
+) -> dict[str, dict[str, str]]:
+    """Each recorded request of ``groups``' files, encoded, by file, as ``source`` answers it."""
+    tables: dict[str, dict[str, str]] = {group: {} for group in groups}
+    requests = [r for r in recorded_requests() if _group(r[0]) in groups]
+
+    def answer(request: tuple[str, dict[str, str]]) -> tuple[str, str, str]:
+        # Each query's rows are encoded as soon as they are read: held as Python
+        # rows until the end, the tables of a 100k-claim run took gigabytes.
+        name, params = request
+        bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
+        found = source.select(library_query(name).text, params=bound)
+        return _group(name), _request(name, params), _encode_table(found)
+
+    # In the requests' order, so the file is the same.
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for group, request, table in pool.map(answer, requests):
+            tables[group][request] = table
+    return tables
+
+
+def _keep(store: Store, bundle: str, tables: dict[str, dict[str, str]]) -> list[str]:
+    """Keep each file of ``tables`` as a cache of ``bundle``; their catalog lines."""
+    lines = []
+    for group, encoded in tables.items():
+        lines += snapshots.keep_bytes(store, bundle, cache_key(group), _encode(encoded))
+    return lines
 
 
 @contextmanager
@@ -198,7 +240,7 @@ def record(store: Store, used: list[str], bundle: str, file: Path) -> list[str]:
 def read(store: Store, bundle: str) -> Answers | None:
     """The recorded answers of ``bundle`` when the catalog records a file of them, else None
     (a file is verified when first read: missing or damaged, its queries are not answered)."""
-    if store.folder is None:
+    if store.folder is None and not store.server_caches:
         return None
     digests = snapshots.recorded(store, [bundle])
     keys = digests.get(bundle, {})
@@ -308,4 +350,13 @@ def _decode_table(line: bytes, cards: Set[str] | None = None, *, plain: bool = F
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
-__all__ = ["GROUPS", "Answers", "Recorder", "cache_key", "read", "record", "recording"]
+__all__ = [
+    "GROUPS",
+    "SERVER_GROUPS",
+    "Answers",
+    "Recorder",
+    "cache_key",
+    "read",
+    "record",
+    "recording",
+]

@@ -126,6 +126,23 @@ class Store(ABC):
     #: live (snapshots, recorded judgments); None in memory or on a server.
     folder: Path | None = None
 
+    #: Whether this store keeps caches on its server (:meth:`keep_cache`): a remote
+    #: store, which has no folder; an on-disk store keeps them as files instead.
+    server_caches: bool = False
+
+    def keep_cache(self, graph: str, key: str, data: bytes) -> bool:
+        """Keep ``data``, the cache ``key`` of ``graph``, on the server, outside every
+        query's dataset; False where this store keeps no caches so."""
+        return False
+
+    def read_cache(self, graph: str, key: str) -> bytes | None:
+        """The bytes :meth:`keep_cache` kept, or None (unchecked: the caller compares them
+        with the digest the catalog records)."""
+        return None
+
+    def remove_caches(self, graph: str) -> None:  # noqa: B027 (nothing kept, nothing to do)
+        """Remove every cache :meth:`keep_cache` kept of ``graph``."""
+
     @contextmanager
     def working_copy(
         self,

@@ -34,6 +34,7 @@ def publish(
     whole: bool = False,
     trusted: bool = False,
     caches: Callable[[], list[str]] | None = None,
+    written: Callable[[], list[str]] | None = None,
 ) -> None:
     """Add the graph ``graph`` from the N-Quads file ``quads``, then publish it.
 
@@ -47,7 +48,10 @@ def publish(
     such as :func:`hopgate.store.answers.record`'s) while it is written, and
     returns their catalog lines; it may read the file, snapshots and the
     catalog, but no query over the union of graphs (the graph being written is
-    not yet hidden from one). On any failure the graph and its snapshots are removed and the error
+    not yet hidden from one). ``written`` keeps caches that query the graph
+    itself (a server's recorded answers, :func:`hopgate.store.answers.Recorder.record_written`):
+    it is called once the graph is written, before the catalog entry publishes
+    it, and returns their catalog lines too. On any failure the graph and its snapshots are removed and the error
     raised: the store is as it was.
     """
     # The bulk write (Rust; it releases the GIL) and the snapshot cut (Python)
@@ -67,6 +71,13 @@ def publish(
         try:
             added.result()  # add_graph removed what it wrote if it failed
         except BaseException:
+            snapshots.remove(store, graph)
+            raise
+    if written is not None:
+        try:
+            kept += written()
+        except BaseException:
+            store.remove_graph(graph)
             snapshots.remove(store, graph)
             raise
     faults.step(f"{kind}:graph-added")

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from hopgate import ntriples as nt
+from hopgate.errors import QueryError, StoreError
 from hopgate.library.projection import Projection
 from hopgate.store.base import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE
@@ -225,7 +226,7 @@ def keep_bytes(store: Store, graph: str, key: str, data: bytes) -> list[str]:
     """
     folder = _folder(store)
     if folder is None:
-        return []
+        return _keep_on_server(store, graph, key, data)
     try:
         folder.mkdir(exist_ok=True)
         (digest,) = _write_atomically(
@@ -234,6 +235,24 @@ def keep_bytes(store: Store, graph: str, key: str, data: bytes) -> list[str]:
     except OSError as exc:
         log.warning("hopgate: note: no %s cache of %s (%s)", key.split("-")[0], graph, exc)
         return []
+    return [f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")]
+
+
+def _keep_on_server(store: Store, graph: str, key: str, data: bytes) -> list[str]:
+    """:func:`keep_bytes` on a store that keeps its caches on its server (remote)."""
+    if not store.server_caches:
+        return []
+    try:
+        kept = store.keep_cache(graph, key, data)
+    except (StoreError, QueryError) as exc:
+        # A cache: the reads ask their queries of the server instead.
+        log.warning(
+            "hopgate: note: no %s cache of %s on the server (%s)", key.split("-")[0], graph, exc
+        )
+        return []
+    if not kept:
+        return []
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
     return [f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")]
 
 
@@ -247,11 +266,17 @@ def verified_bytes(
     """
     folder = _folder(store)
     expected = digests.get(graph, {}).get(key)
-    if folder is None or expected is None:
+    if expected is None or (folder is None and not store.server_caches):
         return None
     try:
-        data = _cache_path(folder, graph, key).read_bytes()
-    except OSError:
+        data = (
+            _cache_path(folder, graph, key).read_bytes()
+            if folder is not None
+            else store.read_cache(graph, key)
+        )
+    except (OSError, StoreError, QueryError):
+        data = None
+    if data is None:
         log.warning(
             "hopgate: note: the %s cache of %s is missing; reading the store",
             key.split("-")[0],
@@ -292,12 +317,14 @@ def remove(store: Store, graph: str) -> None:
     if folder is not None and folder.is_dir():
         for path in folder.glob(f"{_digest(graph)[:32]}-*"):
             path.unlink(missing_ok=True)
+    if store.server_caches:
+        store.remove_caches(graph)
 
 
 def recorded(store: Store, graphs: list[str]) -> dict[str, dict[str, str]]:
     """The snapshot digests the catalog records: graph -> projection key -> digest."""
     found: dict[str, dict[str, str]] = {}
-    if _folder(store) is None or not graphs:
+    if (_folder(store) is None and not store.server_caches) or not graphs:
         return found
     rows = store.select(
         "SELECT ?g ?record WHERE { GRAPH ?catalog { ?g hg:snapshotDigest ?record } }",

@@ -33,6 +33,7 @@ from hopgate.store.dialect import (
     without_comments,
 )
 from hopgate.store.oxigraph import OxigraphStore
+from hopgate.store.remote.caches import Caches
 from hopgate.store.remote.limits import MAX_ROWS_HEADER
 from hopgate.store.remote.paging import (
     construct_page,
@@ -43,7 +44,7 @@ from hopgate.store.remote.paging import (
 )
 from hopgate.store.remote.reads import READ_PAGE_TRIPLES, READ_WORKERS, Reads
 from hopgate.store.remote.transport import Auth, Contact
-from hopgate.store.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS, Uploads
+from hopgate.store.remote.uploads import DEFAULT_BATCH_BYTES, WRITE_WORKERS
 from hopgate.store.remote.values import (
     as_ntriples,
     bind_update,
@@ -57,7 +58,7 @@ from hopgate.store.terms import bind_values, refuse_service, term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
 
 
-class RemoteStore(Uploads, Reads, Store):
+class RemoteStore(Caches, Reads, Store):
     """A hopgate store on a SPARQL 1.1 endpoint (queries) and update endpoint (writes).
 
     Args:

@@ -1,0 +1,188 @@
+"""Recorded answers on a server: kept there by the evaluation, read by every client.
+
+A remote store has no folder, so the answers an evaluation records
+(hopgate.store.answers) are kept on the server, in a graph no query's dataset
+holds (hopgate.store.remote.caches), with their digests in the bundle's
+catalog entry. On Virtuoso and on the Oxigraph server: the kept rows are the
+queries' rows; the cache is in no dataset, dump or listing; a damaged or
+missing cache is not used (the reads ask the server and print the same); a
+failure while recording publishes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import CEDAR
+
+import hopgate
+from hopgate.audit import results
+from hopgate.library.artefacts import library_query
+from hopgate.library.steps import PEER_QUERIES, recorded_requests
+from hopgate.store import IRI, BNode, answers, catalog, snapshots
+from hopgate.store.remote import RemoteStore
+from hopgate.store.remote.caches import CACHE_BASE, cache_graph
+from hopgate.vocab import HG
+
+
+@pytest.fixture(scope="module")
+def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A private ``oxigraph serve`` (skipped without the oxigraph package, failed under CI)."""
+    from conftest import required
+    from oxigraph_server import OxigraphServer, missing
+
+    reason = missing()
+    if reason is not None:
+        required(reason)
+    server = OxigraphServer(tmp_path_factory.mktemp("oxigraph"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _virtuoso_store(server: Any) -> RemoteStore:
+    from virtuoso import PASSWORD, USER
+
+    return RemoteStore(
+        server.endpoint,
+        update_endpoint=server.update_endpoint,
+        graph_store=f"http://127.0.0.1:{server.http_port}/sparql-graph-crud-auth",
+        user=USER,
+        password=PASSWORD,
+        timeout=120,
+    )
+
+
+@pytest.fixture(params=[pytest.param("virtuoso", marks=pytest.mark.slow), "oxigraph"])
+def evaluated(request: pytest.FixtureRequest) -> Iterator[RemoteStore]:
+    """The worked example loaded and evaluated on the server (emptied before and after)."""
+    server = request.getfixturevalue(request.param)
+    store = _virtuoso_store(server) if request.param == "virtuoso" else server.remote_store()
+    for graph in store.graphs():
+        store.remove_graph(graph)
+    hopgate.load(store, CEDAR)
+    hopgate.api.evaluate(store)
+    yield store
+    for graph in store.graphs():
+        store.remove_caches(graph)
+        store.remove_graph(graph)
+
+
+def _bundles(store: RemoteStore) -> list[str]:
+    found = []
+    for run in catalog.runs(store):
+        evaluation = catalog.latest(store, run)
+        assert evaluation is not None
+        found.append(evaluation.bundle)
+    return found
+
+
+def _comparable(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    # Blank node labels are the server's own per answer; none is read as an answer.
+    def value(v: Any) -> str:
+        return "_:b" if isinstance(v, BNode) else f"{v:.12g}" if isinstance(v, float) else repr(v)
+
+    return sorted(tuple((k, value(v)) for k, v in sorted(row.items())) for row in rows)
+
+
+def _reads(store: RemoteStore) -> Any:
+    rows = [
+        {k: v for k, v in row.as_dict().items() if k != "card"} for row in results.verdicts(store)
+    ]
+    figures = {run: m.as_dict() for run, m in results.metrics(store).items()}
+    gates = [results.gate(store, run=run).passed for run in catalog.runs(store)]
+    return rows, figures, gates
+
+
+def test_the_answers_kept_on_the_server_are_the_queries_answers(evaluated: RemoteStore) -> None:
+    for bundle in _bundles(evaluated):
+        keys = snapshots.recorded(evaluated, [bundle])[bundle]
+        kept_keys = {answers.cache_key(group) for group in answers.SERVER_GROUPS}
+        assert kept_keys <= set(keys)
+        # The peer figures are not kept: on a server they run on a copy in the client.
+        assert answers.cache_key("peers") not in keys
+        recorded = answers.read(evaluated, bundle)
+        assert recorded is not None
+        for name, params in recorded_requests():
+            if name in PEER_QUERIES:
+                continue
+            bound = {"bundle": IRI(bundle), **params}
+            kept = recorded.get(name, bound)
+            assert kept is not None, name
+            asked = evaluated.select(library_query(name).text, params=bound)
+            assert _comparable(kept) == _comparable(asked), name
+
+
+def test_the_cache_graph_is_in_no_dataset_listing_or_dump(evaluated: RemoteStore) -> None:
+    (bundle, *_) = _bundles(evaluated)
+    assert evaluated.read_cache(bundle, answers.cache_key("reads")) is not None
+    assert not [g for g in evaluated.graphs() if g.startswith(CACHE_BASE)]
+    dumped = io.BytesIO()
+    evaluated.dump(dumped, format="nquads")
+    assert b"cachePart" not in dumped.getvalue()
+    assert CACHE_BASE.encode() not in dumped.getvalue()
+    found = evaluated.select(
+        "SELECT (COUNT(*) AS ?n) WHERE { ?s hg:cachePart ?o }"  # the union default graph
+    )
+    assert int(found[0]["n"]) == 0  # type: ignore[arg-type]
+
+
+def test_a_damaged_or_missing_cache_is_not_used(
+    evaluated: RemoteStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    recorded = _reads(evaluated)
+    (bundle, *_) = _bundles(evaluated)
+    where = cache_graph(bundle)
+    # One part of the reads' file changed on the server: its digest no longer matches.
+    parts = evaluated._all_rows(
+        f"SELECT ?s ?part WHERE {{ GRAPH <{where}> {{ ?s <{HG}cachePart> ?part }} }}",
+        dataset=False,
+    )
+    part = min(parts, key=lambda row: str(row["part"]))
+    text = str(part["part"])
+    changed = text[:-4] + ("AAAA" if not text.endswith("AAAA") else "BBBB")
+    node = part["s"]
+    evaluated._update(f'DELETE DATA {{ GRAPH <{where}> {{ <{node}> <{HG}cachePart> "{text}" }} }}')
+    evaluated._update(
+        f'INSERT DATA {{ GRAPH <{where}> {{ <{node}> <{HG}cachePart> "{changed}" }} }}'
+    )
+    with caplog.at_level(logging.WARNING):
+        assert _reads(evaluated) == recorded
+    assert "damaged" in caplog.text
+    caplog.clear()
+    for graph in _bundles(evaluated):
+        evaluated.remove_caches(graph)
+    with caplog.at_level(logging.WARNING):
+        assert _reads(evaluated) == recorded
+    assert "missing" in caplog.text
+
+
+def test_a_failure_while_recording_on_the_server_publishes_nothing(
+    oxigraph: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = oxigraph.remote_store()
+    for graph in store.graphs():
+        store.remove_graph(graph)
+    hopgate.load(store, CEDAR)
+    before = store.graphs()
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the server went away while recording")
+
+    monkeypatch.setattr(answers, "_answer", fail)
+    with pytest.raises(RuntimeError, match="went away"):
+        hopgate.api.evaluate(store)
+    assert store.graphs() == before
+    assert all(catalog.latest(store, run) is None for run in catalog.runs(store))
+    monkeypatch.undo()
+    (record, *_) = hopgate.api.evaluate(store)
+    assert record.cards and answers.read(store, record.graph) is not None
+    for graph in store.graphs():
+        store.remove_caches(graph)
+        store.remove_graph(graph)
