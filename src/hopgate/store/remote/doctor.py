@@ -10,7 +10,8 @@ change and the value to use (docs/servers.md). Checked:
   limit, the query time limit and the transaction size;
 - the reads hopgate sends (SELECT, ASK, CONSTRUCT) on the query endpoint;
 - the writes: an update dropping a graph that does not exist, under each
-  name hopgate writes (a staging graph and a graph of its own base), after
+  name hopgate writes (a staging graph, a graph of its own base, a cache
+  graph: hopgate.store.remote.caches), after
   an empty Graph Store upload into that staging graph. Neither leaves
   anything behind; a graph that exists under the probe's name is left alone
   and the check skipped.
@@ -22,14 +23,20 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from hopgate.errors import HopgateError
+from hopgate.store.remote.caches import cache_graph
 from hopgate.store.remote.limits import Finding, Limits, row_cap_finding, virtuoso_findings
 from hopgate.store.remote.store import RemoteStore
 from hopgate.store.remote.uploads import staging_graph
 from hopgate.store.remote.values import boolean
 from hopgate.vocab import ID_BASE
 
-#: Graph names the write checks drop: hopgate never creates them.
-PROBE_GRAPHS = (staging_graph(ID_BASE + "doctor"), ID_BASE + "doctor")
+#: Graph names the write checks drop, one of each kind hopgate writes (a staging
+#: graph, a graph of its own base, a cache graph): hopgate never creates them.
+PROBE_GRAPHS = (
+    staging_graph(ID_BASE + "doctor"),
+    ID_BASE + "doctor",
+    cache_graph(ID_BASE + "doctor"),
+)
 
 
 @dataclass
