@@ -21,6 +21,7 @@ from conftest import CEDAR
 
 import hopgate
 from hopgate.audit import results
+from hopgate.errors import StoreError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import PEER_QUERIES, recorded_requests
 from hopgate.store import IRI, BNode, answers, catalog, snapshots
@@ -183,6 +184,31 @@ def test_a_failure_while_recording_on_the_server_publishes_nothing(
     monkeypatch.undo()
     (record, *_) = hopgate.api.evaluate(store)
     assert record.cards and answers.read(store, record.graph) is not None
+    for graph in store.graphs():
+        store.remove_caches(graph)
+        store.remove_graph(graph)
+
+
+def test_a_server_refusing_the_recording_leaves_the_evaluation_published(
+    oxigraph: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The answers are a cache: a server error while asking them (a time limit, a row
+    cap) is noted, the bundle is published without them, and the reads ask the server."""
+    store = oxigraph.remote_store()
+    for graph in store.graphs():
+        store.remove_graph(graph)
+    hopgate.load(store, CEDAR)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise StoreError("the query failed: the server's time limit (a test)")
+
+    monkeypatch.setattr(answers, "_answer", refuse)
+    with caplog.at_level(logging.WARNING):
+        (record, *_) = hopgate.api.evaluate(store)
+    assert "were not kept" in caplog.text
+    assert answers.read(store, record.graph) is None
+    monkeypatch.undo()
+    assert [row.verdict for row in results.verdicts(store)]
     for graph in store.graphs():
         store.remove_caches(graph)
         store.remove_graph(graph)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator, Mapping, Set
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,6 +38,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from hopgate.errors import HopgateError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import (
     PEER_QUERIES,
@@ -46,6 +48,8 @@ from hopgate.library.steps import (
 )
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, BNode, Row, Store, Value
+
+log = logging.getLogger(__name__)
 
 #: The format of the file; part of its key, so a file another format wrote is not read.
 _FORMAT = "hopgate recorded answers 2"
@@ -180,7 +184,12 @@ class Recorder:
         # Not the peer queries: Virtuoso 7.2.5 answers two of them wrongly or not at all,
         # so on a server they run on a copy in the client (hopgate.audit.peers).
         on_server = self._store.scoped([*self._used, bundle])
-        tables = _answer(on_server, bundle, threads=_QUERY_THREADS, groups=SERVER_GROUPS)
+        try:
+            tables = _answer(on_server, bundle, threads=_QUERY_THREADS, groups=SERVER_GROUPS)
+        except HopgateError as exc:
+            # A cache: without it each read asks its queries of the server, as before.
+            log.warning("hopgate: note: the answers of %s were not kept (%s)", bundle, exc)
+            return []
         return _keep(self._store, bundle, tables)
 
     def close(self) -> None:
