@@ -121,6 +121,16 @@ def remote(virtuoso: Any) -> Iterator[RemoteStore]:
         store.remove_graph(graph)
 
 
+def _records(store: hopgate.Store) -> int:
+    """The store's quads but the catalog's lines about caches: a server keeps the reader
+    rule's answers a load records (hopgate.store.reader_answers), a store in memory none."""
+    cached = store.select(
+        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?c { ?g hg:snapshotDigest ?d } }",
+        params={"c": hopgate.IRI(CATALOG_GRAPH)},
+    )
+    return store.count() - int(cached[0]["n"])  # type: ignore[arg-type]
+
+
 def _verdicts_json(store: hopgate.Store) -> list[dict[str, Any]]:
     # The card IRI carries its evaluation's timestamp: everything else must match.
     return [{k: v for k, v in row.as_dict().items() if k != "card"} for row in verdicts(store)]
@@ -137,7 +147,7 @@ def test_worked_example_parity(remote: RemoteStore) -> None:
     embedded = hopgate.open_store(None)
     hopgate.load(embedded, CEDAR)
     result = hopgate.load(remote, CEDAR)
-    assert remote.count() == embedded.count()
+    assert _records(remote) == _records(embedded)
     assert remote.graphs() == embedded.graphs()
     assert json.dumps(_verdicts_json(remote)) == json.dumps(_verdicts_json(embedded))
     assert json.dumps(_metrics_json(remote)) == json.dumps(_metrics_json(embedded))
@@ -199,7 +209,7 @@ def test_an_unpublished_graph_is_not_in_the_store(remote: RemoteStore, tmp_path:
     assert remote.count() == 0
     assert not hopgate.load(remote, CEDAR).already_loaded
     assert remote.graphs() == embedded.graphs()
-    assert remote.count() == embedded.count()
+    assert _records(remote) == _records(embedded)
 
 
 def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:
@@ -225,7 +235,7 @@ def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
     embedded = hopgate.open_store(None)
     hopgate.load(embedded, ledger)
     hopgate.load(remote, ledger)
-    assert remote.count() == embedded.count()
+    assert _records(remote) == _records(embedded)
     expected = _verdicts_json(embedded)
     assert len(expected) > 2000
     assert json.dumps(_verdicts_json(remote)) == json.dumps(expected)

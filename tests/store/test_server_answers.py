@@ -1,7 +1,8 @@
 """Recorded answers on a server: kept there by the evaluation, read by every client.
 
 A remote store has no folder, so the answers an evaluation records
-(hopgate.store.answers) are kept on the server, in a graph no query's dataset
+(hopgate.store.answers), and the reader rule's answers a load records
+(hopgate.store.reader_answers), are kept on the server, in a graph no query's dataset
 holds (hopgate.store.remote.caches), with their digests in the bundle's
 catalog entry. On Virtuoso and on the Oxigraph server: the kept rows are the
 queries' rows; the cache is in no dataset, dump or listing; a damaged or
@@ -17,17 +18,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import CEDAR
+from conftest import CEDAR, EXAMPLES
 
 import hopgate
 from hopgate.audit import results
 from hopgate.errors import StoreError
 from hopgate.library.artefacts import library_query
+from hopgate.library.reader_rule import RULE_QUERY, TEXTS_QUERY
 from hopgate.library.steps import PEER_QUERIES, recorded_requests
-from hopgate.store import IRI, BNode, answers, catalog, snapshots
+from hopgate.store import IRI, BNode, answers, catalog, reader_answers, snapshots
 from hopgate.store.remote import RemoteStore
 from hopgate.store.remote.caches import CACHE_BASE, cache_graph
-from hopgate.vocab import HG
+from hopgate.vocab import CATALOG_GRAPH, HG
+
+WITHHELD = EXAMPLES / "withheld.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -212,3 +216,48 @@ def test_a_server_refusing_the_recording_leaves_the_evaluation_published(
     for graph in store.graphs():
         store.remove_caches(graph)
         store.remove_graph(graph)
+
+
+def _asked_of_the_server(store: RemoteStore, reader: str) -> tuple[list[str], list[str]]:
+    """The withheld nodes and texts as a read asks them of a server without a record:
+    the rule's own query, and its texts' (hopgate.audit.withholding)."""
+    nodes = store.select(RULE_QUERY, params={"reader": IRI(reader)})
+    texts = store.select(TEXTS_QUERY, params={"reader": IRI(reader)})
+    return sorted({str(row["node"]) for row in nodes}), sorted(
+        {str(row["text"]) for row in texts if row["text"]}
+    )
+
+
+def _recorded(store: RemoteStore, reader: str) -> tuple[list[str], list[str]] | None:
+    found = reader_answers.answers(store, reader)
+    if found is None:
+        return None
+    rows, texts = found
+    return sorted({str(row["node"]) for row in rows}), sorted(texts)
+
+
+def test_the_reader_rules_answers_kept_on_the_server_are_the_rules(
+    evaluated: RemoteStore,
+) -> None:
+    """A load keeps the rule's answers on the server; an evaluation, whose bundle says
+    it holds none of the rule's quads, leaves them in use; a later load keeps its own;
+    a bundle that does not say so makes each read ask the rule again."""
+    readers = ["https://w3id.org/hopgate/id/reader/analyst", "urn:hopgate:test:anyone"]
+    hopgate.load(evaluated, WITHHELD)
+    hopgate.api.evaluate(evaluated)
+    for bundle in _bundles(evaluated):
+        assert evaluated.ask(
+            "ASK { GRAPH ?c { ?b hg:outsideReaderRule true } }",
+            params={"c": IRI(CATALOG_GRAPH), "b": IRI(bundle)},
+        )
+    withheld = []
+    for reader in readers:
+        recorded = _recorded(evaluated, reader)
+        assert recorded is not None and recorded == _asked_of_the_server(evaluated, reader)
+        withheld += recorded[1]
+    assert withheld  # the second ledger withholds texts from some reader
+    # A bundle whose catalog entry does not say it (an earlier hopgate's): no record used.
+    evaluated._update(
+        f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?b <{HG}outsideReaderRule> ?x }} }}"
+    )
+    assert all(_recorded(evaluated, reader) is None for reader in readers)

@@ -37,7 +37,17 @@ from hopgate.library.steps import (
     reading_projection,
 )
 from hopgate.memory import paused_gc, return_freed_memory
-from hopgate.store import IRI, SCRATCH_SUFFIX, Row, Store, Value, answers, catalog, snapshots
+from hopgate.store import (
+    IRI,
+    SCRATCH_SUFFIX,
+    Row,
+    Store,
+    Value,
+    answers,
+    catalog,
+    reader_answers,
+    snapshots,
+)
 from hopgate.store.publish import publish
 from hopgate.suggest import unknown_name
 from hopgate.times import xsd_datetime
@@ -414,7 +424,13 @@ def _evaluate_run(
             whole=True,
             trusted=True,
             caches=recorded_answers,
-            written=lambda: recorder.record_written(writer.bundle),
+            # On a server: the answers asked there, and whether the bundle holds
+            # any of the reader rule's quads (the loads' record of its answers holds
+            # only while none does: hopgate.store.reader_answers).
+            written=lambda: (
+                recorder.record_written(writer.bundle)
+                + reader_answers.bundle_outside_rule(store, writer.bundle)
+            ),
         )
     return EvaluationRecord(
         run,

@@ -163,6 +163,8 @@ def _load(
                 # The reader rule's answers for the store with this load, which
                 # every read's reader filter would otherwise ask of a copy.
                 caches=lambda: reader_answers.record(store, graph),
+                # On a server: asked there once the graph is written, kept there.
+                written=lambda: reader_answers.record_written(store, graph),
             )
     return LoadResult(
         file=str(path),

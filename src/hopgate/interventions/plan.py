@@ -416,6 +416,7 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             trusted=True,
             # A plan's variants are spans the reader rule reads, like a load's.
             caches=lambda: reader_answers.record(store, graph),
+            written=lambda: reader_answers.record_written(store, graph),
         )
 
 

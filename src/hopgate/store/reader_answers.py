@@ -38,15 +38,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Sequence
 
 from hopgate import ntriples as nt
+from hopgate.errors import HopgateError
 from hopgate.library.reader_rule import TEXTS_OF_NODES, TEXTS_QUERY, VIEW_QUERY
 from hopgate.library.steps import reader_projection
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, Row, Store
 from hopgate.store.terms import term_ntriples
-from hopgate.vocab import CATALOG_GRAPH, RDF_TYPE
+from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE
+
+log = logging.getLogger(__name__)
 
 #: The format of the file; part of its key.
 _FORMAT = "hopgate reader rule answers 2"
@@ -80,6 +84,31 @@ def _key(store: Store, graphs: Sequence[str], digests: dict[str, dict[str, str]]
     return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def _server_key(store: Store, graphs: Sequence[str]) -> str | None:
+    """:func:`_key` on a server, which keeps no snapshots, None when one cannot be made.
+
+    A published load or plan graph never changes (a load's IRI is its ledger's
+    digest), so its IRI stands for its quads. Every evaluation's bundle must
+    hold none of the rule's quads, as its catalog entry says
+    (:func:`bundle_outside_rule`), and so must the catalog (asked): then a new
+    evaluation leaves the key as it is.
+    """
+    rows = store.select(
+        "SELECT ?g ?outside WHERE { GRAPH ?catalog { ?g prov:wasGeneratedBy ?a . "
+        "?a a hg:EvaluationActivity } "
+        "OPTIONAL { GRAPH ?catalog { ?g hg:outsideReaderRule ?outside } } }",
+        params={"catalog": IRI(CATALOG_GRAPH)},
+    )
+    bundles = {str(row["g"]) for row in rows}
+    if any(row["outside"] is not True for row in rows if str(row["g"]) in graphs):
+        return None
+    if CATALOG_GRAPH in graphs and _hold_rule_quads(store, [CATALOG_GRAPH]):
+        return None
+    parts = sorted(g for g in graphs if g not in bundles and g != CATALOG_GRAPH)
+    text = "\n".join([_FORMAT, "on a server", VIEW_QUERY, *parts])
+    return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
 def _published(store: Store) -> list[str]:
     """The graphs a catalog entry publishes, and the catalog (what queries see)."""
     rows = store.select(
@@ -89,10 +118,16 @@ def _published(store: Store) -> list[str]:
     return sorted({CATALOG_GRAPH, *(str(row["g"]) for row in rows)})
 
 
+def _flag(value: object) -> bool:
+    """VIEW_QUERY's ``?text``, a boolean expression: ``true``, or ``1`` where a server
+    types it as a number (Virtuoso 7.2.5 does: docs/servers.md)."""
+    return value is True or (type(value) is int and value == 1)
+
+
 def withheld_texts(store: Store, reader: str, rows: list[Row]) -> list[str]:
     """The reader's withheld texts (the reader IRI ``reader``): the texts of the nodes
     ``rows`` (VIEW_QUERY's, for that reader) mark ``?text``, looked up on ``store``."""
-    nodes = [row for row in rows if row["text"] is True]
+    nodes = [row for row in rows if _flag(row["text"])]
     if not nodes:
         return []
     if all(isinstance(row["node"], IRI) for row in nodes):
@@ -124,23 +159,74 @@ def record(store: Store, graph: str) -> list[str]:
     key = _key(store, sorted([*published, graph]), digests)
     if key is None:
         return []
+    with snapshots.copy_with_file(store, reader_projection(), published, graph, cut) as copy:
+        data = _asked(copy)
+    return [] if data is None else snapshots.keep_bytes(store, graph, key, data)
+
+
+def record_written(store: Store, graph: str) -> list[str]:
+    """:func:`record` on a store that keeps its caches on its server (remote): the rule
+    is asked there, over the published graphs and ``graph`` (a load's or a plan's,
+    written, not yet published), and its answers kept on the server; elsewhere nothing.
+
+    Called once the graph is written, before its catalog entry publishes it
+    (:func:`hopgate.store.publish.publish`'s ``written``). A server error is a note:
+    without the record each read asks the rule of the server, as before.
+    """
+    if not store.server_caches:
+        return []
+    graphs = sorted({*_published(store), graph})
+    try:
+        key = _server_key(store, graphs)
+        data = None if key is None else _asked(store.scoped(graphs))
+    except HopgateError as exc:
+        log.warning("hopgate: note: the reader rule's answers were not kept (%s)", exc)
+        return []
+    if key is None or data is None:
+        return []
+    return snapshots.keep_bytes(store, graph, key, data)
+
+
+def bundle_outside_rule(store: Store, bundle: str) -> list[str]:
+    """On a server: the catalog line saying that ``bundle`` (written, not yet published)
+    holds none of the reader rule's quads, when it holds none; elsewhere nothing.
+
+    A server's key (:func:`_server_key`) needs every bundle to hold none, and
+    asking it of every bundle at every read grows with the history (and an ``ASK``
+    over several graphs at once stops Virtuoso 7.2.5's server process): each
+    evaluation asks it once of its own bundle instead.
+    """
+    if not store.server_caches:
+        return []
+    try:
+        held = _hold_rule_quads(store.scoped([bundle]), [bundle])
+    except HopgateError as exc:
+        log.warning(
+            "hopgate: note: %s was not checked for the reader rule's quads (%s)", bundle, exc
+        )
+        return []
+    return [] if held else [f"{nt.iri(bundle)} <{HG}outsideReaderRule> {nt.boolean(True)}"]
+
+
+def _asked(copy: Store) -> bytes | None:
+    """The rule's rows and withheld texts for every reader, asked of ``copy``, as the
+    record's bytes; None when a reader or a node is one a read could not name."""
     answers: dict[str, list[list[object]]] = {}
     texts: dict[str, list[str]] = {}
-    with snapshots.copy_with_file(store, reader_projection(), published, graph, cut) as copy:
-        listed = copy.select("SELECT DISTINCT ?reader WHERE { ?node hg:readableBy ?reader }")
-        if not all(isinstance(row["reader"], IRI) for row in listed):
-            return []  # a reader a read could not name
-        readers = sorted(str(row["reader"]) for row in listed)
-        if _UNLISTED in readers:
-            return []
-        for reader in [*readers, _UNLISTED]:
-            rows = copy.select(VIEW_QUERY, params={"reader": IRI(reader)})
-            if not all(isinstance(row["node"], IRI) for row in rows):
-                return []
-            answers[reader] = sorted(
-                [str(row["node"]), str(row["class"]), row["text"] is True] for row in rows
-            )
-            texts[reader] = withheld_texts(copy, reader, rows)
+    listed = copy.select("SELECT DISTINCT ?reader WHERE { ?node hg:readableBy ?reader }")
+    if not all(isinstance(row["reader"], IRI) for row in listed):
+        return None  # a reader a read could not name
+    readers = sorted(str(row["reader"]) for row in listed)
+    if _UNLISTED in readers:
+        return None
+    for reader in [*readers, _UNLISTED]:
+        rows = copy.select(VIEW_QUERY, params={"reader": IRI(reader)})
+        if not all(isinstance(row["node"], IRI) for row in rows):
+            return None
+        answers[reader] = sorted(
+            [str(row["node"]), str(row["class"]), _flag(row["text"])] for row in rows
+        )
+        texts[reader] = withheld_texts(copy, reader, rows)
     # Readers share most of their withheld texts: each text is kept once.
     every = sorted({text for found in texts.values() for text in found})
     number = {text: n for n, text in enumerate(every)}
@@ -153,7 +239,7 @@ def record(store: Store, graph: str) -> list[str]:
         },
         ensure_ascii=False,
     )
-    return snapshots.keep_bytes(store, graph, key, data.encode("utf-8"))
+    return data.encode("utf-8")
 
 
 def answers(store: Store, reader: str) -> tuple[list[Row], list[str]] | None:
@@ -161,11 +247,11 @@ def answers(store: Store, reader: str) -> tuple[list[Row], list[str]] | None:
     :data:`hopgate.library.reader_rule.VIEW_QUERY` gives them) and the reader's withheld
     texts (:func:`withheld_texts`), when a load recorded them for the store as it is;
     else None (the rule is to be asked)."""
-    if store.folder is None:
+    if store.folder is None and not store.server_caches:
         return None
     graphs = store.graphs()
     digests = snapshots.recorded(store, graphs)
-    key = _key(store, graphs, digests)
+    key = _key(store, graphs, digests) if store.folder is not None else _server_key(store, graphs)
     if key is None:
         return None
     owner = next((g for g in graphs if key in digests.get(g, {})), None)
@@ -184,4 +270,4 @@ def answers(store: Store, reader: str) -> tuple[list[Row], list[str]] | None:
     return rows, [every[n] for n in found["withheld"][chosen]]
 
 
-__all__ = ["answers", "record", "withheld_texts"]
+__all__ = ["answers", "bundle_outside_rule", "record", "record_written", "withheld_texts"]
