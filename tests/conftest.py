@@ -354,6 +354,23 @@ def locate() -> Callable[[dict[str, Any], str, int, str], str]:
 
 
 @pytest.fixture(scope="module")
+def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A private ``oxigraph serve`` per test module (skipped without the oxigraph
+    package, failed under ``CI=true``)."""
+    from oxigraph_server import OxigraphServer, missing
+
+    reason = missing()
+    if reason is not None:
+        required(reason)
+    server = OxigraphServer(tmp_path_factory.mktemp("oxigraph"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
 def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One Virtuoso Open Source server per test module, on loopback, stopped by its PID.
 

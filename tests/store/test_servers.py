@@ -321,20 +321,6 @@ def test_an_evaluation_over_the_row_cap_is_right_or_a_clear_error(
 # ---- the Oxigraph server ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A private ``oxigraph serve`` (skipped without the oxigraph package, failed under CI)."""
-    from oxigraph_server import OxigraphServer, missing
-
-    _skip_or_fail(missing())
-    server = OxigraphServer(tmp_path_factory.mktemp("oxigraph"))
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_the_oxigraph_server_gives_the_embedded_answers(
     oxigraph: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -130,10 +130,9 @@ class Store(ABC):
     #: store, which has no folder; an on-disk store keeps them as files instead.
     server_caches: bool = False
 
-    def keep_cache(self, graph: str, key: str, data: bytes) -> bool:
+    def keep_cache(self, graph: str, key: str, data: bytes) -> None:  # noqa: B027
         """Keep ``data``, the cache ``key`` of ``graph``, on the server, outside every
-        query's dataset; False where this store keeps no caches so."""
-        return False
+        query's dataset (a store whose ``server_caches`` is False keeps nothing)."""
 
     def read_cache(self, graph: str, key: str) -> bytes | None:
         """The bytes :meth:`keep_cache` kept, or None (unchecked: the caller compares them

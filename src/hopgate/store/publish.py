@@ -49,10 +49,11 @@ def publish(
     returns their catalog lines; it may read the file, snapshots and the
     catalog, but no query over the union of graphs (the graph being written is
     not yet hidden from one). ``written`` keeps caches that query the graph
-    itself (a server's recorded answers, :func:`hopgate.store.answers.Recorder.record_written`):
-    it is called once the graph is written, before the catalog entry publishes
-    it, and returns their catalog lines too. On any failure the graph and its snapshots are removed and the error
-    raised: the store is as it was.
+    itself (a server's recorded answers:
+    :meth:`hopgate.store.answers.Recorder.record_written`): it is called once
+    the graph is written, before the catalog entry publishes it, and returns
+    their catalog lines too. On any failure the graph and its snapshots are
+    removed and the error raised: the store is as it was.
     """
     # The bulk write (Rust; it releases the GIL) and the snapshot cut (Python)
     # read the same file and share nothing else, so they run side by side:

@@ -154,10 +154,14 @@ def keep(
         remove(store, graph)
         return []
     return [
-        f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> "
-        + nt.string(f"{projection_key(projection)} {digest}")
+        _digest_line(graph, projection_key(projection), digest)
         for projection, digest in zip(projections, digests, strict=True)
     ]
+
+
+def _digest_line(graph: str, key: str, digest: str) -> str:
+    """The catalog line recording the digest of ``graph``'s cache ``key``."""
+    return f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")
 
 
 def _copy(nquads: Path, outs: list[_Hashing]) -> None:
@@ -235,7 +239,7 @@ def keep_bytes(store: Store, graph: str, key: str, data: bytes) -> list[str]:
     except OSError as exc:
         log.warning("hopgate: note: no %s cache of %s (%s)", key.split("-")[0], graph, exc)
         return []
-    return [f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")]
+    return [_digest_line(graph, key, digest)]
 
 
 def _keep_on_server(store: Store, graph: str, key: str, data: bytes) -> list[str]:
@@ -243,17 +247,15 @@ def _keep_on_server(store: Store, graph: str, key: str, data: bytes) -> list[str
     if not store.server_caches:
         return []
     try:
-        kept = store.keep_cache(graph, key, data)
+        store.keep_cache(graph, key, data)
     except (StoreError, QueryError) as exc:
         # A cache: the reads ask their queries of the server instead.
         log.warning(
             "hopgate: note: no %s cache of %s on the server (%s)", key.split("-")[0], graph, exc
         )
         return []
-    if not kept:
-        return []
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    return [f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")]
+    return [_digest_line(graph, key, digest)]
 
 
 def verified_bytes(

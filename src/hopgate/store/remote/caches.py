@@ -52,7 +52,7 @@ class Caches(Uploads):
     #: This store keeps caches on the server (hopgate.store.snapshots asks).
     server_caches = True
 
-    def keep_cache(self, graph: str, key: str, data: bytes) -> bool:
+    def keep_cache(self, graph: str, key: str, data: bytes) -> None:
         """Keep ``data``, the cache ``key`` of ``graph``, on the server (replacing any earlier)."""
         where, node = cache_graph(graph), _node(graph, key)
         text = base64.b64encode(data).decode("ascii")
@@ -72,7 +72,6 @@ class Caches(Uploads):
             with contextlib.suppress(StoreError):
                 self._update(forget, idempotent=True)
             raise
-        return True
 
     def read_cache(self, graph: str, key: str) -> bytes | None:
         """The bytes :meth:`keep_cache` kept as ``key`` of ``graph``, or None (the caller
