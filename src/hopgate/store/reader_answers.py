@@ -66,9 +66,14 @@ def _hold_rule_quads(store: Store, graphs: Sequence[str]) -> bool:
     predicates = projection.predicates - {RDF_TYPE}
     patterns = [f"{{ ?s {nt.iri(p)} ?o }}" for p in sorted(predicates)]
     patterns += [f"{{ ?s a {nt.iri(c)} }}" for c in sorted(projection.classes)]
+    body = " UNION ".join(patterns)
+    if store.server_caches:
+        # Each graph named in a block of its own: Virtuoso 7.2.5's server process
+        # stopped on the VALUES form over several graphs (docs/servers.md).
+        blocks = " UNION ".join(f"{{ GRAPH {nt.iri(graph)} {{ {body} }} }}" for graph in graphs)
+        return store.ask(f"ASK {{ {blocks} }}")
     named = " ".join(nt.iri(graph) for graph in graphs)
-    query = f"ASK {{ VALUES ?graph {{ {named} }} GRAPH ?graph {{ {' UNION '.join(patterns)} }} }}"
-    return store.ask(query)
+    return store.ask(f"ASK {{ VALUES ?graph {{ {named} }} GRAPH ?graph {{ {body} }} }}")
 
 
 def _key(store: Store, graphs: Sequence[str], digests: dict[str, dict[str, str]]) -> str | None:
