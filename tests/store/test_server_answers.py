@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -232,3 +233,26 @@ def test_the_reader_rules_answers_kept_on_the_server_are_the_rules(
         f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?b <{HG}outsideReaderRule> ?x }} }}"
     )
     assert all(_recorded(evaluated, reader) is None for reader in readers)
+
+
+def test_the_reader_rules_answers_are_kept_for_thousands_of_withheld_texts(
+    evaluated: RemoteStore, tmp_path: Path
+) -> None:
+    """5,000 versions withheld from every reader but analysts: more nodes than Virtuoso
+    7.2.5 takes in one VALUES block (a 10k-claim ledger withholds 6,500 from a reader),
+    where the record was refused and every read asked the rule again."""
+    lines = ["ledger: 1", "readers: [{id: analyst}]", "sources:"]
+    lines += ["  - {id: memo, address: 'https://intranet.example.org/memo'}", "versions:"]
+    lines += [
+        f"  - {{id: 'memo@{n}', source: memo, text: 'Internal memo {n}.', "
+        "observed_at: 2026-09-20T00:00:00Z, readers: [analyst]}"
+        for n in range(5000)
+    ]
+    ledger = tmp_path / "memos.yaml"
+    ledger.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    hopgate.load(evaluated, ledger)
+    recorded = _recorded(evaluated, "urn:hopgate:test:anyone")
+    assert recorded is not None and recorded == _asked_of_the_server(
+        evaluated, "urn:hopgate:test:anyone"
+    )
+    assert {f"Internal memo {n}." for n in range(5000)} <= set(recorded[1])
