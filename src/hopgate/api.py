@@ -617,9 +617,15 @@ def gate(
         _evaluate(store, run=run)
     readers = Readers(store, None, ReportError)
     readers.start([run])
-    result = _gate(store, run=run, consequential=consequential, require_authority=require_authority)
+    result = _gate(
+        store,
+        run=run,
+        consequential=consequential,
+        require_authority=require_authority,
+        explain=reasons,
+    )
     if not (result.passed or result.stale):
-        found = reasons(store, run, result.failing)
+        found = dict(result.reasons)
         for row in result.failing:
             if row.output in result.below_authority:
                 found[row.output] = authority_reason(row, result.require_authority)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -473,9 +473,12 @@ def metrics(store: Store, *, run: str | None = None) -> dict[str, RunMetrics]:
     runs = [state.run for state in states]
     # On an on-disk store the review queue (one query on the loads, mostly in the
     # engine with Python's lock free) runs beside the figures' decoding: 0.3-0.5 s of
-    # 1.4 s at 10k claims. The block waits for it: an error closes no store under it.
+    # 1.4 s at 10k claims; on a server, beside the figures' fetch (the query, 0.4-0.9 s
+    # on Virtuoso at 10k, is the server's work). The block waits for it: an error
+    # closes no store under it.
+    beside = store.folder is not None or store.server_caches
     with ThreadPoolExecutor(1) as side:
-        waiting = side.submit(queue.awaiting, store, runs) if store.folder is not None else None
+        waiting = side.submit(queue.awaiting, store, runs) if beside else None
         for state in states:
             assert state.evaluation is not None
             with reading(store, state.evaluation) as reads:
@@ -574,7 +577,7 @@ class GateResult:
     weighed: int
     stale: bool = False
     reason: str | None = None
-    #: Output id -> why it fails, one sentence (filled by :func:`hopgate.api.gate`).
+    #: Output id -> why it fails, one sentence (:func:`gate`'s ``explain``).
     reasons: dict[str, str] = field(default_factory=dict)
     #: ``marked`` or ``all`` (:data:`GATE_POLICIES`).
     policy: str = GATE_POLICY
@@ -670,13 +673,16 @@ def gate(
     run: str,
     consequential: str = GATE_POLICY,
     require_authority: str = AUTHORITY_POLICY,
+    explain: Callable[[BundleReads, list[VerdictRow]], dict[str, str]] | None = None,
 ) -> GateResult:
     """Pass only when ``run``'s latest evaluation is current, weighs some output under the
     ``consequential`` policy, and accepts every output it weighs (each with a route
     authority at least ``require_authority``, when one is required).
 
     Reads only: a missing or stale evaluation fails the gate with its reason;
-    a policy that weighs nothing gates nothing (never a pass).
+    a policy that weighs nothing gates nothing (never a pass). ``explain``: what
+    says why each failing card fails (``reasons``), from the same answers, when the
+    gate fails a current evaluation.
     """
     check_gate_policy(consequential)
     check_authority_policy(require_authority)
@@ -701,13 +707,14 @@ def gate(
         blocking = {str(row["card"]) for row in weighed if not row["passes"]}
         # The failing cards from the same answers (or the same copy), built alone.
         cards = cards_of(reads, (state.stale, state.reason), blocking) if blocking else []
+        failing = sorted(cards, key=lambda r: (r.question, r.output))
+        passed = bool(weighed) and not blocking and not state.stale
+        said = explain(reads, failing) if explain and not (passed or state.stale) else {}
     below = sorted(
         ids.ledger_id(str(row["output"]))
         for row in weighed
         if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
     )
-    failing = sorted(cards, key=lambda r: (r.question, r.output))
-    passed = bool(weighed) and not blocking and not state.stale
     return GateResult(
         run,
         passed,
@@ -715,6 +722,7 @@ def gate(
         len(weighed),
         stale=state.stale,
         reason=state.reason,
+        reasons=said,
         policy=consequential,
         require_authority=require_authority,
         below_authority=below,

@@ -26,7 +26,6 @@ from hopgate.report.sentences import (
     route_authority_sentence,
     section,
 )
-from hopgate.store import catalog
 
 if TYPE_CHECKING:
     from hopgate.audit.results import VerdictRow
@@ -253,25 +252,23 @@ def explain(
     return withholding.redact(found)
 
 
-def reasons(store: Store, run: str, rows: list[VerdictRow]) -> dict[str, str]:
-    """The reason sentence of each of ``rows`` (cards of ``run``'s latest evaluation), by output.
+def reasons(reads: results.BundleReads, rows: list[VerdictRow]) -> dict[str, str]:
+    """The reason sentence of each of ``rows`` (cards of the bundle ``reads`` reads), by output.
 
-    The gate prints these for the outputs that fail it.
+    The gate prints these for the outputs that fail it
+    (:func:`hopgate.audit.results.gate`'s ``explain``), from the answers it read
+    its rows from: one read of the recorded answers, not two (on a server, each
+    is the whole file fetched again), and the same evaluation's.
     """
-
-    found = catalog.latest(store, run)
-    if found is None or not rows:
+    if not rows:
         return {}
-    with results.reading(store, found) as reads:
-        rules = {
-            ids.ledger_id(str(r["card"])): str(r["rule"]) for r in reads.select("report-cards")
-        }
-        unresolved: dict[str, list[str]] = {}
-        for r in reads.select("report-contradictions"):
-            if str(r["status"]).endswith("#Unresolved"):
-                unresolved.setdefault(ids.ledger_id(str(r["card"])), []).append(
-                    str(r["contradictionId"])
-                )
+    rules = {ids.ledger_id(str(r["card"])): str(r["rule"]) for r in reads.select("report-cards")}
+    unresolved: dict[str, list[str]] = {}
+    for r in reads.select("report-contradictions"):
+        if str(r["status"]).endswith("#Unresolved"):
+            unresolved.setdefault(ids.ledger_id(str(r["card"])), []).append(
+                str(r["contradictionId"])
+            )
     return {
         row.output: reason(row, rules.get(row.card), unresolved=unresolved.get(row.card))
         for row in rows
