@@ -13,6 +13,12 @@ printed bytes with the earlier checkout's: the same store, so the same card ids.
     git worktree add /tmp/before f52d4a4
     python bench/read_commands.py --before /tmp/before --sizes 3300,10000
 
+On servers (``--endpoints BEFORE,AFTER``, one size): two SPARQL endpoints
+whose stores each checkout loaded and evaluated beforehand (nothing is built);
+each command runs as ``hopgate -q --endpoint URL ...``, and "same text" runs
+this checkout on the earlier server. ``--commands`` picks commands by name
+(comma-separated prefixes, e.g. ``verdicts,metrics --format,gate,explain``).
+
 Each store is built by its checkout's own commands, ``hopgate load`` then
 ``hopgate evaluate``, timed the same way (printed first, so that what a read
 gains can be set beside what the evaluation pays for it). Stores are kept
@@ -49,13 +55,14 @@ def _build(checkout: Path, ledger: Path, path: Path) -> list[tuple[float, float]
     return times
 
 
-def run_command(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, float, float]:
-    """``hopgate -q --store STORE/store ARGS`` as a process of ``checkout``: its output, wall
-    seconds and CPU seconds (the child's user + system)."""
+def run_command(checkout: Path, store: Path | str, args: list[str]) -> tuple[bytes, float, float]:
+    """``hopgate -q --store STORE/store ARGS`` (``--endpoint STORE`` for a URL) as a process of
+    ``checkout``: its output, wall seconds and CPU seconds (the child's user + system)."""
+    where = ["--endpoint", store] if isinstance(store, str) else ["--store", str(store / "store")]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "hopgate.cli", "-q", "--store", str(store / "store"), *args],
+        [sys.executable, "-m", "hopgate.cli", "-q", *where, *args],
         env=_env(checkout),
         capture_output=True,
         check=False,
@@ -68,7 +75,7 @@ def run_command(checkout: Path, store: Path, args: list[str]) -> tuple[bytes, fl
     return done.stdout, wall, cpu
 
 
-def _output(checkout: Path, store: Path) -> str:
+def _output(checkout: Path, store: Path | str) -> str:
     found, _, _ = run_command(checkout, store, ["verdicts", "--run", "run0", "--format", "json"])
     return found.split(b'"output": "', 1)[1].split(b'"', 1)[0].decode()
 
@@ -79,8 +86,15 @@ def main() -> None:
     parser.add_argument("--sizes", default="3300,10000")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--stores", type=Path, default=Path("/tmp/hopgate-read-commands"))
+    parser.add_argument("--endpoints", help="BEFORE,AFTER: two servers' SPARQL endpoints")
+    parser.add_argument("--commands", help="comma-separated prefixes of the commands to run")
     options = parser.parse_args()
     sizes = [int(size) for size in options.sizes.split(",") if size]
+    if options.endpoints:
+        before_url, after_url = options.endpoints.split(",")
+        print(_HEADER)
+        _compare(options, sizes[0], before_url, after_url, _output(ROOT, after_url))
+        return
     outputs = {}
     print("| claims | build step | before, wall (CPU) | after, wall (CPU) | ratio (wall) |")
     print("|---|---|---|---|---|")
@@ -107,46 +121,58 @@ def main() -> None:
             )
         outputs[claims] = _output(ROOT, new)
     print()
-    print(
-        "| claims | command | before, wall (CPU) | after, wall (CPU) | ratio (wall) | same text |"
-    )
-    print("|---|---|---|---|---|---|")
+    print(_HEADER)
     for claims in sizes:
         old, new = options.stores / f"before-{claims}", options.stores / f"after-{claims}"
-        output = outputs[claims]
-        commands = {
-            "verdicts --format json": ["verdicts", "--format", "json"],
-            "metrics --format json": ["metrics", "--format", "json"],
-            "metrics --peers --format json": ["metrics", "--peers", "--format", "json"],
-            "gate --run run0": ["gate", "--run", "run0"],
-            "explain": ["explain", output],
-            "report --format json": [
-                "report",
-                "--run",
-                "run0",
-                "--format",
-                "json",
-                "--pictures",
-                "0",
-            ],
-            # The default page, as a committee gets it: 50 cards drawn with graphviz.
-            "report (HTML, 50 pictures)": ["report", "--run", "run0"],
-        }
-        for name, args in commands.items():
-            times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
-            for _ in range(options.rounds):
-                first, wall, cpu = run_command(options.before, old, args)
-                times["before"].append((wall, cpu))
-                _, wall, cpu = run_command(ROOT, new, args)
-                times["after"].append((wall, cpu))
-            # The explained output's id is the same in both stores (same ledger).
-            again, _, _ = run_command(ROOT, old, args)
-            (bw, bc), (aw, ac) = min(times["before"]), min(times["after"])
-            print(
-                f"| {claims:,} | `{name}` | {bw:.2f} ({bc:.2f}) | {aw:.2f} ({ac:.2f}) "
-                f"| {aw / bw:.2f}x | {'yes' if again == first else 'NO'} |",
-                flush=True,
-            )
+        _compare(options, claims, old, new, outputs[claims])
+
+
+_HEADER = (
+    "| claims | command | before, wall (CPU) | after, wall (CPU) | ratio (wall) | same text |\n"
+    "|---|---|---|---|---|---|"
+)
+
+
+def _compare(
+    options: argparse.Namespace, claims: int, old: Path | str, new: Path | str, output: str
+) -> None:
+    """Each read command on the earlier checkout's store and on this one's, alternating."""
+    commands = {
+        "verdicts --format json": ["verdicts", "--format", "json"],
+        "metrics --format json": ["metrics", "--format", "json"],
+        "metrics --peers --format json": ["metrics", "--peers", "--format", "json"],
+        "gate --run run0": ["gate", "--run", "run0"],
+        "explain": ["explain", output],
+        "report --format json": [
+            "report",
+            "--run",
+            "run0",
+            "--format",
+            "json",
+            "--pictures",
+            "0",
+        ],
+        # The default page, as a committee gets it: 50 cards drawn with graphviz.
+        "report (HTML, 50 pictures)": ["report", "--run", "run0"],
+    }
+    wanted = options.commands.split(",") if options.commands else [""]
+    for name, args in commands.items():
+        if not any(name.startswith(prefix) for prefix in wanted):
+            continue
+        times: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+        for _ in range(options.rounds):
+            first, wall, cpu = run_command(options.before, old, args)
+            times["before"].append((wall, cpu))
+            _, wall, cpu = run_command(ROOT, new, args)
+            times["after"].append((wall, cpu))
+        # The explained output's id is the same in both stores (same ledger).
+        again, _, _ = run_command(ROOT, old, args)
+        (bw, bc), (aw, ac) = min(times["before"]), min(times["after"])
+        print(
+            f"| {claims:,} | `{name}` | {bw:.2f} ({bc:.2f}) | {aw:.2f} ({ac:.2f}) "
+            f"| {aw / bw:.2f}x | {'yes' if again == first else 'NO'} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

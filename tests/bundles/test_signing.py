@@ -763,14 +763,19 @@ def test_a_forged_cache_behind_the_report_fails_its_signature_line(
     store, key, out = cedar_on_disk
     copy = tmp_path / "store"
     shutil.copytree(store, copy)
-    # The peer sums' file (shown only with --peers) holds no verdict to forge.
+    # The peer sums' file (shown only with --peers) and the figures' (counts and
+    # intervention outcomes) hold no verdict to forge.
     caches = [
         path
         for path in (copy / "hopgate-snapshots").iterdir()
         if b"ns#verdict>" in path.read_bytes()
-        or ("-answers-" in path.name and "-answers-peers-" not in path.name)
+        or (
+            "-answers-" in path.name
+            and "-answers-peers-" not in path.name
+            and "-answers-figures-" not in path.name
+        )
     ]
-    assert len(caches) == 3  # the bundle's snapshot and its two files of answers
+    assert len(caches) == 3  # the bundle's snapshot and its two files of answers with verdicts
     rewritten = ox.Store(str(copy))
     for cache in caches:
         data = cache.read_bytes()

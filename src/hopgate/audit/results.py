@@ -459,6 +459,8 @@ def _proportion(
 def _int(value: Value) -> int:
     # The metrics queries' counts are COUNTs and SUMs of 0/1: unbound only when
     # a term failed inside the aggregate, which must not read as 0.
+    if type(value) is int:  # nearly every count: 120k of them for 10k questions' clusters
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         raise MetricError(f"a metrics count came back as {value!r}, not an integer")
     return int(value)
