@@ -19,8 +19,9 @@ each command runs as ``hopgate -q --endpoint URL ...``, and "same text" runs
 this checkout on the earlier server. ``--commands`` picks commands by name
 (comma-separated prefixes, e.g. ``verdicts,metrics --format,gate,explain``).
 
-Each store is built by its checkout's own commands, ``hopgate load`` then
-``hopgate evaluate``, timed the same way (printed first, so that what a read
+Each store is built by its checkout's own commands, ``hopgate load``,
+``hopgate evaluate`` and ``hopgate evaluate --run run0 --force`` (a second
+evaluation, for ``diff``), timed the same way (printed first, so that what a read
 gains can be set beside what the evaluation pays for it). Stores are kept
 under ``--stores`` (default /tmp/hopgate-read-commands) and reused when present
 (their build then is not timed).
@@ -49,7 +50,8 @@ def _build(checkout: Path, ledger: Path, path: Path) -> list[tuple[float, float]
     if (path / "store").is_dir():
         return []
     times = []
-    for args in (["load", str(ledger)], ["evaluate"]):
+    # run0 evaluated twice, so that `diff` has two evaluations to compare.
+    for args in (["load", str(ledger)], ["evaluate"], ["evaluate", "--run", "run0", "--force"]):
         _, wall, cpu = run_command(checkout, path, args)
         times.append((wall, cpu))
     return times
@@ -108,7 +110,7 @@ def main() -> None:
             write_ledger(ledger, claims, runs=2)
         old, new = options.stores / f"before-{claims}", options.stores / f"after-{claims}"
         built = zip(
-            ("load", "evaluate"),
+            ("load", "evaluate", "evaluate --run run0 --force"),
             _build(options.before, ledger, old),
             _build(ROOT, ledger, new),
             strict=False,
@@ -143,6 +145,7 @@ def _compare(
         "metrics --peers --format json": ["metrics", "--peers", "--format", "json"],
         "gate --run run0": ["gate", "--run", "run0"],
         "explain": ["explain", output],
+        "diff --run run0 --format json": ["diff", "--run", "run0", "--format", "json"],
         "report --format json": [
             "report",
             "--run",

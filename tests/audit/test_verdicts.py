@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,14 @@ import pytest
 from evaluated import gate, metrics, verdicts
 
 import hopgate
-from hopgate.audit.results import VERDICT_COLUMNS, VerdictRow
+from hopgate.audit.results import (
+    VERDICT_COLUMNS,
+    VerdictRow,
+    cards_of,
+    evaluation_cards,
+    reading,
+)
+from hopgate.store import catalog
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -53,6 +61,35 @@ def test_worked_example_verdicts(store: hopgate.OxigraphStore) -> None:
     assert rows["qC"].cited_route == "gC2"  # the alternative route
     assert rows["qD"].inadmissible_citations == ["d2x"]  # observed after the cutoff
     assert not rows["qD"].supported
+
+
+def test_a_cards_outline_is_the_card_without_its_details(tmp_path: Path) -> None:
+    """``diff`` compares outlines (results.cards_of's ``outline``): every field but the
+    details equal to the whole card's, from the recorded answers and from the queries."""
+    details = {
+        "judgments": [],
+        "interventions": None,
+        "source_truth": [],
+        "contradictions": [],
+        "unretrieved_citations": [],
+    }
+    with hopgate.open_store(tmp_path / "store") as on_disk:
+        for ledger in ("cedar.yaml", "withheld.yaml"):
+            hopgate.load(on_disk, EXAMPLES / ledger)
+        hopgate.evaluate(on_disk)
+        memory = hopgate.open_store(None)
+        for ledger in ("cedar.yaml", "withheld.yaml"):
+            hopgate.load(memory, EXAMPLES / ledger)
+        hopgate.evaluate(memory)
+        for store in (on_disk, memory):
+            for run in catalog.runs(store):
+                evaluation = catalog.latest(store, run)
+                assert evaluation is not None
+                whole = evaluation_cards(store, evaluation)
+                with reading(store, evaluation) as reads:
+                    outlines = cards_of(reads, outline=True)
+                assert whole and [replace(row, **details) for row in whole] == outlines
+    assert any(row.source_truth for row in whole)  # the details are there to leave out
 
 
 def test_worked_example_metrics(store: hopgate.OxigraphStore) -> None:

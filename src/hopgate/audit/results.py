@@ -330,47 +330,22 @@ def cards_of(
     reads: BundleReads,
     stale: tuple[bool, str | None] = (False, None),
     only: set[str] | None = None,
+    *,
+    outline: bool = False,
 ) -> list[VerdictRow]:
-    """The bundle's acceptance cards (``only``: just the cards of these IRIs)."""
+    """The bundle's acceptance cards (``only``: just the cards of these IRIs).
+
+    ``outline``: each card's verdict, answerability, routes and spans, its
+    judgments, source truth, contradictions, interventions and unretrieved
+    citations left empty (what ``diff`` compares: those four tables are two
+    thirds of a card's rows).
+    """
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in reads.select("card-spans", only_cards=only, plain=True):
         spans[str(row["card"])][str(row["relation"])].append(str(row["spanId"]))
-    judged: dict[str, list[dict[str, str | None]]] = defaultdict(list)
-    for row in reads.select("card-judgments", only_cards=only, plain=True):
-        judged[str(row["card"])].append(
-            {
-                "id": str(row["judgmentId"]),
-                "question": str(row["question"]),
-                "decision": str(row["decision"]),
-                "reason": None if row["reason"] is None else str(row["reason"]),
-            }
-        )
-    truth: dict[str, list[dict[str, str | None]]] = defaultdict(list)
-    contradictions: dict[str, list[dict[str, str | None]]] = defaultdict(list)
-    # A member's interval bounds and basis source come as rows of their own kind.
-    stated: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
-    for row in reads.select("card-source-truth", only_cards=only, plain=True):
-        kind = str(row["kind"])
-        if kind in _MEMBER_FACTS:
-            column, key = _MEMBER_FACTS[kind]
-            stated[(str(row["card"]), str(row["spanId"]))][key] = _text(row[column])
-        elif kind == "member":
-            truth[str(row["card"])].append(_member_truth(row))
-        else:
-            contradictions[str(row["card"])].append(
-                {
-                    "id": str(row["contradictionId"]),
-                    "status": str(row["status"]),
-                    "decision": _text(row["decision"]),
-                }
-            )
-    for card, members in truth.items():
-        for member in members:
-            member.update(stated.get((card, str(member["span"])), {}))
-    items, _ = outcomes.read_bundle(reads.select("interventions", only_cards=only, plain=True))
-    unretrieved: dict[str, list[str]] = defaultdict(list)
-    for found in reads.select("unretrieved-citations", only_cards=only, plain=True):
-        unretrieved[str(found["card"])].append(str(found["spanId"]))
+    details = _CardDetails() if outline else _card_details(reads, only)
+    judged, truth, contradictions = details.judged, details.truth, details.contradictions
+    items, unretrieved = details.interventions, details.unretrieved
     result = []
     for row in reads.select("cards", only_cards=only, plain=True):
         card = str(row["card"])
@@ -411,6 +386,62 @@ def cards_of(
             )
         )
     return result
+
+
+@dataclass
+class _CardDetails:
+    """What a card shows beside its verdict, by card IRI (empty for an outline)."""
+
+    judged: dict[str, list[dict[str, str | None]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    truth: dict[str, list[dict[str, str | None]]] = field(default_factory=lambda: defaultdict(list))
+    contradictions: dict[str, list[dict[str, str | None]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    interventions: dict[str, Any] = field(default_factory=dict)
+    unretrieved: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _card_details(reads: BundleReads, only: set[str] | None) -> _CardDetails:
+    """The judgments, source truth, contradictions, interventions and unretrieved
+    citations of the bundle's cards (``only``: of these IRIs)."""
+    found = _CardDetails()
+    for row in reads.select("card-judgments", only_cards=only, plain=True):
+        found.judged[str(row["card"])].append(
+            {
+                "id": str(row["judgmentId"]),
+                "question": str(row["question"]),
+                "decision": str(row["decision"]),
+                "reason": None if row["reason"] is None else str(row["reason"]),
+            }
+        )
+    # A member's interval bounds and basis source come as rows of their own kind.
+    stated: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
+    for row in reads.select("card-source-truth", only_cards=only, plain=True):
+        kind = str(row["kind"])
+        if kind in _MEMBER_FACTS:
+            column, key = _MEMBER_FACTS[kind]
+            stated[(str(row["card"]), str(row["spanId"]))][key] = _text(row[column])
+        elif kind == "member":
+            found.truth[str(row["card"])].append(_member_truth(row))
+        else:
+            found.contradictions[str(row["card"])].append(
+                {
+                    "id": str(row["contradictionId"]),
+                    "status": str(row["status"]),
+                    "decision": _text(row["decision"]),
+                }
+            )
+    for card, members in found.truth.items():
+        for member in members:
+            member.update(stated.get((card, str(member["span"])), {}))
+    found.interventions, _ = outcomes.read_bundle(
+        reads.select("interventions", only_cards=only, plain=True)
+    )
+    for row in reads.select("unretrieved-citations", only_cards=only, plain=True):
+        found.unretrieved[str(row["card"])].append(str(row["spanId"]))
+    return found
 
 
 def _text(value: Value) -> str | None:

@@ -10,20 +10,38 @@ withheld from it appears (docs/spec/records.md "What a reader is shown").
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from hopgate import ids
 from hopgate.audit.adjudication import verdict_causes
-from hopgate.audit.results import RunMetrics, VerdictRow, evaluation_cards, unknown_run
-from hopgate.audit.results import evaluation_metrics as read_metrics
+from hopgate.audit.results import (
+    BundleReads,
+    RunMetrics,
+    VerdictRow,
+    cards_of,
+    metrics_of,
+    reading,
+    unknown_run,
+)
 from hopgate.audit.withholding import check_reader, evaluation_reader, for_reader
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.store import IRI, Store, catalog
 
-#: The card fields a change is reported for.
-COMPARED = ("verdict", "cited_route", "retrieved_route", "missing", "answerability")
+#: The card fields a change is reported for, each with the column of queries/cards.rq it
+#: is read from (``missing``: queries/card-spans.rq's missing spans). Outputs whose
+#: columns are equal in both evaluations are not built into cards (most of a diff's
+#: time at 10k claims): a field added here needs its column.
+_COLUMNS: dict[str, str | None] = {
+    "verdict": "verdict",
+    "cited_route": "citedRoute",
+    "retrieved_route": "retrievedRoute",
+    "missing": None,
+    "answerability": "answerability",
+}
+COMPARED = tuple(_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -136,21 +154,49 @@ def diff(
     return for_reader(store, reader).redact(compare(store, run, first, second))
 
 
+def _outlines(reads: BundleReads) -> dict[str, tuple[str, tuple[Any, ...]]]:
+    """Each output IRI's card IRI and the recorded values its compared fields are read from."""
+    missing: dict[str, set[str]] = defaultdict(set)
+    for row in reads.select("card-spans", plain=True):
+        if str(row["relation"]) == "missing":
+            missing[str(row["card"])].add(str(row["spanId"]))
+    columns = [column for column in _COLUMNS.values() if column is not None]
+    found = {}
+    for row in reads.select("cards", plain=True):
+        card = str(row["card"])
+        values = (*(row[column] for column in columns), frozenset(missing.get(card, ())))
+        found[str(row["output"])] = (card, values)
+    return found
+
+
+def _cards(reads: BundleReads, cards: set[str]) -> dict[str, VerdictRow]:
+    """The outlines of ``cards`` (results.cards_of), by output id."""
+    return {row.output: row for row in cards_of(reads, only=cards, outline=True)} if cards else {}
+
+
 def compare(store: Store, run: str, first: catalog.Evaluation, second: catalog.Evaluation) -> Diff:
     """The differences between two recorded evaluations of ``run``."""
     result = Diff(run, _name(first), _name(second))
-    old = {row.output: row for row in evaluation_cards(store, first)}
-    new = {row.output: row for row in evaluation_cards(store, second)}
-    for output in sorted(old.keys() | new.keys()):
-        if output not in old:
+    with reading(store, first) as before, reading(store, second) as after:
+        old, new = _outlines(before), _outlines(after)
+        names = {iri: ids.ledger_id(iri) for iri in old.keys() | new.keys()}
+        differ = {iri for iri in old.keys() & new.keys() if old[iri][1] != new[iri][1]}
+        # Only the cards whose recorded values differ are built, then compared as cards.
+        cards_before = _cards(before, {old[iri][0] for iri in differ})
+        cards_after = _cards(after, {new[iri][0] for iri in differ})
+        result.metrics_before = metrics_of(before, first.run)
+        result.metrics_after = metrics_of(after, second.run)
+    for iri in sorted(names, key=names.__getitem__):
+        output = names[iri]
+        if iri not in old:
             result.added_outputs.append(output)
-        elif output not in new:
+        elif iri not in new:
             result.removed_outputs.append(output)
-        else:
-            a, b = _card_key(old[output]), _card_key(new[output])
+        elif iri in differ:
+            a, b = _card_key(cards_before[output]), _card_key(cards_after[output])
             changed = {name: (a[name], b[name]) for name in COMPARED if a[name] != b[name]}
             if changed:
-                result.outputs.append(OutputChange(output, new[output].claim, changed))
+                result.outputs.append(OutputChange(output, cards_after[output].claim, changed))
     if any("verdict" in change.changes for change in result.outputs):
         causes = verdict_causes(store, first.bundle, second.bundle)
         result.outputs = [
@@ -174,8 +220,6 @@ def compare(store: Store, run: str, first: catalog.Evaluation, second: catalog.E
                     None if row["detail"] is None else str(row["detail"]),
                 )
             )
-    result.metrics_before = read_metrics(store, first)
-    result.metrics_after = read_metrics(store, second)
     return result
 
 
