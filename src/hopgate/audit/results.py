@@ -235,12 +235,6 @@ def evaluation_cards(
         return cards_of(reads, stale, only)
 
 
-def evaluation_metrics(store: Store, evaluation: catalog.Evaluation) -> RunMetrics:
-    """The metrics of one recorded evaluation (any, not only a run's latest)."""
-    with reading(store, evaluation) as reads:
-        return metrics_of(reads, evaluation.run)
-
-
 #: The bundle queries whose every row binds ``?card`` by a pattern no ``OPTIONAL``
 #: or ``UNION`` branch leaves out: binding ``?card`` in the outermost group gives
 #: exactly the rows of those cards (tests/store/test_answers.py holds the two equal).
@@ -337,8 +331,8 @@ def cards_of(
 
     ``outline``: each card's verdict, answerability, routes and spans, its
     judgments, source truth, contradictions, interventions and unretrieved
-    citations left empty (what ``diff`` compares: those four tables are two
-    thirds of a card's rows).
+    citations left empty (what ``diff`` compares; those four tables are more
+    than half of a card's recorded bytes at 10k claims).
     """
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in reads.select("card-spans", only_cards=only, plain=True):
