@@ -17,6 +17,7 @@ from conftest import _MINIMAL, CEDAR, required
 from wide_card import wide_card_ledger
 
 import hopgate
+from hopgate import escaping
 from hopgate.audit.results import verdicts
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
@@ -437,6 +438,21 @@ def test_wide_card_pictures_fit_an_a4_page_width(tmp_path: Path, sets: int, memb
     capped = _invoke(store, "export", "--card", "wide/q1/o1", "--format", "svg").output
     capped_width = float(re.search(r'<svg width="([\d.]+)pt"', capped).group(1))  # type: ignore[union-attr]
     assert capped_width <= A4_WIDTH_PT
+
+
+def test_the_json_report_is_its_data_as_json(tmp_path: Path) -> None:
+    """The page's JSON is written from the cards' own rows, not copies of them: the same
+    text as the report's data (``Report.as_dict()``), with judgments, source truth
+    and a reader's withheld texts among it."""
+    store = hopgate.open_store(None)
+    for ledger in (CEDAR, CEDAR.parent / "withheld.yaml"):
+        hopgate.load(store, ledger)
+    evaluate(store)
+    for run in ("sys-a", "run-public"):
+        report = build_report(store, run=run, pictures=0)
+        data = report.as_dict()
+        assert any(card["source_truth"] for card in data["cards"]) or run != "sys-a"
+        assert render(report, "json") == escaping.json_text(data) + "\n"
 
 
 def test_report_on_disk_reads_the_same_from_the_record_the_copy_and_the_store(

@@ -128,8 +128,9 @@ class Report:
     #: The header's signature line and whether the check asked for (--signed-export) failed.
     signature: SignatureCheck = field(default_factory=lambda: SignatureCheck(NOT_CHECKED))
 
-    def as_dict(self) -> dict[str, Any]:
-        """The report's data (``hopgate report --format json``)."""
+    def as_dict(self, *, copies: bool = True) -> dict[str, Any]:
+        """The report's data (``hopgate report --format json``); ``copies=False``: each
+        card's row's lists and mappings are its own (:meth:`CardDetail.as_dict`)."""
         return {
             "header": asdict(self.header),
             "gate": asdict(self.gate),
@@ -140,7 +141,7 @@ class Report:
             "verdict_counts": self.verdict_counts,
             "verdict_strata": self.verdict_strata,
             "attention": [card.row.output for card in self.attention],
-            "cards": [card.as_dict() for card in self.cards],
+            "cards": [card.as_dict(copies=copies) for card in self.cards],
             "changes": self.changes.as_dict() if self.changes is not None else None,
             "judgments": self.judgments,
             "triage": [a.as_dict() for a in self.triage],

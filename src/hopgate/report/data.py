@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hopgate import ids
@@ -194,6 +194,10 @@ class ContradictionInfo:
         return f"Contradiction {self.id}{span} is unresolved, so the card escalates"
 
 
+#: The fields of a card's row, in their order (the JSON form's first keys).
+_ROW_FIELDS = tuple(f.name for f in fields(VerdictRow))
+
+
 @dataclass
 class CardDetail:
     """Everything the report says about one acceptance card."""
@@ -221,10 +225,17 @@ class CardDetail:
         """A stable HTML id for the card."""
         return "card-" + ids.encode_id(self.row.output).replace("%", "_")
 
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON form of the card (its picture left out)."""
+    def as_dict(self, *, copies: bool = True) -> dict[str, Any]:
+        """The JSON form of the card (its picture left out).
+
+        ``copies=False``: the row's lists and mappings are the row's own, not copies
+        (for text written at once, :func:`hopgate.escaping.json_text`, which writes a
+        nested dataclass as ``as_dict`` gives it: the same text, without copying every
+        card's judgments and source truth).
+        """
+        row = self.row.as_dict() if copies else {n: getattr(self.row, n) for n in _ROW_FIELDS}
         return {
-            **self.row.as_dict(),
+            **row,
             "rule": self.rule,
             "reason": self.reason,
             "question_text": self.question_text,

@@ -190,7 +190,8 @@ def render(report: Report, fmt: str) -> str:
         ReportError: an unknown format.
     """
     if fmt == "json":
-        return escaping.json_text(report.as_dict()) + "\n"
+        # Written at once: the cards' rows are not copied first (the same text).
+        return escaping.json_text(report.as_dict(copies=False)) + "\n"
     if fmt not in FORMATS:
         raise ReportError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
     return render_page(report, fmt)
