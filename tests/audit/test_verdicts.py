@@ -15,7 +15,6 @@ from hopgate.audit.results import (
     VERDICT_COLUMNS,
     VerdictRow,
     cards_of,
-    evaluation_cards,
     reading,
 )
 from hopgate.store import catalog
@@ -85,9 +84,8 @@ def test_a_cards_outline_is_the_card_without_its_details(tmp_path: Path) -> None
             for run in catalog.runs(store):
                 evaluation = catalog.latest(store, run)
                 assert evaluation is not None
-                whole = evaluation_cards(store, evaluation)
                 with reading(store, evaluation) as reads:
-                    outlines = cards_of(reads, outline=True)
+                    whole, outlines = cards_of(reads), cards_of(reads, outline=True)
                 assert whole and [replace(row, **details) for row in whole] == outlines
     assert any(row.source_truth for row in whole)  # the details are there to leave out
 

@@ -256,3 +256,43 @@ def test_the_reader_rules_answers_are_kept_for_thousands_of_withheld_texts(
         evaluated, "urn:hopgate:test:anyone"
     )
     assert {f"Internal memo {n}." for n in range(5000)} <= set(recorded[1])
+
+
+def test_diff_on_the_server_is_the_embedded_stores(evaluated: RemoteStore, tmp_path: Path) -> None:
+    """``diff`` reads both evaluations' kept answers (fetched side by side on a server) and
+    reports the same change as the embedded store: an adjudicated set accepts an output."""
+    more = tmp_path / "more.yaml"
+    more.write_text(
+        "ledger: 1\n"
+        "evidence_sets:\n"
+        "  - {id: gA2, claim: cA, members: [a2], inference: the schedule names it,\n"
+        "     status: adjudicated, annotation: {version: 1, by: reviewer-2, at: 2026-10-05}}\n",
+        encoding="utf-8",
+    )
+    embedded = hopgate.open_store(tmp_path / "embedded")
+    found = []
+    for store in (evaluated, embedded):
+        if store is embedded:
+            hopgate.load(store, CEDAR)
+            hopgate.api.evaluate(store)
+        hopgate.load(store, more)
+        hopgate.api.evaluate(store, run="sys-a")
+        change = hopgate.diff(store, run="sys-a")
+        assert change.metrics_before is not None and change.metrics_after is not None
+        figures = [
+            {k: v for k, v in m.as_dict().items() if k != "evaluation"}  # names carry a time
+            for m in (change.metrics_before, change.metrics_after)
+        ]
+        found.append(([(o.output, o.changes) for o in change.outputs], figures))
+    embedded.close()
+    assert found[0] == found[1]
+    assert found[0][0] == [
+        (
+            "sys-a/qA/o1",
+            {
+                "verdict": ("revise-citations", "accept"),
+                "cited_route": (None, "gA2"),
+                "missing": (["a1"], []),
+            },
+        )
+    ]

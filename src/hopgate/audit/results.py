@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from decimal import Decimal
@@ -213,26 +213,20 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
     rows of a stale evaluation carry ``stale`` and its reason.
     """
     rows: list[VerdictRow] = []
-    for state in read_states(store, run=run):
-        assert state.evaluation is not None
-        rows.extend(evaluation_cards(store, state.evaluation, stale=(state.stale, state.reason)))
+    states = read_states(store, run=run)
+    with ExitStack() as stack:
+        each = []
+        for state in states:
+            assert state.evaluation is not None
+            each.append(stack.enter_context(reading(store, state.evaluation)))
+        if store.server_caches and len(each) > 1:
+            # Each run's file fetched from the server beside the cards of the one before.
+            pool = stack.enter_context(ThreadPoolExecutor(1))
+            for reads in each:
+                reads.fetch_beside(CARD_QUERIES, pool)
+        for state, reads in zip(states, each, strict=True):
+            rows.extend(cards_of(reads, (state.stale, state.reason)))
     return sorted(rows, key=lambda r: (r.run, r.question, r.output))
-
-
-def evaluation_cards(
-    store: Store,
-    evaluation: catalog.Evaluation,
-    *,
-    stale: tuple[bool, str | None] = (False, None),
-    only: set[str] | None = None,
-) -> list[VerdictRow]:
-    """The acceptance cards of one recorded evaluation (any, not only a run's latest).
-
-    ``stale`` is what the rows say of the evaluation's state: stale, and why;
-    ``only``, the IRIs of the cards to build (default: every card).
-    """
-    with reading(store, evaluation) as reads:
-        return cards_of(reads, stale, only)
 
 
 #: The bundle queries whose every row binds ``?card`` by a pattern no ``OPTIONAL``
@@ -301,6 +295,12 @@ class BundleReads:
             return rows
         return [row for row in rows if row["card"] is None or str(row["card"]) in only_cards]
 
+    def fetch_beside(self, query_ids: Iterable[str], pool: Executor) -> None:
+        """Start fetching the recorded answers of ``query_ids`` in ``pool``, when recorded
+        (:meth:`hopgate.store.answers.Answers.fetch_beside`)."""
+        if self._recorded is not None:
+            self._recorded.fetch_beside(query_ids, pool)
+
     def _copy(self) -> Store:
         if self._copied is None:
             self._copied = self._stack.enter_context(
@@ -318,6 +318,17 @@ def reading(store: Store, evaluation: catalog.Evaluation) -> Iterator[BundleRead
     """The answers of one bundle's queries, for the length of the block (see :class:`BundleReads`)."""
     with ExitStack() as stack:
         yield BundleReads(store, evaluation, stack)
+
+
+#: The bundle queries :func:`cards_of` reads.
+CARD_QUERIES = (
+    "card-spans",
+    "card-judgments",
+    "card-source-truth",
+    "interventions",
+    "unretrieved-citations",
+    "cards",
+)
 
 
 def cards_of(

@@ -11,6 +11,8 @@ withheld from it appears (docs/spec/records.md "What a reader is shown").
 from __future__ import annotations
 
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -177,7 +179,14 @@ def _cards(reads: BundleReads, cards: set[str]) -> dict[str, VerdictRow]:
 def compare(store: Store, run: str, first: catalog.Evaluation, second: catalog.Evaluation) -> Diff:
     """The differences between two recorded evaluations of ``run``."""
     result = Diff(run, _name(first), _name(second))
-    with reading(store, first) as before, reading(store, second) as after:
+    with ExitStack() as stack:
+        before = stack.enter_context(reading(store, first))
+        after = stack.enter_context(reading(store, second))
+        if store.server_caches:
+            # Both evaluations' files fetched from the server at once, beside the decoding.
+            pool = stack.enter_context(ThreadPoolExecutor(2))
+            for reads in (before, after):
+                reads.fetch_beside(("cards", "card-spans", "metrics"), pool)
         old, new = _outlines(before), _outlines(after)
         names = {iri: ids.ledger_id(iri) for iri in old.keys() | new.keys()}
         differ = {iri for iri in old.keys() & new.keys() if old[iri][1] != new[iri][1]}

@@ -31,8 +31,8 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Set
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -105,6 +105,16 @@ class Answers:
         self._read_file = read_file
         self._files: dict[str, dict[str, bytes] | None] = {}
         self._rows: dict[tuple[str, bool], list[Row]] = {}
+        self._fetching: dict[str, Future[bytes | None]] = {}
+
+    def fetch_beside(self, names: Iterable[str], pool: Executor) -> None:
+        """Start reading, in ``pool``, the files that hold the queries ``names`` (on a server
+        a fetch is mostly waiting for it: a read of several bundles fetches the next
+        while it decodes one); :meth:`get` then waits for them. An error reading one
+        is raised by :meth:`get`, as without."""
+        for group in dict.fromkeys(_group(name) for name in names):
+            if group not in self._files and group not in self._fetching:
+                self._fetching[group] = pool.submit(self._read_file, group)
 
     def get(
         self,
@@ -125,7 +135,8 @@ class Answers:
         """
         group = _group(name)
         if group not in self._files:
-            data = self._read_file(group)
+            fetching = self._fetching.pop(group, None)
+            data = self._read_file(group) if fetching is None else fetching.result()
             self._files[group] = None if data is None else _tables(data)
         tables = self._files[group]
         request = _request(name, params)
