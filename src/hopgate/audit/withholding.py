@@ -435,12 +435,12 @@ def reader_view_beside(store: Store, reader: str) -> Iterator[Callable[[], Reade
 
     On an on-disk store the rule's work (its copy's parse, the rule, the texts)
     runs in the filters' thread, mostly in the engine with Python's lock free,
-    while the caller reads the rest (:meth:`Readers.start`); elsewhere it is
-    computed when first asked for. The block does not end before the thread
+    while the caller reads the rest (:meth:`Readers.start`), and on a server its
+    queries; in memory it is computed when first asked for. The block does not end before the thread
     has finished with the store, so a caller that stops at an error closes no
     store under it.
     """
-    if store.folder is None:
+    if store.folder is None and not store.server_caches:
         yield functools.cache(functools.partial(reader_view, store, reader))
         return
     future = _side().submit(reader_view, store, reader)
@@ -530,11 +530,12 @@ class Readers:
         asking the rule, looking the texts up), which leaves Python's lock
         free: it runs on a second core while the caller builds its rows (at
         10k claims `verdicts` 1.0 s sooner; bench/README.md). Its answer is
-        the one :meth:`of_run` would compute. Only on an on-disk store: elsewhere
-        the filter is one query on the store (and a remote store's connection
-        is not shared between threads).
+        the one :meth:`of_run` would compute. On an on-disk store, and on a server,
+        where its queries (or the fetch of the rule's kept answers) are the
+        server's work and each request is a connection of its own: not in memory,
+        where the filter is one query on the store.
         """
-        if self._store.folder is None:
+        if self._store.folder is None and not self._store.server_caches:
             return
         known = set(catalog.runs(self._store))
         for run in runs:
