@@ -436,9 +436,9 @@ def reader_view_beside(store: Store, reader: str) -> Iterator[Callable[[], Reade
     On an on-disk store the rule's work (its copy's parse, the rule, the texts)
     runs in the filters' thread, mostly in the engine with Python's lock free,
     while the caller reads the rest (:meth:`Readers.start`), and on a server its
-    queries; in memory it is computed when first asked for. The block does not end before the thread
-    has finished with the store, so a caller that stops at an error closes no
-    store under it.
+    queries; in memory it is computed when first asked for. The block does not end
+    before the thread has finished with the store, so a caller that stops at an
+    error closes no store under it.
     """
     if store.folder is None and not store.server_caches:
         yield functools.cache(functools.partial(reader_view, store, reader))

@@ -129,18 +129,26 @@ def _flag(value: object) -> bool:
     return value is True or (type(value) is int and value == 1)
 
 
-def withheld_texts(store: Store, reader: str, rows: list[Row]) -> list[str]:
+def withheld_texts(
+    store: Store, reader: str, rows: list[Row], *, by_rule: bool = False
+) -> list[str]:
     """The reader's withheld texts (the reader IRI ``reader``): the texts of the nodes
-    ``rows`` (VIEW_QUERY's, for that reader) mark ``?text``, looked up on ``store``."""
+    ``rows`` (VIEW_QUERY's, for that reader) mark ``?text``, looked up on ``store``.
+
+    ``by_rule``: asked by the rule's texts query rather than looked up by the nodes
+    (a server is asked so: the lookup names every withheld node in one ``VALUES``
+    block, which Virtuoso 7.2.5 refuses past about 4,000 nodes, "the length of
+    generated SQL text has exceeded 10000 lines", a 10k-claim ledger's 6,500; the
+    rule's query answered the same texts in half the lookup's time)."""
     nodes = [row for row in rows if _flag(row["text"])]
     if not nodes:
         return []
-    if all(isinstance(row["node"], IRI) for row in nodes):
+    if not by_rule and all(isinstance(row["node"], IRI) for row in nodes):
         values = " ".join(
             f"({term_ntriples(r['node'])} {term_ntriples(r['class'])})" for r in nodes
         )
         found = store.select(TEXTS_OF_NODES % values)
-    else:  # a blank node, which VALUES cannot name: the rule's texts in one query
+    else:  # by the rule, or a blank node, which VALUES cannot name: in one query
         found = store.select(TEXTS_QUERY, params={"reader": IRI(reader)})
     return sorted({str(row["text"]) for row in found if row["text"]})
 
@@ -217,12 +225,8 @@ def _asked(copy: Store, *, by_rule: bool = False) -> bytes | None:
     """The rule's rows and withheld texts for every reader, asked of ``copy``, as the
     record's bytes; None when a reader or a node is one a read could not name.
 
-    ``by_rule``: each reader's texts asked by the rule's texts query (what a read on
-    a server asks without the record) rather than looked up by the nodes its rows
-    name: a server is asked so, since the lookup names every withheld node in one
-    ``VALUES`` block, which Virtuoso 7.2.5 refuses past about 4,000 nodes ("the
-    length of generated SQL text has exceeded 10000 lines", a 10k-claim ledger's
-    6,500), and the rule's query answered the same texts in half the lookup's time."""
+    ``by_rule``: each reader's texts asked by the rule's texts query (what a read on a
+    server asks without the record; :func:`withheld_texts`)."""
     answers: dict[str, list[list[object]]] = {}
     texts: dict[str, list[str]] = {}
     listed = copy.select("SELECT DISTINCT ?reader WHERE { ?node hg:readableBy ?reader }")
@@ -238,11 +242,7 @@ def _asked(copy: Store, *, by_rule: bool = False) -> bytes | None:
         answers[reader] = sorted(
             [str(row["node"]), str(row["class"]), _flag(row["text"])] for row in rows
         )
-        if by_rule:
-            found = copy.select(TEXTS_QUERY, params={"reader": IRI(reader)})
-            texts[reader] = sorted({str(row["text"]) for row in found if row["text"]})
-        else:
-            texts[reader] = withheld_texts(copy, reader, rows)
+        texts[reader] = withheld_texts(copy, reader, rows, by_rule=by_rule)
     # Readers share most of their withheld texts: each text is kept once.
     every = sorted({text for found in texts.values() for text in found})
     number = {text: n for n, text in enumerate(every)}
