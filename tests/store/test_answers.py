@@ -278,3 +278,37 @@ def test_an_evaluation_failing_while_its_answers_copy_is_made_leaves_the_store_a
     (record,) = hopgate.api.evaluate(store)
     assert record.cards == 4 and _cache_files(store)
     store.close()
+
+
+def test_the_answers_copy_kept_for_the_next_run_holds_what_a_fresh_copy_holds(
+    tmp_path: Path,
+) -> None:
+    """An evaluate of several runs parses the loads' copy once (answers.ReadingCopies):
+    the next run with the same loads gets it without the bundle the last run added,
+    and a run with other loads gets a copy of its own."""
+    import threading
+
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, _synthetic(tmp_path))
+    hopgate.api.evaluate(store)
+    (load,) = catalog.load_graphs(store)
+    bundle = catalog.latest(store, "run0").bundle  # type: ignore[union-attr]
+    file = tmp_path / "bundle.nq"
+    with file.open("wb") as out:
+        store.dump(out, format="nquads", graph=bundle)
+    with answers.ReadingCopies(store) as copies:
+        fresh = copies.of([load])
+        assert fresh is not None
+        copy = fresh.result()
+        held = sorted(copy.graphs())
+        counted = copy.count()
+        copies.adding(bundle)
+        copy.add_graph(file, bundle, trusted=True)
+        assert copy.count() > counted
+        kept = copies.of([load])
+        assert kept is not None and kept.result() is copy
+        assert sorted(copy.graphs()) == held and copy.count() == counted
+        other = copies.of([load, bundle])
+        assert other is not None and other.result() is not copy
+    assert not [t for t in threading.enumerate() if t.name.startswith("hopgate-answers")]
+    store.close()

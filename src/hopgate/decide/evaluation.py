@@ -121,6 +121,8 @@ class _SharedCopy:
     by runs whose inputs are exactly its graphs (a larger copy would show a
     run another load's records), and every run's scratch graph is removed
     before the next starts, so each sees what a fresh copy would hold.
+
+    The copy the runs' answers are recorded on is kept likewise (``reading``).
     """
 
     def __init__(self, store: Store) -> None:
@@ -128,12 +130,14 @@ class _SharedCopy:
         self._graphs: tuple[str, ...] | None = None
         self._open = ExitStack()
         self._work: Store | None = None
+        self.reading = answers.ReadingCopies(store)
 
     def __enter__(self) -> _SharedCopy:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+        self.reading.close()
 
     def release(self) -> None:
         """Free the kept copy (no later run will read it): the bundle's publishing, with
@@ -384,7 +388,8 @@ def _evaluate_run(
             # The copy the reads' answers are recorded on (hopgate.store.answers) starts
             # parsing the loads now, while the bundle is written; after the working copy
             # is freed, so that the two are not both held (at 100k claims, gigabytes).
-            recorder = later.enter_context(answers.recording(store, graphs))
+            reading = copies.reading if copies is not None else None
+            recorder = later.enter_context(answers.recording(store, graphs, reading))
             bundle_file = Path(scratch_dir) / "bundle.nq"
             catalog_file = Path(scratch_dir) / "catalog.nq"
             writer = _write_bundle(

@@ -32,7 +32,7 @@ import json
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Set
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -151,25 +151,93 @@ class Answers:
         return self._rows[key]
 
 
+class ReadingCopies:
+    """The copy the recorded queries run on, kept from one run of an ``evaluate`` to the next.
+
+    Runs loaded together use the same loads, so parsing their reading snapshots
+    once per ``evaluate`` instead of once per run saves a copy per extra run
+    (its parse took 0.70 s at 3.3k claims, removing the last run's bundle 0.02 s:
+    bench/README.md "4 December, evening"). As with the
+    evaluation's working copy (hopgate.decide.evaluation), a copy is kept only
+    for a run whose loads are exactly its graphs (a larger copy would show a
+    run another load's records), and the bundle a run added is removed before
+    the next run adds its own, so each run's queries see what a fresh copy holds.
+
+    The copy is parsed in a thread of its own (in Python: the engine parses
+    without the GIL) while the evaluation writes its bundle. On a store without
+    snapshots (in memory, a server) nothing is copied.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-answers")
+        self._stack = ExitStack()
+        self._graphs: tuple[str, ...] | None = None
+        self._copy: Future[Store] | None = None
+        self._bundle: str | None = None
+
+    def __enter__(self) -> ReadingCopies:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def of(self, used: list[str]) -> Future[Store] | None:
+        """The copy of the loads ``used``, being made (the kept one, less the bundle the
+        last run added, when they are the same loads); None on a store without snapshots."""
+        if self._store.folder is None:
+            return None
+        key = tuple(sorted(used))
+        if self._copy is None or key != self._graphs:
+            self._free()
+            made = snapshots.working_copy(self._store, reading_projection(), list(key))
+            self._copy = self._pool.submit(self._stack.enter_context, made)
+            self._graphs = key
+        elif self._bundle is not None:
+            self._copy = self._pool.submit(_without, self._copy, self._bundle)
+        self._bundle = None
+        return self._copy
+
+    def adding(self, bundle: str) -> None:
+        """Say that ``bundle`` is being added to the copy (the next run's copy removes it)."""
+        self._bundle = bundle
+
+    def _free(self) -> None:
+        if self._copy is not None:
+            # Wait for the copy being made before freeing it (an error making it was
+            # raised to the run that asked for it).
+            wait([self._copy])
+        self._stack.close()
+        self._stack = ExitStack()
+        self._copy, self._graphs, self._bundle = None, None, None
+
+    def close(self) -> None:
+        """Wait for the copy being made, free it."""
+        self._pool.shutdown(wait=True)
+        self._free()
+
+
+def _without(copy: Future[Store], bundle: str) -> Store:
+    kept = copy.result()
+    kept.remove_graph(bundle)
+    return kept
+
+
 class Recorder:
-    """The copy an evaluation's recorded queries run on: what they read of the loads it
-    used, parsed in a thread from their snapshots while the evaluation writes its bundle
-    (in Python: the engine parses without the GIL), then the bundle (:meth:`record`).
-    On a store that keeps its caches on its server, the queries run there once the
-    bundle is written (:meth:`record_written`).
+    """The copy an evaluation's recorded queries run on (:class:`ReadingCopies`): what
+    they read of the loads it used, then the bundle (:meth:`record`). On a store that
+    keeps its caches on its server, the queries run there once the bundle is written
+    (:meth:`record_written`).
 
     Use :func:`recording`. On a store in memory nothing is copied or recorded.
     """
 
-    def __init__(self, store: Store, used: list[str]) -> None:
+    def __init__(self, store: Store, used: list[str], copies: ReadingCopies | None = None) -> None:
         self._store = store
         self._used = list(used)
-        self._stack = ExitStack()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-answers")
-        self._copy: Future[Store] | None = None
-        if store.folder is not None:
-            copy = snapshots.working_copy(store, reading_projection(), used)
-            self._copy = self._pool.submit(self._stack.enter_context, copy)
+        self._own = copies is None
+        self._copies = ReadingCopies(store) if copies is None else copies
+        self._copy = self._copies.of(used)
 
     def record(self, bundle: str, file: Path) -> list[str]:
         """Run the recorded queries on the loads and the bundle in ``file``; keep their rows.
@@ -180,6 +248,7 @@ class Recorder:
         if self._copy is None:
             return []
         copy = self._copy.result()
+        self._copies.adding(bundle)
         copy.add_graph(file, bundle, trusted=True)
         # The engine answers a query without the GIL: two at a time on the memory copy
         # took 0.6x the time of one after another (FEVER's bundle, bench/README.md).
@@ -210,9 +279,9 @@ class Recorder:
         return _keep(self._store, bundle, tables)
 
     def close(self) -> None:
-        """Wait for the copy (an error making it was raised by :meth:`record`), free it."""
-        self._pool.shutdown(wait=True)
-        self._stack.close()
+        """Free the copy, unless it is kept for the next run (:class:`ReadingCopies`)."""
+        if self._own:
+            self._copies.close()
 
 
 def _answer(
@@ -246,10 +315,13 @@ def _keep(store: Store, bundle: str, tables: dict[str, dict[str, str]]) -> list[
 
 
 @contextmanager
-def recording(store: Store, used: list[str]) -> Iterator[Recorder]:
+def recording(
+    store: Store, used: list[str], copies: ReadingCopies | None = None
+) -> Iterator[Recorder]:
     """A :class:`Recorder` of the answers of a bundle about to be published from ``used``,
-    its copy started now and freed at the end of the block."""
-    recorder = Recorder(store, used)
+    its copy started now (or kept in ``copies``) and freed at the end of the block (or
+    kept there for the next run)."""
+    recorder = Recorder(store, used, copies)
     try:
         yield recorder
     finally:
