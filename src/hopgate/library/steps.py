@@ -96,9 +96,11 @@ def recorded_requests() -> list[tuple[str, dict[str, str]]]:
 
 @functools.cache
 def evaluation_projection() -> Projection:
-    """The quads the evaluation's updates and queries can read (hopgate.library.projection)."""
+    """The quads the evaluation's updates and queries can read (hopgate.library.projection),
+    and those the walk of a run's inputs reads (``queries/run-inputs.rq``): a run's first
+    evaluation asks it of a copy of the loads (hopgate.decide.evaluation)."""
     texts = [library_update(name).text for name in SCRATCH_UPDATES]
-    texts += [library_query(name).text for name in RESULT_QUERIES]
+    texts += [library_query(name).text for name in (*RESULT_QUERIES, "run-inputs")]
     return projection_of(texts)
 
 

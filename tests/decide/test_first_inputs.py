@@ -1,0 +1,86 @@
+"""A run's first evaluation finds its inputs (queries/run-inputs.rq) on a copy of the loads.
+
+In a store of several loads the walk is asked of a memory copy of every load
+and plan graph, which the evaluation then keeps as its working copy
+(hopgate.decide.evaluation ``_SharedCopy.inputs``): it must name the graphs
+the walk names on the store, leave a working copy holding what a fresh one
+holds, and so record the same inputs and verdicts as the walk on the store.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hopgate
+from hopgate.audit import results
+from hopgate.decide import evaluation
+from hopgate.library.steps import evaluation_projection
+from hopgate.store import catalog, snapshots
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _history(folder: Path) -> list[Path]:
+    """The evidence with run0's cases, then one ledger per later run (bench/history.py)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.history import split
+    from bench.synthetic import write_ledger
+
+    write_ledger(folder / "all.jsonl", 60, seed=5, runs=3)
+    first, others = split(folder / "all.jsonl", folder, 3)
+    return [first, *others]
+
+
+def _store(path: Path, ledgers: list[Path]) -> Any:
+    store = hopgate.open_store(path)
+    for ledger in ledgers:
+        hopgate.load(store, ledger)
+    return store
+
+
+def _nquads(store: Any) -> bytes:
+    out = io.BytesIO()
+    store.dump(out, format="nquads")
+    return out.getvalue()
+
+
+def test_the_inputs_found_on_the_copy_are_the_walks_on_the_store(tmp_path: Path) -> None:
+    store = _store(tmp_path / "store", _history(tmp_path))
+    assert len(catalog.load_graphs(store)) == 3
+    for run in catalog.runs(store):
+        # Small enough to walk on a copy (evaluation.WALK_COPY_RATIO).
+        assert evaluation._walked_on_a_copy(store, run) is not None
+        with evaluation._SharedCopy(store) as copies:
+            found = copies.inputs(run)
+            assert found == catalog.run_inputs(store, run)
+            kept = copies.of(found)
+            with snapshots.working_copy(store, evaluation_projection(), found) as fresh:
+                assert _nquads(kept) == _nquads(fresh)
+    store.close()
+
+
+def test_first_evaluations_record_the_same_with_the_walk_on_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledgers = _history(tmp_path)
+    on_copy = _store(tmp_path / "copy", ledgers)
+    hopgate.api.evaluate(on_copy)
+    monkeypatch.setattr(evaluation, "WALK_COPY_RATIO", 0)
+    on_store = _store(tmp_path / "disk", ledgers)
+    hopgate.api.evaluate(on_store)
+
+    def recorded(store: Any) -> Any:
+        used = {run: catalog.latest(store, run).used for run in catalog.runs(store)}  # type: ignore[union-attr]
+        rows = [{**row.as_dict(), "card": None} for row in results.verdicts(store)]
+        return used, sorted(rows, key=repr)
+
+    assert recorded(on_copy) == recorded(on_store)
+    # Several input graphs (the later runs cite chunks the first load delivered).
+    assert max(len(used) for used in recorded(on_copy)[0].values()) > 1
+    on_copy.close()
+    on_store.close()
