@@ -312,3 +312,29 @@ def test_the_answers_copy_kept_for_the_next_run_holds_what_a_fresh_copy_holds(
         assert other is not None and other.result() is not copy
     assert not [t for t in threading.enumerate() if t.name.startswith("hopgate-answers")]
     store.close()
+
+
+def test_a_small_answers_copy_starts_before_the_rules_and_a_large_one_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ReadingCopies.start parses the loads' copy at once when their reading snapshots
+    are at most EARLY_COPY_BYTES; else the copy waits for the recording to ask for it.
+    The answers recorded either way are the queries' answers on the store."""
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    loads = catalog.load_graphs(store)
+    with answers.ReadingCopies(store) as copies:
+        copies.start(loads)
+        assert copies._copy is not None
+    monkeypatch.setattr(answers, "EARLY_COPY_BYTES", 0)
+    with answers.ReadingCopies(store) as copies:
+        copies.start(loads)
+        assert copies._copy is None
+    hopgate.api.evaluate(store)
+    bundle = catalog.latest(store, "sys-a").bundle  # type: ignore[union-attr]
+    recorded = answers.read(store, bundle)
+    assert recorded is not None
+    bound = {"bundle": IRI(bundle)}
+    asked = store.select(library_query("cards").text, params=bound)
+    assert _comparable(recorded.get("cards", bound) or []) == _comparable(asked) != []
+    store.close()

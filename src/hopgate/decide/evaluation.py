@@ -438,6 +438,9 @@ def _evaluate_run(
     # The recorded plans of the run (interventions.md "The plan"): its
     # intervention answers are scored against them, not against their own files.
     plans = interventions.planned(store, run)
+    if copies is not None:
+        # The copy the answers are recorded on, parsed beside the rules when small enough.
+        copies.reading.start(graphs)
     with (
         tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir,
         ExitStack() as later,
