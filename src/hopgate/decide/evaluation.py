@@ -136,8 +136,10 @@ class _SharedCopy:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.release()
-        self.reading.close()
+        try:
+            self.release()
+        finally:
+            self.reading.close()
 
     def release(self) -> None:
         """Free the kept copy (no later run will read it): the bundle's publishing, with
@@ -145,35 +147,39 @@ class _SharedCopy:
         self._open.close()
         self._work = None
         self._graphs = None
-        # The answers' copy is parsed next, in another thread (another glibc arena).
+        # The answers' copy (unless started before the rules) is parsed next, in another
+        # thread (another glibc arena).
         return_freed_memory()
 
     def inputs(self, run: str) -> list[str]:
-        """The load graphs ``run`` depends on (:func:`hopgate.store.catalog.run_inputs`),
-        for its first evaluation: asked of a copy of every load and plan graph when that
-        copy is cheap (:func:`_walked_on_a_copy`), which is then kept as the working copy
-        of the graphs the answer names; else asked of the store.
+        """The load graphs ``run`` depends on (:func:`hopgate.store.catalog.run_inputs`), when
+        no evaluation records them (its first, or one whose loads are gone): asked of a copy
+        of every load and plan graph when that copy is small (:func:`_walked_on_a_copy`),
+        else of the store.
 
-        On the disk store the walk reads about 20 us a step: 5.8-6.3 s of a 3.3k-claim
-        run's first evaluation in a store of three loads, against 1.2-1.4 s on the
-        copy, whose parse (0.9 s) the evaluation pays anyway for the graphs it uses
-        (bench/README.md "4 December, evening"). The copy holds every quad the walk
-        can read but the bundles', which give it no step: the same answer.
+        On the disk store the walk reads about 20 us a step: 4.9-5.4 s at 3.3k claims in
+        three loads, against 1.7-2.0 s on the copy, its parse included (bench/README.md
+        "4 December, evening"). The copy holds every quad the walk can read but the
+        bundles', which give it no step: the same answer. When the answer names every
+        graph of the copy, the copy (less the catalog's few quads) is kept as the
+        evaluation's working copy; else it is freed and the working copy parsed anew, as
+        Oxigraph's memory store keeps a removed quad's memory until the store is dropped.
         """
         every = _walked_on_a_copy(self._store, run)
         if every is None:
             return catalog.run_inputs(self._store, run)
-        self._open.close()
-        self._work, self._graphs = None, None
+        # Neither the last run's copies nor this one's are held beside the copy of every load.
+        self.reading.release()
+        self.release()
         work = self._open.enter_context(
             snapshots.working_copy(self._store, evaluation_projection(), every)
         )
         found = catalog.run_inputs(work, run)
-        # What a fresh copy of those graphs holds: the others and the catalog removed.
-        for graph in every:
-            if graph not in found:
-                work.remove_graph(graph)
-        self._work, self._graphs = work, tuple(sorted(found))
+        if {*found, CATALOG_GRAPH} == set(every):
+            work.remove_graph(CATALOG_GRAPH)
+            self._work, self._graphs = work, tuple(sorted(found))
+        else:
+            self.release()
         return found
 
     def of(self, graphs: list[str]) -> Store:
@@ -191,17 +197,20 @@ class _SharedCopy:
 
 #: A run's first evaluation walks its inputs on a copy of every load and plan graph when
 #: their evaluation snapshots together are at most this many times the size of the run's
-#: own load: past it the copy's parse (about 10 ms a MB) and memory would outgrow the
-#: walk it saves on the disk store (about 0.4 s a MB of the run's load), and the walk
-#: runs on the store. Either way the answer is the same.
+#: own load, and at most :data:`WALK_COPY_BYTES`: past either, the copy's parse (about
+#: 10 ms a MB) and its memory would outgrow the walk it saves on the disk store (about
+#: 0.4 s a MB of the run's load), and the walk runs on the store. The answer is the same.
 WALK_COPY_RATIO = 16
+#: The most snapshot bytes the copy for a first evaluation's walk parses (at 10k claims a
+#: run's load is about 40 MB of them, the evidence with one run's cases about 150 MB).
+WALK_COPY_BYTES = 1 << 30
 
 
 def _walked_on_a_copy(store: Store, run: str) -> list[str] | None:
     """The graphs a copy for ``run``'s inputs walk holds (every load and plan graph and the
     catalog), or None to walk on the store: it keeps no snapshots, holds one load (the
     walk is not run: :func:`hopgate.store.catalog.run_inputs`), lacks a snapshot, or
-    the copy would be too large (:data:`WALK_COPY_RATIO`)."""
+    the copy would be too large (:data:`WALK_COPY_RATIO`, :data:`WALK_COPY_BYTES`)."""
     folder = store.folder
     if folder is None or len(catalog.load_graphs(store)) < 2:
         return None
@@ -218,7 +227,8 @@ def _walked_on_a_copy(store: Store, run: str) -> list[str] | None:
         params={"run": IRI(ids.mint("run", run))},
     )
     own_bytes = sum(paths[str(row["g"])].stat().st_size for row in own if str(row["g"]) in paths)
-    if sum(path.stat().st_size for path in paths.values()) > WALK_COPY_RATIO * own_bytes:
+    total = sum(path.stat().st_size for path in paths.values())
+    if total > min(WALK_COPY_RATIO * own_bytes, WALK_COPY_BYTES):
         return None
     return [*walked, CATALOG_GRAPH]
 
@@ -455,9 +465,10 @@ def _evaluate_run(
             ended = datetime.now(UTC)
             if copies is not None and last:
                 copies.release()
-            # The copy the reads' answers are recorded on (hopgate.store.answers) starts
-            # parsing the loads now, while the bundle is written; after the working copy
-            # is freed, so that the two are not both held (at 100k claims, gigabytes).
+            # The copy the reads' answers are recorded on (hopgate.store.answers): started
+            # before the rules when small (ReadingCopies.start), else parsing the loads now,
+            # while the bundle is written, after the working copy is freed, so that the
+            # two are not both held (at 100k claims, gigabytes).
             reading = copies.reading if copies is not None else None
             recorder = later.enter_context(answers.recording(store, graphs, reading))
             bundle_file = Path(scratch_dir) / "bundle.nq"

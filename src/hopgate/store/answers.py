@@ -157,20 +157,16 @@ class Answers:
 
 
 class ReadingCopies:
-    """The copy the recorded queries run on, kept from one run of an ``evaluate`` to the next.
-
-    Runs loaded together use the same loads, so parsing their reading snapshots
-    once per ``evaluate`` instead of once per run saves a copy per extra run
-    (its parse took 0.70 s at 3.3k claims, removing the last run's bundle 0.02 s:
-    bench/README.md "4 December, evening"). As with the
-    evaluation's working copy (hopgate.decide.evaluation), a copy is kept only
-    for a run whose loads are exactly its graphs (a larger copy would show a
-    run another load's records), and the bundle a run added is removed before
-    the next run adds its own, so each run's queries see what a fresh copy holds.
+    """The copy of the loads an evaluation's recorded queries run on, one run at a time.
 
     The copy is parsed in a thread of its own (in Python: the engine parses
-    without the GIL) while the evaluation writes its bundle. On a store without
-    snapshots (in memory, a server) nothing is copied.
+    without the GIL): before the rules when it is small (:meth:`start`), else
+    while the evaluation writes its bundle, once the rules' working copy is
+    freed. A copy the last run added its bundle to is freed when the next run
+    starts, never reused: Oxigraph's memory store keeps a removed quad's memory
+    until the store is dropped, so a copy kept with its bundles removed would
+    grow by a bundle a run. On a store without snapshots (in memory, a server)
+    nothing is copied.
     """
 
     def __init__(self, store: Store) -> None:
@@ -188,28 +184,27 @@ class ReadingCopies:
         self.close()
 
     def of(self, used: list[str]) -> Future[Store] | None:
-        """The copy of the loads ``used``, being made (the kept one, less the bundle the
-        last run added, when they are the same loads); None on a store without snapshots."""
+        """The copy of the loads ``used``, being made (the one :meth:`start` began, when it
+        is of the same loads and holds no bundle yet); None on a store without snapshots."""
         if self._store.folder is None:
             return None
         key = tuple(sorted(used))
-        if self._copy is None or key != self._graphs:
-            self._free()
+        if self._copy is None or key != self._graphs or self._bundle is not None:
+            self.release()
             made = snapshots.working_copy(self._store, reading_projection(), list(key))
             self._copy = self._pool.submit(self._stack.enter_context, made)
             self._graphs = key
-        elif self._bundle is not None:
-            self._copy = self._pool.submit(_without, self._copy, self._bundle)
-        self._bundle = None
         return self._copy
 
     def start(self, used: list[str]) -> None:
-        """Start the copy of the loads ``used`` now, when their snapshots together are at
-        most :data:`EARLY_COPY_BYTES`: an evaluation calls it before its rules, which run
-        on one core, so the copy is parsed on the other (FEVER: 3.4 s of the
-        recording's 12.4 s; bench/README.md "4 December, evening"). A larger copy is
-        started when the rules are done and their working copy freed, as the two
-        together would hold gigabytes at 100k claims. Either way it is the same copy."""
+        """Free the last run's copy, and start the copy of the loads ``used`` now when their
+        snapshots together are at most :data:`EARLY_COPY_BYTES`: an evaluation calls it
+        before its rules, which run on one core, so the copy is parsed on the other (on
+        FEVER the recording then no longer waits 1.1-1.2 s for it; bench/README.md
+        "4 December, evening"). A larger copy is made when the recording asks for it,
+        after the rules: held beside the rules' working copy, the two would take
+        gigabytes at 100k claims. Either way it is the same copy."""
+        self.release()
         folder = self._store.folder
         if folder is None:
             return
@@ -223,13 +218,13 @@ class ReadingCopies:
             self.of(used)
 
     def adding(self, bundle: str) -> None:
-        """Say that ``bundle`` is being added to the copy (the next run's copy removes it)."""
+        """Say that ``bundle`` is being added to the copy (no later run reuses it)."""
         self._bundle = bundle
 
-    def _free(self) -> None:
+    def release(self) -> None:
+        """Free the copy, once made (an error making it was raised to the run that asked
+        for it, or is dropped with the copy nobody asked for)."""
         if self._copy is not None:
-            # Wait for the copy being made before freeing it (an error making it was
-            # raised to the run that asked for it).
             wait([self._copy])
         self._stack.close()
         self._stack = ExitStack()
@@ -238,13 +233,7 @@ class ReadingCopies:
     def close(self) -> None:
         """Wait for the copy being made, free it."""
         self._pool.shutdown(wait=True)
-        self._free()
-
-
-def _without(copy: Future[Store], bundle: str) -> Store:
-    kept = copy.result()
-    kept.remove_graph(bundle)
-    return kept
+        self.release()
 
 
 class Recorder:
@@ -303,7 +292,8 @@ class Recorder:
         return _keep(self._store, bundle, tables)
 
     def close(self) -> None:
-        """Free the copy, unless it is kept for the next run (:class:`ReadingCopies`)."""
+        """Free the copy, unless it belongs to the evaluation's :class:`ReadingCopies`
+        (which frees it when the next run starts or the evaluation ends)."""
         if self._own:
             self._copies.close()
 
@@ -343,8 +333,8 @@ def recording(
     store: Store, used: list[str], copies: ReadingCopies | None = None
 ) -> Iterator[Recorder]:
     """A :class:`Recorder` of the answers of a bundle about to be published from ``used``,
-    its copy started now (or kept in ``copies``) and freed at the end of the block (or
-    kept there for the next run)."""
+    its copy started now (or by ``copies``, which then frees it) and freed at the end of
+    the block."""
     recorder = Recorder(store, used, copies)
     try:
         yield recorder
