@@ -21,6 +21,7 @@ from typing import Any
 
 from hopgate import ids
 from hopgate import ntriples as nt
+from hopgate.decide.evaluation import walked_inputs
 from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving_route
 from hopgate.errors import InputRefused, PlanError
 from hopgate.inputs import parse_json, text_lines
@@ -209,7 +210,7 @@ def _rows(store: Store, run: str) -> list[Row]:
     stamp = xsd_datetime()
     scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
-    graphs = catalog.run_inputs(store, run)
+    graphs = walked_inputs(store, run)
     projection = projection_of([adjudication, eligibility, query])
     with snapshots.working_copy(store, projection, graphs) as work:
         try:
