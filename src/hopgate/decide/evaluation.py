@@ -160,10 +160,12 @@ class _SharedCopy:
         On the disk store the walk reads about 20 us a step: 4.9-5.4 s at 3.3k claims in
         three loads, against 1.7-2.0 s on the copy, its parse included (bench/README.md
         "4 December, evening"). The copy holds every quad the walk can read but the
-        bundles', which give it no step: the same answer. When the answer names every
-        graph of the copy, the copy (less the catalog's few quads) is kept as the
-        evaluation's working copy; else it is freed and the working copy parsed anew, as
-        Oxigraph's memory store keeps a removed quad's memory until the store is dropped.
+        bundles', which give it no step: the same answer. The copy, less the graphs the
+        answer does not name and the catalog, is kept as the evaluation's working copy
+        when those graphs are at most :data:`KEPT_WASTE` of it; else it is freed and the
+        working copy parsed anew: Oxigraph's memory store keeps a removed quad's memory
+        until the store is dropped, so a copy trimmed of most of its loads would hold
+        them through the rules.
         """
         every = _walked_on_a_copy(self._store, run)
         if every is None:
@@ -175,8 +177,12 @@ class _SharedCopy:
             snapshots.working_copy(self._store, evaluation_projection(), every)
         )
         found = catalog.run_inputs(work, run)
-        if {*found, CATALOG_GRAPH} == set(every):
-            work.remove_graph(CATALOG_GRAPH)
+        dropped = [g for g in every if g not in found and g != CATALOG_GRAPH]
+        if _snapshot_bytes(self._store, dropped) <= KEPT_WASTE * _snapshot_bytes(
+            self._store, every
+        ):
+            for graph in [*dropped, CATALOG_GRAPH]:
+                work.remove_graph(graph)
             self._work, self._graphs = work, tuple(sorted(found))
         else:
             self.release()
@@ -214,6 +220,21 @@ WALK_COPY_RATIO = 16
 #: The most snapshot bytes the copy for a first evaluation's walk parses (at 10k claims a
 #: run's load is about 40 MB of them, the evidence with one run's cases about 150 MB).
 WALK_COPY_BYTES = 1 << 30
+
+
+#: The largest share of the walk's copy (in snapshot bytes) that may be removed from it
+#: for the copy to be kept as the working copy: the memory a removed quad leaves held,
+#: against a parse of the rest (a run of a team's history uses most of its loads: in
+#: `bench/history_inputs.py`, run5 uses 5 of 6).
+KEPT_WASTE = 0.25
+
+
+def _snapshot_bytes(store: Store, graphs: list[str]) -> int:
+    """The bytes of the evaluation snapshots of ``graphs`` (a graph without one counts 0)."""
+    assert store.folder is not None
+    folder = store.folder / snapshots.FOLDER
+    paths = [snapshots.snapshot_path(folder, g, evaluation_projection()) for g in graphs]
+    return sum(path.stat().st_size for path in paths if path.is_file())
 
 
 def _walked_on_a_copy(store: Store, run: str) -> list[str] | None:
