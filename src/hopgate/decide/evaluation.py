@@ -167,20 +167,18 @@ class _SharedCopy:
         until the store is dropped, so a copy trimmed of most of its loads would hold
         them through the rules.
         """
-        every = _walked_on_a_copy(self._store, run)
-        if every is None:
+        sizes = _walked_on_a_copy(self._store, run)
+        if sizes is None:
             return catalog.run_inputs(self._store, run)
         # Neither the last run's copies nor this one's are held beside the copy of every load.
         self.reading.release()
         self.release()
         work = self._open.enter_context(
-            snapshots.working_copy(self._store, evaluation_projection(), every)
+            snapshots.working_copy(self._store, evaluation_projection(), [*sizes, CATALOG_GRAPH])
         )
         found = catalog.run_inputs(work, run)
-        dropped = [g for g in every if g not in found and g != CATALOG_GRAPH]
-        if _snapshot_bytes(self._store, dropped) <= KEPT_WASTE * _snapshot_bytes(
-            self._store, every
-        ):
+        dropped = [g for g in sizes if g not in found]
+        if sum(sizes[g] for g in dropped) <= KEPT_WASTE * sum(sizes.values()):
             for graph in [*dropped, CATALOG_GRAPH]:
                 work.remove_graph(graph)
             self._work, self._graphs = work, tuple(sorted(found))
@@ -229,39 +227,27 @@ WALK_COPY_BYTES = 1 << 30
 KEPT_WASTE = 0.25
 
 
-def _snapshot_bytes(store: Store, graphs: list[str]) -> int:
-    """The bytes of the evaluation snapshots of ``graphs`` (a graph without one counts 0)."""
-    assert store.folder is not None
-    folder = store.folder / snapshots.FOLDER
-    paths = [snapshots.snapshot_path(folder, g, evaluation_projection()) for g in graphs]
-    return sum(path.stat().st_size for path in paths if path.is_file())
-
-
-def _walked_on_a_copy(store: Store, run: str) -> list[str] | None:
-    """The graphs a copy for ``run``'s inputs walk holds (every load and plan graph and the
-    catalog), or None to walk on the store: it keeps no snapshots, holds one load (the
-    walk is not run: :func:`hopgate.store.catalog.run_inputs`), lacks a snapshot, or
-    the copy would be too large (:data:`WALK_COPY_RATIO`, :data:`WALK_COPY_BYTES`)."""
-    folder = store.folder
-    if folder is None or len(catalog.load_graphs(store)) < 2:
+def _walked_on_a_copy(store: Store, run: str) -> dict[str, int] | None:
+    """The graphs a copy for ``run``'s inputs walk holds besides the catalog (every load
+    and plan graph), with their snapshots' bytes; or None to walk on the store: it keeps
+    no snapshots, holds one load (the walk is not run:
+    :func:`hopgate.store.catalog.run_inputs`), lacks a snapshot, or the copy would be too
+    large (:data:`WALK_COPY_RATIO`, :data:`WALK_COPY_BYTES`)."""
+    if store.folder is None or len(catalog.load_graphs(store)) < 2:
         return None
     bundles = {found.bundle for found in catalog.evaluations(store)}
     walked = [g for g in store.graphs() if g not in bundles and g != CATALOG_GRAPH]
-    paths = {
-        g: snapshots.snapshot_path(folder / snapshots.FOLDER, g, evaluation_projection())
-        for g in walked
-    }
-    if not all(path.is_file() for path in paths.values()):
+    sizes = snapshots.snapshot_sizes(store, walked, evaluation_projection())
+    if sizes is None:
         return None
     own = store.select(
         "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?run hg:ledgerId ?id } }",
         params={"run": IRI(ids.mint("run", run))},
     )
-    own_bytes = sum(paths[str(row["g"])].stat().st_size for row in own if str(row["g"]) in paths)
-    total = sum(path.stat().st_size for path in paths.values())
-    if total > min(WALK_COPY_RATIO * own_bytes, WALK_COPY_BYTES):
+    own_bytes = sum(sizes.get(str(row["g"]), 0) for row in own)
+    if sum(sizes.values()) > min(WALK_COPY_RATIO * own_bytes, WALK_COPY_BYTES):
         return None
-    return [*walked, CATALOG_GRAPH]
+    return sizes
 
 
 def _evaluate_or_reuse(

@@ -205,16 +205,8 @@ class ReadingCopies:
         after the rules: held beside the rules' working copy, the two would take
         gigabytes at 100k claims. Either way it is the same copy."""
         self.release()
-        folder = self._store.folder
-        if folder is None:
-            return
-        paths = [
-            snapshots.snapshot_path(folder / snapshots.FOLDER, graph, reading_projection())
-            for graph in used
-        ]
-        if all(path.is_file() for path in paths) and (
-            sum(path.stat().st_size for path in paths) <= EARLY_COPY_BYTES
-        ):
+        sizes = snapshots.snapshot_sizes(self._store, used, reading_projection())
+        if sizes is not None and sum(sizes.values()) <= EARLY_COPY_BYTES:
             self.of(used)
 
     def adding(self, bundle: str) -> None:

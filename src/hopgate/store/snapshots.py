@@ -84,6 +84,21 @@ def snapshot_path(folder: Path, graph: str, projection: Projection) -> Path:
     return folder / f"{_digest(graph)[:32]}-{projection_key(projection)}.nq"
 
 
+def snapshot_sizes(
+    store: Store, graphs: Sequence[str], projection: Projection
+) -> dict[str, int] | None:
+    """The bytes of each graph's snapshot cut with ``projection`` (not verified), or None
+    when the store keeps no snapshots or one of them is missing: for a caller sizing a
+    copy before it makes one."""
+    folder = _folder(store)
+    if folder is None:
+        return None
+    paths = {graph: snapshot_path(folder, graph, projection) for graph in graphs}
+    if not all(path.is_file() for path in paths.values()):
+        return None
+    return {graph: path.stat().st_size for graph, path in paths.items()}
+
+
 def _write_atomically(targets: list[Path], write: Callable[[list[_Hashing]], None]) -> list[str]:
     """Write ``targets`` by fsynced temporary files and renames; return their digests.
 
