@@ -3,8 +3,8 @@
 Each function is checked against the parser of its output: Markdown through a
 CommonMark parser (markdown-it-py, GFM tables), HTML through Python's HTML
 parser, CSV through the csv module, JSON through the json module. Then the
-rules' one home: no printer escapes on its own, every HTML template
-autoescapes, and the report page's Content-Security-Policy allows its own
+rules' one home: no printer escapes on its own, every value an HTML template
+prints is escaped once, and the report page's Content-Security-Policy allows its own
 script and style sheet by digest and nothing else.
 """
 
@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 from hopgate import escaping
 from hopgate.cli.formatting import render
@@ -298,18 +299,56 @@ def test_printers_escape_through_the_one_home() -> None:
             assert "Environment(" not in source, path
 
 
-def test_every_html_template_autoescapes() -> None:
-    """The HTML environment escapes every template and every value (the old
-    select_autoescape(["html"]) never matched report.html.j2)."""
+#: The expression forms the HTML templates print values in: plain, joined, formatted,
+#: defaulted, concatenated, conditional, through the report's own filter.
+_HTML_FORMS = (
+    "{{ x }}",
+    '{{ [x, x] | join(", ") }}',
+    '{{ "%s!" | format(x) }}',
+    '{{ x or "-" }}',
+    '{{ x ~ "." }}',
+    '{{ x if y else "none" }}',
+    "{{ [x, x] | show }}",
+)
+#: The same forms' values as plain text.
+_PLAIN = (
+    lambda x: x,
+    lambda x: f"{x}, {x}",
+    lambda x: f"{x}!",
+    lambda x: x or "-",
+    lambda x: x + ".",
+    lambda x: x,
+    lambda x: f"{x}, {x}",
+)
+
+
+@given(texts)
+def test_every_html_value_is_escaped_once(text: str) -> None:
+    """Every value an HTML template prints, in every form the templates use, passes
+    through escaping.html exactly once (Jinja2's finalize; autoescape is off because it
+    would escape html()'s Markup again): one text node and one attribute value, never
+    markup, never escaped twice."""
     env = _environment(False)
-    names = env.list_templates()
-    assert "report.html.j2" in names
-    for name in names:
-        assert env.autoescape(name) if callable(env.autoescape) else env.autoescape
-    template = env.from_string('<p title="{{ x }}">{{ x }}</p>')
-    assert template.render(x='"><script>x</script>\u202e') == (
-        '<p title="&#34;&gt;&lt;script&gt;x&lt;/script&gt;\\u202e">'
-        "&#34;&gt;&lt;script&gt;x&lt;/script&gt;\\u202e</p>"
+    assert env.finalize is escaping.html
+    for form, plain in zip(_HTML_FORMS, _PLAIN, strict=True):
+        page = env.from_string(f'<p title="{form}">{form}</p><b>end</b>').render(x=text, y=True)
+        parser = _Elements()
+        parser.feed(page)
+        parser.close()
+        expected = re.sub("[^\t\n]", lambda m: escaping.visible(m.group()), plain(text))
+        assert parser.found == [("p", [("title", expected)]), ("b", [])], form
+        assert parser.text == expected + "end", form
+
+
+def test_html_templates_print_nothing_unescaped() -> None:
+    """Each HTML template's values are escaped, and Markup (a checked picture, the page's
+    own style and script) is kept as it is."""
+    env = _environment(False)
+    assert "report.html.j2" in env.list_templates()
+    template = env.from_string('<p title="{{ x }}">{{ x }}</p>{{ m }}')
+    assert template.render(x='"><script>x</script>\u202e&amp;', m=Markup("<i>ok</i>")) == (
+        '<p title="&#34;&gt;&lt;script&gt;x&lt;/script&gt;\\u202e&amp;amp;">'
+        "&#34;&gt;&lt;script&gt;x&lt;/script&gt;\\u202e&amp;amp;</p><i>ok</i>"
     )
 
 

@@ -16,8 +16,8 @@ here, the one home of these rules (README "What each output escapes").
   character a terminal or a JavaScript parser would act on.
 - :func:`markdown`: Markdown text that stays inline text where the template
   put it (CommonMark, GitHub Flavored Markdown tables).
-- :func:`html`: HTML text or an attribute value (the report's templates
-  autoescape through it); :func:`html_picture`: an SVG drawing embedded in a
+- :func:`html`: HTML text or an attribute value (every value the report's
+  HTML templates print passes through it); :func:`html_picture`: an SVG drawing embedded in a
   page only if it holds nothing but drawing elements.
 """
 

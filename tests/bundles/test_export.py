@@ -582,6 +582,27 @@ def test_card_picture_renders_with_graphviz(tmp_path: Path, fmt: str) -> None:
     assert verify(tmp_path).ok
 
 
+def test_pictures_drawn_together_are_each_cards_own_drawing(tmp_path: Path) -> None:
+    """The report draws its pictures side by side (picture.render_svgs): each is byte for
+    byte the SVG element `export --card ID --format svg` draws alone."""
+    _needs_dot()
+    runner = CliRunner()
+    store = ["--store", str(tmp_path / "store")]
+    runner.invoke(cli, [*store, "load", str(CEDAR)])
+    runner.invoke(cli, [*store, "evaluate"])
+    report = build_report(hopgate.open_store(tmp_path / "store"), run="sys-a", pictures=4)
+    assert report.pictures == 4
+    for card in report.cards:
+        alone = tmp_path / "alone.svg"
+        result = runner.invoke(
+            cli,
+            [*store, "export", "--card", card.row.output, "--format", "svg", "-o", str(alone)],
+        )
+        assert result.exit_code == 0, result.output
+        svg = alone.read_text("utf-8")
+        assert card.picture == svg[svg.index("<svg") :], card.row.output
+
+
 def test_demo_exports_provn_and_trig(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["demo", "--dir", str(tmp_path)])
     assert result.exit_code == 0, result.output

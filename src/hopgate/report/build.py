@@ -37,7 +37,7 @@ from hopgate.audit.results import (
 )
 from hopgate.audit.withholding import ReaderView, reader_view_beside
 from hopgate.bundles import judgment_proofs
-from hopgate.bundles.picture import card_dot, render
+from hopgate.bundles.picture import card_dot, render_svgs
 from hopgate.bundles.scope import Scope
 from hopgate.library import spec
 from hopgate.library.spec import Definition, figure_definition
@@ -341,15 +341,19 @@ def _draw_pictures(
     if limit <= 0 or shutil.which("dot") is None:
         return 0
     graphs = (*chosen.evaluation.used, chosen.evaluation.bundle)
-    drawn = 0
-    for card in cards[:limit]:
-        iri = ids.mint("card", card.row.card)
-        scope = Scope(graphs, chosen.reader, f"card {card.row.card}", iri)
-        svg = render(card_dot(store, scope, view), "svg").decode("utf-8")
-        # The XML prologue and doctype do not belong inside an HTML page.
-        card.picture = svg[svg.index("<svg") :]
-        drawn += 1
-    return drawn
+    drawn = cards[:limit]
+    dots = [
+        card_dot(
+            store,
+            Scope(graphs, chosen.reader, f"card {card.row.card}", ids.mint("card", card.row.card)),
+            view,
+        )
+        for card in drawn
+    ]
+    # Drawn beside each other (picture.render_svgs): dot is a process of its own.
+    for card, svg in zip(drawn, render_svgs(dots), strict=True):
+        card.picture = svg
+    return len(drawn)
 
 
 __all__ = ["FORMATS", "Report", "build_report"]

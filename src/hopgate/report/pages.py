@@ -1,8 +1,12 @@
 """Rendering a report with Jinja2: one HTML page (everything inline) or Markdown.
 
 Every value a template prints passes through the output's escaping function
-(:mod:`hopgate.escaping`, Jinja2's ``finalize``): the HTML templates also
-autoescape, and the page's one script and one style sheet run only because
+(:mod:`hopgate.escaping`, Jinja2's ``finalize``, which it applies to every
+``{{ }}``) exactly once. Jinja2's autoescape is off: it would escape each
+value a second time, a no-op on the ``Markup`` that ``escaping.html``
+returns, but a call and a new ``Markup`` for each of the 600k values of a
+10k-claim report (its page rendered in 3.5 s with it, 1.3 s without, the
+same bytes). The page's one script and one style sheet run only because
 the page's Content-Security-Policy names their sha256 digests, computed here
 from the exact text the page carries; no inline script or style from data can.
 """
@@ -34,10 +38,11 @@ _AUTHORITY = ["primary", "secondary", "tertiary", "unstated"]
 
 @functools.cache
 def _environment(markdown: bool) -> Environment:
-    """The Markdown environment, or the HTML one (autoescape on for every template in it)."""
+    """The Markdown environment, or the HTML one: every value either prints passes through
+    its escaping function once (``finalize``)."""
     env = Environment(
         loader=PackageLoader("hopgate.report", "templates"),
-        autoescape=not markdown,
+        autoescape=False,
         finalize=_markdown_value if markdown else escaping.html,
         undefined=StrictUndefined,
         trim_blocks=True,
