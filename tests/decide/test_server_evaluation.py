@@ -32,6 +32,7 @@ from hopgate.errors import QueryError
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.steps import RESULT_QUERIES, SCRATCH_UPDATES
 from hopgate.store import IRI, BNode, Store, catalog
+from hopgate.store.dialect import SCOPE_OF
 from hopgate.store.remote import RemoteStore
 from hopgate.vocab import CATALOG_GRAPH
 
@@ -100,8 +101,10 @@ def _steps(store: Store, run: str) -> list[tuple[str, list[str]]]:
         try:
             for update_id in SCRATCH_UPDATES:
                 work.update(library_update(update_id).text, params=params)
+                # Not the list of the view's graphs a server's view writes there (join_scope).
                 triples = work.select(
-                    "SELECT ?s ?p ?o WHERE { GRAPH ?scratch { ?s ?p ?o } }",
+                    "SELECT ?s ?p ?o WHERE { GRAPH ?scratch { ?s ?p ?o } "
+                    f"FILTER (?p != <{SCOPE_OF}>) }}",
                     params={"scratch": IRI(scratch)},
                 )
                 answers.append((update_id, _rows(triples)))

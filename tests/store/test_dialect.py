@@ -8,13 +8,24 @@ run the rewritten text on a server.
 
 from __future__ import annotations
 
+import re
+
+import pyoxigraph
 from conftest import CEDAR
 
 import hopgate
 from hopgate.library.artefacts import library_queries, library_update
 from hopgate.library.steps import SCRATCH_UPDATES
-from hopgate.store.dialect import exists_as_values, operations, without_comments
+from hopgate.store import IRI
+from hopgate.store.dialect import (
+    SCOPE_OF,
+    exists_as_values,
+    join_scope,
+    operations,
+    without_comments,
+)
 from hopgate.store.remote import RemoteStore
+from hopgate.store.remote.values import bind_update
 
 
 def test_exists_in_bind_is_wrapped_and_filter_left_alone() -> None:
@@ -79,3 +90,75 @@ def test_a_query_whose_header_says_load_is_sent_as_a_query() -> None:
     for query_id, query in library_queries().items():
         wrapper = store._wrapper(store._prologue + query.text, update=False, dataset=False)
         assert not wrapper.isSparqlUpdateRequest(), query_id
+
+
+# --- a scoped view's graphs joined as a list (join_scope) -----------------------------------
+
+_LIST = "urn:hopgate-test:scratch"
+
+
+def _scoped_store() -> pyoxigraph.Store:
+    """Graphs a and b hold a triple each, c one more; the list in the scratch graph names a and c."""
+    store = pyoxigraph.Store()
+    for graph, subject in (("urn:a", "urn:s1"), ("urn:b", "urn:s2"), ("urn:c", "urn:s3")):
+        store.add(pyoxigraph.Quad(*map(pyoxigraph.NamedNode, (subject, "urn:p", "urn:o", graph))))
+    for graph in ("urn:a", "urn:c", _LIST):
+        store.add(pyoxigraph.Quad(*map(pyoxigraph.NamedNode, (graph, SCOPE_OF, _LIST, _LIST))))
+    return store
+
+
+def test_each_graph_variable_of_a_where_clause_joins_the_list() -> None:
+    update = (
+        "INSERT { GRAPH ?t { ?s <urn:q> ?o } } WHERE { GRAPH ?g1 { ?s <urn:p> ?o . "
+        'OPTIONAL { GRAPH ?g2 { ?o <urn:r> "GRAPH ?x { }" } } } # GRAPH ?y {\n'
+        "FILTER NOT EXISTS { graph ?g3 { ?s <urn:r> ?c } } "
+        "{ SELECT ?t WHERE { GRAPH ?g4 { ?t ?y ?z } } } GRAPH <urn:c> { ?s ?p2 ?o2 } }"
+    )
+    joined = join_scope(update, _LIST)
+
+    def join(variable: str) -> str:
+        return f"GRAPH <{_LIST}> {{ ?{variable} <{SCOPE_OF}> <{_LIST}> }}"
+
+    # Inside the group of each GRAPH ?g of the WHERE clauses: sub-select, OPTIONAL, NOT EXISTS.
+    assert f'"GRAPH ?x {{ }}" }} {join("g2")} }} }} {join("g1")} #' in joined
+    assert f"graph ?g3 {{ ?s <urn:r> ?c }} {join('g3')} }}" in joined
+    assert f"GRAPH ?g4 {{ ?t ?y ?z }} {join('g4')} }}" in joined
+    # Not the template, a constant graph, a string or a comment.
+    assert joined.startswith("INSERT { GRAPH ?t { ?s <urn:q> ?o } } WHERE")
+    assert joined.count(f"<{SCOPE_OF}>") == 4
+
+
+def test_a_query_joined_to_the_list_reads_the_listed_graphs_only() -> None:
+    store = _scoped_store()
+    query = "SELECT ?s ?g WHERE { GRAPH ?g { ?s <urn:p> <urn:o> } } ORDER BY ?s"
+    found = [(str(r["s"].value), str(r["g"].value)) for r in store.query(join_scope(query, _LIST))]
+    assert found == [("urn:s1", "urn:a"), ("urn:s3", "urn:c")]
+    # The same rows as with the listed graphs as the dataset.
+    pinned = store.query(query, named_graphs=[pyoxigraph.NamedNode(g) for g in ("urn:a", "urn:c")])
+    assert found == [(str(r["s"].value), str(r["g"].value)) for r in pinned]
+
+
+def test_every_rule_step_keeps_its_text_apart_from_the_joins() -> None:
+    """Each operation of every rule file the server runs through a scoped view, joined:
+    the same text once the joins are taken out, and one join per GRAPH variable read."""
+    total = 0
+    for update_id in SCRATCH_UPDATES:
+        for unbound in operations(library_update(update_id).text):
+            # As the server's view sends it: the parameters written in first.
+            operation = bind_update(unbound, {"run": IRI("urn:run"), "scratch": IRI(_LIST)})
+            joined = join_scope(operation, _LIST)
+            added = joined.count(f"<{SCOPE_OF}>")
+            total += added
+            assert added >= 1 or "GRAPH ?g" not in operation, (update_id, operation)
+            stripped = re.sub(
+                rf" GRAPH <{re.escape(_LIST)}> \{{ \?\w+ <{re.escape(SCOPE_OF)}> <{re.escape(_LIST)}> \}}",
+                "",
+                joined,
+            )
+            assert stripped == operation
+    # Every GRAPH variable of the files is in a WHERE clause (none in a template).
+    written = sum(
+        len(re.findall(r"GRAPH\s+\?(?!scratch\b)", without_comments(library_update(u).text), re.I))
+        for u in SCRATCH_UPDATES
+    )
+    assert total == written > 100

@@ -433,7 +433,9 @@ def _decision_space(
     if store.evaluates_in_place:
         _record_scratch(store, scratch)
         try:
-            yield store.scoped([*graphs, scratch])
+            # The graphs listed in the scratch graph, which the rule steps' updates join
+            # (Virtuoso looks a pattern up once per graph of a dataset).
+            yield store.scoped([*graphs, scratch], listed_in=scratch)
         finally:
             _forget_scratch(store, scratch)
         return

@@ -118,8 +118,11 @@ class Store(ABC):
     #: :meth:`scoped`, rather than on a working copy (a remote server: yes).
     evaluates_in_place: bool = False
 
-    def scoped(self, graphs: list[str]) -> Store:
-        """This store seen through ``graphs`` only, writable (for stores that evaluate in place)."""
+    def scoped(self, graphs: list[str], *, listed_in: str | None = None) -> Store:
+        """This store seen through ``graphs`` only, writable (for stores that evaluate in place).
+
+        ``listed_in``: one of ``graphs`` (a scratch graph the caller removes) where the
+        view may write the list of its graphs, if that is how it keeps to them."""
         raise NotImplementedError(f"{type(self).__name__} does not evaluate in place")
 
     #: The folder of an on-disk store, where the files kept beside its data

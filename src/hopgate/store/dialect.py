@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from hopgate.vocab import HG
+
 #: Virtuoso's pragma that makes it join in the order the text is written
 #: (its SQL compiler's ``OPTION (ORDER)``). Not a rewrite: the remote store
 #: sends it on request (``join_order="written"``), so the parity tests see the
@@ -94,6 +96,48 @@ def operations(update: str) -> list[str]:
             start = i + 1
     parts.append(update[start:])
     return [part for part in parts if without_comments(part).strip()]
+
+
+#: The predicate of a scoped view's list of its graphs (:func:`join_scope`).
+SCOPE_OF = HG + "scopeOf"
+_GRAPH_VARIABLE = re.compile(r"GRAPH\s+[?$]([A-Za-z_][A-Za-z0-9_]*)\s*\{", re.IGNORECASE)
+
+
+def join_scope(update: str, listed_in: str) -> str:
+    """``update`` with each ``GRAPH ?g { ... }`` followed, in the same group, by
+    ``GRAPH <listed_in> { ?g hg:scopeOf <listed_in> }``.
+
+    Sent with no dataset, the operation then reads exactly the graphs listed in
+    ``listed_in`` (each as ``<graph> hg:scopeOf <listed_in>``), as it would with
+    them as its dataset: a join in the group the ``GRAPH`` pattern is in keeps
+    its meaning inside ``OPTIONAL``, ``MINUS``, ``EXISTS`` and sub-selects.
+    Virtuoso 7.2.5 looks a ``GRAPH ?g`` pattern up once per graph of a dataset
+    (or of an ``IN`` list or ``VALUES``), so a run's rule steps cost more for
+    each input graph, even an empty one; joined to the list, once
+    (docs/remote-virtuoso.md "Still unknown"). A graph written as a constant
+    (``GRAPH <...>``, a bound parameter) is left as it is.
+    """
+    # Only in WHERE clauses: a template's GRAPH ?g says where to write, not what to read.
+    clauses = [(start, _closing(update, start - 1, "{", "}")) for start in where_groups(update)]
+    joins = []
+    for i in _code(update):
+        if update[i] not in "Gg" or (i > 0 and (update[i - 1].isalnum() or update[i - 1] in "_:")):
+            continue
+        if not any(start <= i < end for start, end in clauses):
+            continue
+        match = _GRAPH_VARIABLE.match(update, i)
+        if match:
+            end = _closing(update, match.end() - 1, "{", "}")
+            joins.append((end + 1, match.group(1)))
+    out, last = [], 0
+    for at, variable in sorted(joins):
+        out += [
+            update[last:at],
+            f" GRAPH <{listed_in}> {{ ?{variable} <{SCOPE_OF}> <{listed_in}> }}",
+        ]
+        last = at
+    out.append(update[last:])
+    return "".join(out)
 
 
 def without_comments(text: str) -> str:
