@@ -25,6 +25,7 @@ from conftest import CEDAR
 from evaluated import metrics, peer_metrics, verdicts
 
 import hopgate
+from hopgate import ids
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.errors import HopgateError, StoreError
@@ -33,6 +34,7 @@ from hopgate.ingest.loader import graph_for_digest
 from hopgate.library.artefacts import library_queries, library_update
 from hopgate.library.steps import SCRATCH_UPDATES, evaluation_projection
 from hopgate.shacl.validation import validate
+from hopgate.store import catalog
 from hopgate.store.catalog import load_graphs as evidence_graphs
 from hopgate.store.remote import RemoteStore, bind_update, staging_graph
 from hopgate.store.remote.uploads import graph_batches, split_quad
@@ -240,6 +242,32 @@ def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
     assert len(expected) > 2000
     assert json.dumps(_verdicts_json(remote)) == json.dumps(expected)
     assert json.dumps(_metrics_json(remote)) == json.dumps(_metrics_json(embedded))
+
+
+def test_a_runs_inputs_on_the_server_are_the_walks_on_the_embedded_store(
+    remote: RemoteStore, tmp_path: Path
+) -> None:
+    """On a server the walk of a run's inputs is asked through every graph but the bundles
+    (catalog.run_inputs), which give it no step: with a bundle in both stores, each run's
+    inputs are those queries/run-inputs.rq names on the embedded store, whole."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.history import split
+
+    write_ledger(tmp_path / "all.jsonl", 60, seed=3, runs=3)
+    first, others = split(tmp_path / "all.jsonl", tmp_path, 3)
+    embedded = hopgate.open_store(None)
+    for ledger in (first, *others):
+        hopgate.load(embedded, ledger)
+        hopgate.load(remote, ledger)
+    evaluate(embedded, run="run0")
+    evaluate(remote, run="run0")
+    walk = library_queries()["run-inputs"].text
+    for run in ("run0", "run1", "run2"):
+        rows = embedded.select(walk, params={"run": hopgate.IRI(ids.mint("run", run))})
+        expected = sorted({str(r["g"]) for r in rows} & set(evidence_graphs(embedded)))
+        assert catalog.run_inputs(remote, run) == expected, run
+    # run2 cites chunks the earlier loads delivered: more than its own load.
+    assert len(catalog.run_inputs(remote, "run2")) > 1
 
 
 def test_cli_on_the_endpoint(virtuoso: Any, remote: RemoteStore, monkeypatch: Any) -> None:
