@@ -121,7 +121,9 @@ def join_scope(update: str, listed_in: str) -> str:
     clauses = [(start, _closing(update, start - 1, "{", "}")) for start in where_groups(update)]
     joins = []
     for i in _code(update):
-        if update[i] not in "Gg" or (i > 0 and (update[i - 1].isalnum() or update[i - 1] in "_:")):
+        if update[i] not in "Gg" or (
+            i > 0 and (update[i - 1].isalnum() or update[i - 1] in "_:?$")
+        ):
             continue
         if not any(start <= i < end for start, end in clauses):
             continue
