@@ -114,7 +114,7 @@ def join_scope(update: str, listed_in: str) -> str:
     Virtuoso 7.2.5 looks a ``GRAPH ?g`` pattern up once per graph of a dataset
     (or of an ``IN`` list or ``VALUES``), so a run's rule steps cost more for
     each input graph, even an empty one; joined to the list, once
-    (docs/remote-virtuoso.md "Still unknown"). A graph written as a constant
+    (docs/remote-virtuoso.md "The evaluation on the server"). A graph written as a constant
     (``GRAPH <...>``, a bound parameter) is left as it is.
     """
     # Only in WHERE clauses: a template's GRAPH ?g says where to write, not what to read.
