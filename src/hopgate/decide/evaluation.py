@@ -235,8 +235,7 @@ def _walked_on_a_copy(store: Store, run: str) -> dict[str, int] | None:
     large (:data:`WALK_COPY_RATIO`, :data:`WALK_COPY_BYTES`)."""
     if store.folder is None or len(catalog.load_graphs(store)) < 2:
         return None
-    bundles = {found.bundle for found in catalog.evaluations(store)}
-    walked = [g for g in store.graphs() if g not in bundles and g != CATALOG_GRAPH]
+    walked = [g for g in catalog.walked_graphs(store) if g != CATALOG_GRAPH]
     sizes = snapshots.snapshot_sizes(store, walked, evaluation_projection())
     if sizes is None:
         return None

@@ -405,8 +405,11 @@ def _card(
         (cited if str(r["via"]) == "cited" else retrieved)[key].append(str(r["byId"]))
         if str(r["via"]) == "cited":
             card.covered_by_citation.setdefault(str(r["byId"]), []).append(key)
-    listed = {"delivered": card.delivered, "missing": card.missing}
-    listed["inadmissible"] = card.inadmissible
+    listed = {
+        "delivered": card.delivered,
+        "missing": card.missing,
+        "inadmissible": card.inadmissible,
+    }
     for text_row, link in spans:
         role = str(link["role"])
         if role == "member":

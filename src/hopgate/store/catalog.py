@@ -90,6 +90,14 @@ def latest(store: Store, run: str) -> Evaluation | None:
     return found[-1] if found else None
 
 
+def walked_graphs(store: Store) -> list[str]:
+    """Every graph of the store but the evaluation bundles (every load and plan graph and
+    the catalog): the graphs the walk of a run's inputs (queries/run-inputs.rq) can take
+    a step in. A bundle gives it none (tests/decide/test_first_inputs.py)."""
+    bundles = {found.bundle for found in evaluations(store)}
+    return [g for g in store.graphs() if g not in bundles]
+
+
 def run_inputs(store: Store, run: str) -> list[str]:
     """The load graphs holding something ``run``'s verdicts depend on (queries/run-inputs.rq).
 
@@ -101,13 +109,11 @@ def run_inputs(store: Store, run: str) -> list[str]:
     run_iri = IRI(ids.mint("run", run))
     published = set(load_graphs(store))
     if store.evaluates_in_place and len(published) > 1:
-        # On a server, asked through every graph but the bundles, which give the walk no
-        # step (tests/decide/test_first_inputs.py): Virtuoso 7.2.5 looks each pattern up
-        # once per graph of a query's dataset, and a team's history adds a bundle a run
+        # On a server, asked through walked_graphs only: Virtuoso 7.2.5 looks each pattern
+        # up once per graph of a query's dataset, and a team's history adds a bundle a run
         # (at 3,000 claims with 14 bundles: 5.1-5.4 s, 1.0-1.2 s without them;
         # bench/README.md "4 December, night").
-        bundles = {found.bundle for found in evaluations(store)}
-        store = store.scoped([g for g in store.graphs() if g not in bundles])
+        store = store.scoped(walked_graphs(store))
     if len(published) == 1:
         (only,) = published
         if store.ask(
