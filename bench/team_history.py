@@ -20,7 +20,9 @@ Step 0 loads the evidence with run0's cases; the others load one run's cases.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import subprocess
 import sys
 import tempfile
@@ -54,7 +56,42 @@ def _disk_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
-def _child(port: str, run: str, ledger: str) -> None:
+#: The evaluation's phases ``--phases`` times: where a run's evaluation could grow
+#: with the history (the staleness checks, the walk of its inputs, the rule steps'
+#: updates, the result queries, the bundle, its publication and the recorded
+#: answers). Each is (module file, function, the function calling it or None):
+#: the cumulative seconds of that function, counted only under that caller when
+#: one is named.
+PHASES = {
+    "staleness": ("store/catalog.py", "staleness", None),
+    "inputs": ("store/catalog.py", "run_inputs", None),
+    "plans": ("decide/outcomes.py", "planned", None),
+    "rules": ("", "update", "_compute"),
+    "decide": ("decide/evaluation.py", "_compute", None),
+    "bundle": ("decide/evaluation.py", "_write_bundle", None),
+    "publish": ("store/publish.py", "publish", None),
+    "answers-written": ("store/answers.py", "record_written", None),
+}
+
+
+def _phase_seconds(stats: pstats.Stats) -> dict[str, float]:
+    """The seconds of each of :data:`PHASES` in ``stats``."""
+    found = dict.fromkeys(PHASES, 0.0)
+    table = stats.stats  # type: ignore[attr-defined]
+    for (filename, _, name), (_, _, _, cumulative, callers) in table.items():
+        for phase, (suffix, function, caller) in PHASES.items():
+            if name != function or not filename.endswith(suffix):
+                continue
+            if caller is None:
+                found[phase] += cumulative
+            else:
+                found[phase] += sum(
+                    entry[3] for (_, _, called_by), entry in callers.items() if called_by == caller
+                )
+    return found
+
+
+def _child(port: str, run: str, ledger: str, phases: bool = False) -> None:
     """Load ``ledger``, evaluate ``run`` on the server, read its verdicts and metrics; print JSON."""
     from virtuoso import PASSWORD, USER
 
@@ -74,8 +111,15 @@ def _child(port: str, run: str, ledger: str) -> None:
     hopgate.load(store, Path(ledger))
     times["load"] = time.perf_counter() - clock
     clock = time.perf_counter()
+    profile = cProfile.Profile() if phases else None
+    if profile is not None:
+        profile.enable()
     record = hopgate.evaluate(store, run=run)[0]
+    if profile is not None:
+        profile.disable()
     times["evaluate"] = time.perf_counter() - clock
+    if profile is not None:
+        times["phases"] = _phase_seconds(pstats.Stats(profile))
     clock = time.perf_counter()
     rows = hopgate.verdicts(store, run=run)
     hopgate.metrics(store, run=run)
@@ -87,10 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="profile each evaluation and print the seconds of its phases (cProfile's overhead "
+        "is in the evaluate column then)",
+    )
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        _child(*args.child)
+        port, run, ledger, phases = args.child
+        _child(port, run, ledger, phases == "phases")
         return 0
     from virtuoso import VirtuosoServer, missing
 
@@ -115,7 +166,15 @@ def main(argv: list[str] | None = None) -> int:
             for index, ledger in enumerate([first, *others]):
                 run = f"run{index}"
                 done = subprocess.run(
-                    [sys.executable, __file__, "--child", str(server.http_port), run, str(ledger)],
+                    [
+                        sys.executable,
+                        __file__,
+                        "--child",
+                        str(server.http_port),
+                        run,
+                        str(ledger),
+                        "phases" if args.phases else "-",
+                    ],
                     capture_output=True,
                     text=True,
                 )
@@ -132,6 +191,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"{_disk_mb(server.directory / 'db'):>7.0f}",
                     flush=True,
                 )
+                if "phases" in found:
+                    print(
+                        "      " + ", ".join(f"{k} {v:.1f}" for k, v in found["phases"].items()),
+                        flush=True,
+                    )
         finally:
             server.stop()
     return 0

@@ -427,3 +427,12 @@ def test_the_cli_reads_values_and_names_as_the_api_does() -> None:
     assert show_value(iri) == hopgate.api.short_name(iri) == "sys-a"
     assert show_value(hopgate.IRI("http://www.w3.org/ns/prov#Entity")) == "prov:Entity"
     assert show_value(iri, iris=True) == "https://w3id.org/hopgate/id/run/sys-a"
+
+
+def test_open_store_takes_a_folder_as_text_or_path(tmp_path: Path) -> None:
+    # A user of the library passes the folder as they have it: a str or a Path.
+    with hopgate.open_store(str(tmp_path / "as-text")) as store:
+        hopgate.load(store, hopgate.api.example("cedar.yaml"))
+        graphs = store.graphs()
+    with hopgate.open_store(tmp_path / "as-text") as again:
+        assert again.graphs() == graphs != []

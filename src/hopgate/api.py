@@ -27,6 +27,7 @@ name of one (the modules live in packages named for the stage of the data:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
@@ -252,7 +253,7 @@ __all__ = [
 ]
 
 
-def open_store(path: Path | None) -> OxigraphStore:
+def open_store(path: str | os.PathLike[str] | None) -> OxigraphStore:
     """Open the embedded store in the folder ``path`` (made when absent), or in memory for None.
 
     ``hopgate --store PATH COMMAND`` (default ``.hopgate/store``). The store is
@@ -270,7 +271,7 @@ def open_store(path: Path | None) -> OxigraphStore:
         ...     result.graph in store.graphs()
         True
     """
-    return _open_store(path)
+    return _open_store(None if path is None else Path(path))
 
 
 def open_endpoint(
