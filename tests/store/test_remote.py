@@ -39,7 +39,7 @@ from hopgate.store.catalog import load_graphs as evidence_graphs
 from hopgate.store.remote import RemoteStore, bind_update, staging_graph
 from hopgate.store.remote.uploads import graph_batches, split_quad
 from hopgate.store.remote.values import term_value
-from hopgate.vocab import CATALOG_GRAPH, PROV, RDF
+from hopgate.vocab import CATALOG_GRAPH, HG, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -245,11 +245,13 @@ def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
 
 
 def test_a_runs_inputs_on_the_server_are_the_walks_on_the_embedded_store(
-    remote: RemoteStore, tmp_path: Path
+    virtuoso: Any, remote: RemoteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On a server the walk of a run's inputs is asked through every graph but the bundles
-    (catalog.run_inputs), which give it no step: with a bundle in both stores, each run's
-    inputs are those queries/run-inputs.rq names on the embedded store, whole."""
+    """On Virtuoso the walk of a run's inputs is asked of every graph (catalog.run_inputs)
+    when no graph but hopgate's walked ones holds a step of it, a bundle giving none: with
+    a bundle in both stores, each run's inputs are those queries/run-inputs.rq names on
+    the embedded store, whole; and with another graph that holds a step, still those."""
+    scoped = RemoteStore.scoped
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench.history import split
 
@@ -262,12 +264,44 @@ def test_a_runs_inputs_on_the_server_are_the_walks_on_the_embedded_store(
     evaluate(embedded, run="run0")
     evaluate(remote, run="run0")
     walk = library_queries()["run-inputs"].text
+    expected = {}
     for run in ("run0", "run1", "run2"):
         rows = embedded.select(walk, params={"run": hopgate.IRI(ids.mint("run", run))})
-        expected = sorted({str(r["g"]) for r in rows} & set(evidence_graphs(embedded)))
-        assert catalog.run_inputs(remote, run) == expected, run
+        expected[run] = sorted({str(r["g"]) for r in rows} & set(evidence_graphs(embedded)))
+    # Asked of every graph on Virtuoso, with no dataset: the bundle holds none of its steps.
+    through_graphs: list[list[str]] = []
+    monkeypatch.setattr(
+        RemoteStore,
+        "scoped",
+        lambda self, graphs, **kw: through_graphs.append(graphs) or scoped(self, graphs, **kw),
+    )
+    for run in expected:
+        assert catalog.run_inputs(remote, run) == expected[run], run
+    assert through_graphs == []
     # run2 cites chunks the earlier loads delivered: more than its own load.
-    assert len(catalog.run_inputs(remote, "run2")) > 1
+    assert len(expected["run2"]) > 1
+    # Another application's graph on the server states a step the loads do not: run0's
+    # case retrieving a span defined in run1's load. The walk through every graph would
+    # follow it; run0's inputs are still the walk's through hopgate's graphs.
+    (own,) = expected["run0"]
+    other = next(g for g in expected["run1"] if g != own)
+    case = embedded.select(
+        "SELECT ?c WHERE { ?c hg:ofRun ?run } LIMIT 1",
+        params={"run": hopgate.IRI(ids.mint("run", "run0"))},
+    )[0]["c"]
+    span = embedded.select(
+        "SELECT ?s WHERE { GRAPH ?g { ?s a hg:Span ; hg:ledgerId ?id } } LIMIT 1",
+        params={"g": hopgate.IRI(other)},
+    )[0]["s"]
+    foreign = "http://example.org/another-application"
+    virtuoso.isql(
+        f"SPARQL INSERT DATA {{ GRAPH <{foreign}> {{ <{case}> <{HG}retrieved> <{span}> }} }};"
+    )
+    try:
+        assert catalog.run_inputs(remote, "run0") == expected["run0"]
+        assert len(through_graphs) == 1
+    finally:
+        virtuoso.isql(f"SPARQL CLEAR GRAPH <{foreign}>;")
 
 
 def test_cli_on_the_endpoint(virtuoso: Any, remote: RemoteStore, monkeypatch: Any) -> None:

@@ -125,6 +125,20 @@ class Store(ABC):
         view may write the list of its graphs, if that is how it keeps to them."""
         raise NotImplementedError(f"{type(self).__name__} does not evaluate in place")
 
+    def select_on_every_graph(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | None:
+        """``query``'s rows over every graph the engine holds, hopgate's or not: all of them
+        as its named graphs and their union as its default graph; None on an engine that
+        answers no such query (every store but a Virtuoso server).
+
+        For a caller that first shows the graphs outside its own cannot change
+        the answer (:func:`hopgate.store.catalog.run_inputs`): Virtuoso looks a
+        pattern up once per graph of a query's dataset, and asked with none it
+        does not.
+        """
+        return None
+
     #: The folder of an on-disk store, where the files kept beside its data
     #: live (snapshots, recorded judgments); None in memory or on a server.
     folder: Path | None = None

@@ -223,6 +223,17 @@ class RemoteStore(Caches, Reads, Store):
             return empty.select(query, params=params)
         return self._all_rows(self._query_text(query, params))
 
+    def select_on_every_graph(
+        self, query: str, *, params: Mapping[str, Value] | None = None
+    ) -> list[Row] | None:
+        """On Virtuoso: ``query`` sent with no dataset, which Virtuoso answers over all its
+        graphs (system graphs, other applications' and hopgate's unpublished ones
+        included), with its default graph their union; else None. Read whole, as
+        :meth:`select` reads."""
+        if self.limits().kind != "virtuoso":
+            return None
+        return self._all_rows(self._query_text(query, params), dataset=False)
+
     def _all_rows(self, text: str, *, dataset: bool = True) -> list[Row]:
         """Every row of a SELECT's answer: whole when it fits the server's cap, else in pages."""
         try:
