@@ -12,6 +12,7 @@ step). After each step the server's resident memory (VmRSS of
 per run and the ratio of each evaluation to the first; asserts nothing.
 
     nice python bench/team_history.py --claims 10000 --runs 10
+    nice python bench/team_history.py --claims 10000 --runs 8 --phases   # where each run's time goes
     nice python bench/team_history.py --claims 1000000 --runs 1   # one large store
 
 Step 0 loads the evidence with run0's cases; the others load one run's cases.
