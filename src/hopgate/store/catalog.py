@@ -160,24 +160,34 @@ def _walked_on_every_graph(store: Store, run: IRI, published: set[str]) -> list[
     one of its predicates is a walked graph, or a published bundle holding only
     :data:`_BUNDLE_WALK_PREDICATES`. Anything else (another application's
     graph using PROV, a load or bundle being written) and the walk goes through
-    the walked graphs.
+    the walked graphs. The check is made again after the walk, so that a graph
+    written meanwhile (a load published by another client) is not walked either.
     """
+    bundles = {found.bundle for found in evaluations(store)}
+    walked = {g for g in store.graphs() if g not in bundles}
+    if not _steps_only_in(store, walked, bundles):
+        return None
+    rows = store.select_on_every_graph(library_query("run-inputs").text, params={"run": run})
+    if rows is None or not _steps_only_in(store, walked, bundles):
+        return None
+    return sorted({str(row["g"]) for row in rows} & published)
+
+
+def _steps_only_in(store: Store, walked: set[str], bundles: set[str]) -> bool:
+    """Whether every graph the engine holds with a predicate the walk follows is one of
+    ``walked``, or one of ``bundles`` holding only :data:`_BUNDLE_WALK_PREDICATES` of
+    them (False where the engine answers no query of every graph)."""
     values = " ".join(f"<{predicate}>" for predicate in _walk_predicates())
     holding = store.select_on_every_graph(
         f"SELECT DISTINCT ?g ?p WHERE {{ VALUES ?p {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }}"
     )
     if holding is None:
-        return None
-    bundles = {found.bundle for found in evaluations(store)}
-    walked = {g for g in store.graphs() if g not in bundles}
-    for row in holding:
-        graph, predicate = str(row["g"]), str(row["p"])
-        if graph in walked or (graph in bundles and predicate in _BUNDLE_WALK_PREDICATES):
-            continue
-        return None
-    rows = store.select_on_every_graph(library_query("run-inputs").text, params={"run": run})
-    assert rows is not None  # the same engine answered the first
-    return sorted({str(row["g"]) for row in rows} & published)
+        return False
+    return all(
+        str(row["g"]) in walked
+        or (str(row["g"]) in bundles and str(row["p"]) in _BUNDLE_WALK_PREDICATES)
+        for row in holding
+    )
 
 
 def new_inputs(store: Store, run: str, graphs: list[str]) -> list[str]:
