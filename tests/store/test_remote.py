@@ -37,6 +37,7 @@ from hopgate.shacl.validation import validate
 from hopgate.store import catalog
 from hopgate.store.catalog import load_graphs as evidence_graphs
 from hopgate.store.remote import RemoteStore, bind_update, staging_graph
+from hopgate.store.remote.doctor import check_server
 from hopgate.store.remote.uploads import graph_batches, split_quad
 from hopgate.store.remote.values import term_value
 from hopgate.vocab import CATALOG_GRAPH, HG, PROV, RDF
@@ -278,6 +279,7 @@ def test_a_runs_inputs_on_the_server_are_the_walks_on_the_embedded_store(
     for run in expected:
         assert catalog.run_inputs(remote, run) == expected[run], run
     assert through_graphs == []
+    assert catalog.walk_outsiders(remote) == []
     # run2 cites chunks the earlier loads delivered: more than its own load.
     assert len(expected["run2"]) > 1
     # Another application's graph on the server states a step the loads do not: run0's
@@ -300,6 +302,11 @@ def test_a_runs_inputs_on_the_server_are_the_walks_on_the_embedded_store(
     try:
         assert catalog.run_inputs(remote, "run0") == expected["run0"]
         assert len(through_graphs) == 1
+        # `hopgate doctor` names it; the embedded store has no such query.
+        assert catalog.walk_outsiders(remote) == [foreign]
+        assert catalog.walk_outsiders(embedded) is None
+        (finding,) = [f for f in check_server(remote).findings if f.check.startswith("walk")]
+        assert finding.severity == "note" and foreign in finding.found
     finally:
         virtuoso.isql(f"SPARQL CLEAR GRAPH <{foreign}>;")
 

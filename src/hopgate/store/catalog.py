@@ -165,28 +165,44 @@ def _walked_on_every_graph(store: Store, run: IRI, published: set[str]) -> list[
     """
     bundles = {found.bundle for found in evaluations(store)}
     walked = {g for g in store.graphs() if g not in bundles}
-    if not _steps_only_in(store, walked, bundles):
+    if _outside_with_steps(store, walked, bundles) != []:
         return None
     rows = store.select_on_every_graph(library_query("run-inputs").text, params={"run": run})
-    if rows is None or not _steps_only_in(store, walked, bundles):
+    if rows is None or _outside_with_steps(store, walked, bundles) != []:
         return None
     return sorted({str(row["g"]) for row in rows} & published)
 
 
-def _steps_only_in(store: Store, walked: set[str], bundles: set[str]) -> bool:
-    """Whether every graph the engine holds with a predicate the walk follows is one of
-    ``walked``, or one of ``bundles`` holding only :data:`_BUNDLE_WALK_PREDICATES` of
-    them (False where the engine answers no query of every graph)."""
+def walk_outsiders(store: Store) -> list[str] | None:
+    """The graphs the engine holds, not hopgate's loads, plan graphs, catalog or published
+    bundles, that hold a predicate the walk of a run's inputs follows; None on an engine
+    that answers no query of every graph (every store but a Virtuoso server).
+
+    While there is one (another application's PROV data, a graph an interrupted
+    load left), a run's first evaluation walks through hopgate's graphs, at a
+    cost that grows with each load (:func:`run_inputs`); ``hopgate doctor`` names them.
+    """
+    bundles = {found.bundle for found in evaluations(store)}
+    return _outside_with_steps(store, {g for g in store.graphs() if g not in bundles}, bundles)
+
+
+def _outside_with_steps(store: Store, walked: set[str], bundles: set[str]) -> list[str] | None:
+    """The graphs holding a predicate the walk follows that are neither ``walked`` nor one
+    of ``bundles`` holding only :data:`_BUNDLE_WALK_PREDICATES` of them (sorted); None
+    where the engine answers no query of every graph."""
     values = " ".join(f"<{predicate}>" for predicate in _walk_predicates())
     holding = store.select_on_every_graph(
         f"SELECT DISTINCT ?g ?p WHERE {{ VALUES ?p {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }}"
     )
     if holding is None:
-        return False
-    return all(
-        str(row["g"]) in walked
-        or (str(row["g"]) in bundles and str(row["p"]) in _BUNDLE_WALK_PREDICATES)
-        for row in holding
+        return None
+    return sorted(
+        {
+            str(row["g"])
+            for row in holding
+            if str(row["g"]) not in walked
+            and not (str(row["g"]) in bundles and str(row["p"]) in _BUNDLE_WALK_PREDICATES)
+        }
     )
 
 

@@ -9,6 +9,9 @@ change and the value to use (docs/servers.md). Checked:
 - on Virtuoso, the settings read from its own ini: the query cost estimate
   limit, the query time limit and the transaction size;
 - the reads hopgate sends (SELECT, ASK, CONSTRUCT) on the query endpoint;
+- on Virtuoso, which graphs besides hopgate's hold steps of the walk of a
+  run's inputs (:func:`hopgate.store.catalog.walk_outsiders`): with any, the
+  walk costs more with each load;
 - the writes: an update dropping a graph that does not exist, under each
   name hopgate writes (a staging graph, a graph of its own base, a cache
   graph: hopgate.store.remote.caches), after
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from hopgate.errors import HopgateError
+from hopgate.store.catalog import walk_outsiders
 from hopgate.store.remote.caches import cache_graph
 from hopgate.store.remote.limits import Finding, Limits, row_cap_finding, virtuoso_findings
 from hopgate.store.remote.store import RemoteStore
@@ -74,6 +78,7 @@ def check_server(store: RemoteStore) -> ServerReport:
     report.findings.append(row_cap_finding(limits))
     report.findings.extend(_limit_findings(store, limits))
     report.findings.extend(_read_findings(store))
+    report.findings.extend(_walk_findings(store))
     report.findings.extend(_write_findings(store))
     return report
 
@@ -139,6 +144,30 @@ def _read_advice(store: RemoteStore) -> str:
             "isql-vt, or give --user for a user that may read"
         )
     return "a user or endpoint that may read every graph hopgate writes"
+
+
+def _walk_findings(store: RemoteStore) -> list[Finding]:
+    """Whether a run's first evaluation may walk its inputs over every graph (Virtuoso)."""
+    try:
+        outsiders = walk_outsiders(store)
+    except HopgateError:
+        return []  # a server that cannot be read: the read checks say so
+    if outsiders is None:
+        return []
+    check = "walk of a run's inputs"
+    if not outsiders:
+        return [Finding(check, "ok", "asked of every graph: no other graph holds a step of it")]
+    return [
+        Finding(
+            check,
+            "note",
+            f"{len(outsiders)} graph(s) besides hopgate's hold predicates it follows (first: "
+            f"{outsiders[0]}), so a run's first evaluation walks through hopgate's "
+            "graphs, a cost that grows with each load (docs/remote-virtuoso.md)",
+            "drop the graphs an interrupted load or evaluation left, or keep other "
+            "applications' PROV data on another server",
+        )
+    ]
 
 
 def _write_findings(store: RemoteStore) -> list[Finding]:
