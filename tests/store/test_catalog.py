@@ -176,3 +176,35 @@ def test_loading_another_runs_cases_leaves_a_run_current(tmp_path: Path) -> None
     hopgate.load(store, MORE_FOR_A)
     assert catalog.staleness(store, "sys-a").stale and catalog.staleness(store, "sys-b").stale
     store.close()
+
+
+def test_the_walks_predicates_are_every_predicate_its_patterns_match() -> None:
+    # The check that lets Virtuoso walk a run's inputs over every graph asks which
+    # graphs hold these predicates: one missed would let another graph's step through.
+    from rdflib.plugins.sparql import prepareQuery
+    from rdflib.term import URIRef, Variable
+
+    from hopgate.vocab import RDF, sparql_prologue
+
+    parsed = prepareQuery(sparql_prologue() + library_query("run-inputs").text)
+    found: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            # dict.get: a CompValue's own get answers a missing key with its name.
+            triples = dict.get(node, "triples")
+            for triple in triples if isinstance(triples, list) else []:
+                predicate = triple[1]
+                assert not isinstance(predicate, Variable), "a variable predicate matches any"
+                if isinstance(predicate, URIRef):
+                    found.add(str(predicate))
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list | tuple):
+            for value in node:
+                visit(value)
+
+    visit(parsed.algebra)
+    # rdf:type only in the catalog's `?load a hg:Load`, whose graph is always walked.
+    assert len(found) > 10
+    assert set(catalog._walk_predicates()) == found - {RDF + "type"}
