@@ -14,7 +14,7 @@ from functools import cache
 
 from hopgate import ids
 from hopgate.library.artefacts import library_query
-from hopgate.store.base import IRI, Store
+from hopgate.store.base import IRI, Row, Store
 from hopgate.store.dialect import without_comments
 from hopgate.vocab import CATALOG_GRAPH, HG, PROV
 
@@ -111,10 +111,11 @@ def run_inputs(store: Store, run: str) -> list[str]:
     """
     run_iri = IRI(ids.mint("run", run))
     published = set(load_graphs(store))
-    if store.evaluates_in_place and len(published) > 1:
+    if len(published) > 1:
         found = _walked_on_every_graph(store, run_iri, published)
         if found is not None:
             return found
+    if store.evaluates_in_place and len(published) > 1:
         # Else asked through walked_graphs only: Virtuoso 7.2.5 looks each pattern up once
         # per graph of a query's dataset, and a team's history adds a bundle a run (at
         # 3,000 claims with 14 bundles: 5.1-5.4 s, 1.0-1.2 s without them;
@@ -163,12 +164,15 @@ def _walked_on_every_graph(store: Store, run: IRI, published: set[str]) -> list[
     the walked graphs. The check is made again after the walk, so that a graph
     written meanwhile (a load published by another client) is not walked either.
     """
+    holding = _holding_steps(store)
+    if holding is None:
+        return None
     bundles = {found.bundle for found in evaluations(store)}
     walked = {g for g in store.graphs() if g not in bundles}
-    if _outside_with_steps(store, walked, bundles) != []:
+    if _outsiders(holding, walked, bundles):
         return None
     rows = store.select_on_every_graph(library_query("run-inputs").text, params={"run": run})
-    if rows is None or _outside_with_steps(store, walked, bundles) != []:
+    if rows is None or _outsiders(_holding_steps(store) or [], walked, bundles):
         return None
     return sorted({str(row["g"]) for row in rows} & published)
 
@@ -182,20 +186,25 @@ def walk_outsiders(store: Store) -> list[str] | None:
     load left), a run's first evaluation walks through hopgate's graphs, at a
     cost that grows with each load (:func:`run_inputs`); ``hopgate doctor`` names them.
     """
-    bundles = {found.bundle for found in evaluations(store)}
-    return _outside_with_steps(store, {g for g in store.graphs() if g not in bundles}, bundles)
-
-
-def _outside_with_steps(store: Store, walked: set[str], bundles: set[str]) -> list[str] | None:
-    """The graphs holding a predicate the walk follows that are neither ``walked`` nor one
-    of ``bundles`` holding only :data:`_BUNDLE_WALK_PREDICATES` of them (sorted); None
-    where the engine answers no query of every graph."""
-    values = " ".join(f"<{predicate}>" for predicate in _walk_predicates())
-    holding = store.select_on_every_graph(
-        f"SELECT DISTINCT ?g ?p WHERE {{ VALUES ?p {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }}"
-    )
+    holding = _holding_steps(store)
     if holding is None:
         return None
+    bundles = {found.bundle for found in evaluations(store)}
+    return _outsiders(holding, {g for g in store.graphs() if g not in bundles}, bundles)
+
+
+def _holding_steps(store: Store) -> list[Row] | None:
+    """Which graph holds which predicate the walk follows, over every graph the engine
+    holds; None where it answers no such query."""
+    values = " ".join(f"<{predicate}>" for predicate in _walk_predicates())
+    return store.select_on_every_graph(
+        f"SELECT DISTINCT ?g ?p WHERE {{ VALUES ?p {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }}"
+    )
+
+
+def _outsiders(holding: list[Row], walked: set[str], bundles: set[str]) -> list[str]:
+    """The graphs of ``holding`` neither ``walked`` nor one of ``bundles`` holding only
+    :data:`_BUNDLE_WALK_PREDICATES` (sorted)."""
     return sorted(
         {
             str(row["g"])
