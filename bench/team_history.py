@@ -13,6 +13,8 @@ per run and the ratio of each evaluation to the first; asserts nothing.
 
     nice python bench/team_history.py --claims 10000 --runs 10
     nice python bench/team_history.py --claims 10000 --runs 8 --phases   # where each run's time goes
+    nice python bench/team_history.py --claims 10000 --runs 8 --phases --checkpoint
+    nice python bench/team_history.py --claims 10000 --runs 8 --phases --buffers 1360000
     nice python bench/team_history.py --claims 1000000 --runs 1   # one large store
 
 Step 0 loads the evidence with run0's cases; the others load one run's cases.
@@ -92,9 +94,15 @@ def _phase_seconds(stats: pstats.Stats) -> dict[str, float]:
     return found
 
 
-def _child(port: str, run: str, ledger: str, phases: bool = False) -> None:
-    """Load ``ledger``, evaluate ``run`` on the server, read its verdicts and metrics; print JSON."""
-    from virtuoso import PASSWORD, USER
+def _child(
+    port: str, run: str, ledger: str, phases: bool = False, checkpoint_port: str | None = None
+) -> None:
+    """Load ``ledger``, evaluate ``run`` on the server, read its verdicts and metrics; print JSON.
+
+    ``checkpoint_port``: the server's SQL port, where a checkpoint is made after the
+    load (timed apart), so that the evaluation does not meet the load's writes.
+    """
+    from virtuoso import DBA_PASSWORD, ISQL, PASSWORD, USER
 
     import hopgate
     from hopgate.store.remote import RemoteStore
@@ -111,6 +119,15 @@ def _child(port: str, run: str, ledger: str, phases: bool = False) -> None:
     clock = time.perf_counter()
     hopgate.load(store, Path(ledger))
     times["load"] = time.perf_counter() - clock
+    if checkpoint_port is not None:
+        clock = time.perf_counter()
+        subprocess.run(
+            [ISQL, f"127.0.0.1:{checkpoint_port}", "dba", DBA_PASSWORD, "VERBOSE=OFF"],
+            input=b"checkpoint;\n",
+            check=True,
+            capture_output=True,
+        )
+        times["checkpoint"] = time.perf_counter() - clock
     clock = time.perf_counter()
     profile = cProfile.Profile() if phases else None
     if profile is not None:
@@ -138,11 +155,22 @@ def main(argv: list[str] | None = None) -> int:
         help="profile each evaluation and print the seconds of its phases (cProfile's overhead "
         "is in the evaluate column then)",
     )
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--checkpoint",
+        action="store_true",
+        help="checkpoint the server after each load (timed apart from the evaluation)",
+    )
+    parser.add_argument(
+        "--buffers",
+        type=int,
+        help="the server's [Parameters] NumberOfBuffers (8 kB pages; MaxDirtyBuffers 3/4 of "
+        "it); default the tests' 170,000",
+    )
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        port, run, ledger, phases = args.child
-        _child(port, run, ledger, phases == "phases")
+        port, run, ledger, phases, checkpoint = args.child
+        _child(port, run, ledger, phases == "phases", None if checkpoint == "-" else checkpoint)
         return 0
     from virtuoso import VirtuosoServer, missing
 
@@ -158,7 +186,15 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{args.claims} claims, {args.runs} runs: ledgers in {time.perf_counter() - clock:.0f} s"
         )
-        server = VirtuosoServer(folder / "virtuoso")
+        settings = (
+            {
+                ("Parameters", "NumberOfBuffers"): str(args.buffers),
+                ("Parameters", "MaxDirtyBuffers"): str(args.buffers * 3 // 4),
+            }
+            if args.buffers
+            else {}
+        )
+        server = VirtuosoServer(folder / "virtuoso", settings=settings)
         server.start()
         assert server.process is not None
         try:
@@ -175,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                         run,
                         str(ledger),
                         "phases" if args.phases else "-",
+                        str(server.sql_port) if args.checkpoint else "-",
                     ],
                     capture_output=True,
                     text=True,
@@ -192,6 +229,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"{_disk_mb(server.directory / 'db'):>7.0f}",
                     flush=True,
                 )
+                if "checkpoint" in found:
+                    print(
+                        f"      checkpoint after the load {found['checkpoint']:.1f} s", flush=True
+                    )
                 if "phases" in found:
                     print(
                         "      " + ", ".join(f"{k} {v:.1f}" for k, v in found["phases"].items()),
