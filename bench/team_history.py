@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -115,7 +116,7 @@ def _child(
         password=PASSWORD,
         timeout=7200,
     )
-    times = {}
+    times: dict[str, Any] = {}
     clock = time.perf_counter()
     hopgate.load(store, Path(ledger))
     times["load"] = time.perf_counter() - clock
@@ -128,6 +129,21 @@ def _child(
             capture_output=True,
         )
         times["checkpoint"] = time.perf_counter() - clock
+    rule_files: dict[str, float] = {}
+    if phases:
+        # Each rule file's updates, timed apart (the profile sees one `update`).
+        plain_update = RemoteStore.update
+
+        def timed_update(self: RemoteStore, update: str, **kw: object) -> None:
+            started = time.perf_counter()
+            try:
+                plain_update(self, update, **kw)  # type: ignore[arg-type]
+            finally:
+                head = update.split("\n", 1)[0]
+                name = head[len("# id: ") :] if head.startswith("# id: ") else "other"
+                rule_files[name] = rule_files.get(name, 0.0) + time.perf_counter() - started
+
+        RemoteStore.update = timed_update  # type: ignore[method-assign]
     clock = time.perf_counter()
     profile = cProfile.Profile() if phases else None
     if profile is not None:
@@ -138,6 +154,13 @@ def _child(
     times["evaluate"] = time.perf_counter() - clock
     if profile is not None:
         times["phases"] = _phase_seconds(pstats.Stats(profile))
+        times["rule_files"] = {
+            name.removeprefix("evaluation-"): seconds
+            for name, seconds in rule_files.items()
+            if name.startswith("evaluation-")
+        }
+        # The profile sees the timing wrapper, not `update`: the rule steps are their sum.
+        times["phases"]["rules"] = sum(times["rule_files"].values())
     clock = time.perf_counter()
     rows = hopgate.verdicts(store, run=run)
     hopgate.metrics(store, run=run)
@@ -232,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
                 if "checkpoint" in found:
                     print(
                         f"      checkpoint after the load {found['checkpoint']:.1f} s", flush=True
+                    )
+                if found.get("rule_files"):
+                    print(
+                        "      rule files: "
+                        + ", ".join(f"{k} {v:.1f}" for k, v in found["rule_files"].items()),
+                        flush=True,
                     )
                 if "phases" in found:
                     print(
