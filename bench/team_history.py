@@ -60,21 +60,19 @@ def _disk_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
-#: The evaluation's phases ``--phases`` times: where a run's evaluation could grow
-#: with the history (the staleness checks, the walk of its inputs, the rule steps'
-#: updates, the result queries, the bundle, its publication and the recorded
-#: answers). Each is (module file, function, the function calling it or None):
-#: the cumulative seconds of that function, counted only under that caller when
-#: one is named.
+#: The evaluation's phases ``--phases`` times from its profile: where a run's
+#: evaluation could grow with the history (the staleness checks, the walk of its
+#: inputs, the result queries with the rule steps, the bundle, its publication and
+#: the recorded answers), each the cumulative seconds of (module file, function).
+#: The rule steps themselves are timed per rule file beside the profile.
 PHASES = {
-    "staleness": ("store/catalog.py", "staleness", None),
-    "inputs": ("store/catalog.py", "run_inputs", None),
-    "plans": ("decide/outcomes.py", "planned", None),
-    "rules": ("", "update", "_compute"),
-    "decide": ("decide/evaluation.py", "_compute", None),
-    "bundle": ("decide/evaluation.py", "_write_bundle", None),
-    "publish": ("store/publish.py", "publish", None),
-    "answers-written": ("store/answers.py", "record_written", None),
+    "staleness": ("store/catalog.py", "staleness"),
+    "inputs": ("store/catalog.py", "run_inputs"),
+    "plans": ("decide/outcomes.py", "planned"),
+    "decide": ("decide/evaluation.py", "_compute"),
+    "bundle": ("decide/evaluation.py", "_write_bundle"),
+    "publish": ("store/publish.py", "publish"),
+    "answers-written": ("store/answers.py", "record_written"),
 }
 
 
@@ -82,16 +80,10 @@ def _phase_seconds(stats: pstats.Stats) -> dict[str, float]:
     """The seconds of each of :data:`PHASES` in ``stats``."""
     found = dict.fromkeys(PHASES, 0.0)
     table = stats.stats  # type: ignore[attr-defined]
-    for (filename, _, name), (_, _, _, cumulative, callers) in table.items():
-        for phase, (suffix, function, caller) in PHASES.items():
-            if name != function or not filename.endswith(suffix):
-                continue
-            if caller is None:
+    for (filename, _, name), (_, _, _, cumulative, _) in table.items():
+        for phase, (suffix, function) in PHASES.items():
+            if name == function and filename.endswith(suffix):
                 found[phase] += cumulative
-            else:
-                found[phase] += sum(
-                    entry[3] for (_, _, called_by), entry in callers.items() if called_by == caller
-                )
     return found
 
 
@@ -159,7 +151,6 @@ def _child(
             for name, seconds in rule_files.items()
             if name.startswith("evaluation-")
         }
-        # The profile sees the timing wrapper, not `update`: the rule steps are their sum.
         times["phases"]["rules"] = sum(times["rule_files"].values())
     clock = time.perf_counter()
     rows = hopgate.verdicts(store, run=run)

@@ -97,8 +97,13 @@ def walked_graphs(store: Store) -> list[str]:
     """Every graph of the store but the evaluation bundles (every load and plan graph and
     the catalog): the graphs the walk of a run's inputs (queries/run-inputs.rq) can take
     a step in. A bundle gives it none (tests/decide/test_first_inputs.py)."""
+    return _walked_and_bundles(store)[0]
+
+
+def _walked_and_bundles(store: Store) -> tuple[list[str], set[str]]:
+    """:func:`walked_graphs`, and the published bundles it leaves out."""
     bundles = {found.bundle for found in evaluations(store)}
-    return [g for g in store.graphs() if g not in bundles]
+    return [g for g in store.graphs() if g not in bundles], bundles
 
 
 def run_inputs(store: Store, run: str) -> list[str]:
@@ -115,12 +120,12 @@ def run_inputs(store: Store, run: str) -> list[str]:
         found = _walked_on_every_graph(store, run_iri, published)
         if found is not None:
             return found
-    if store.evaluates_in_place and len(published) > 1:
-        # Else asked through walked_graphs only: Virtuoso 7.2.5 looks each pattern up once
-        # per graph of a query's dataset, and a team's history adds a bundle a run (at
-        # 3,000 claims with 14 bundles: 5.1-5.4 s, 1.0-1.2 s without them;
-        # bench/README.md "4 December, night").
-        store = store.scoped(walked_graphs(store))
+        if store.evaluates_in_place:
+            # Else asked through walked_graphs only: Virtuoso 7.2.5 looks each pattern up
+            # once per graph of a query's dataset, and a team's history adds a bundle a run
+            # (at 3,000 claims with 14 bundles: 5.1-5.4 s, 1.0-1.2 s without them;
+            # bench/README.md "4 December, night").
+            store = store.scoped(walked_graphs(store))
     if len(published) == 1:
         (only,) = published
         if store.ask(
@@ -167,8 +172,8 @@ def _walked_on_every_graph(store: Store, run: IRI, published: set[str]) -> list[
     holding = _holding_steps(store)
     if holding is None:
         return None
-    bundles = {found.bundle for found in evaluations(store)}
-    walked = {g for g in store.graphs() if g not in bundles}
+    listed, bundles = _walked_and_bundles(store)
+    walked = set(listed)
     if _outsiders(holding, walked, bundles):
         return None
     rows = store.select_on_every_graph(library_query("run-inputs").text, params={"run": run})
@@ -189,8 +194,8 @@ def walk_outsiders(store: Store) -> list[str] | None:
     holding = _holding_steps(store)
     if holding is None:
         return None
-    bundles = {found.bundle for found in evaluations(store)}
-    return _outsiders(holding, {g for g in store.graphs() if g not in bundles}, bundles)
+    walked, bundles = _walked_and_bundles(store)
+    return _outsiders(holding, set(walked), bundles)
 
 
 def _holding_steps(store: Store) -> list[Row] | None:
