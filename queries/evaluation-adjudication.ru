@@ -4,7 +4,7 @@
 # returns: nothing; inserts into GRAPH ?scratch: ?set hg:reannotatedBy ?judgment (the latest recorded final entailment or alternatives judgment of the set), ?set hg:statusInForce ?status (hg:Adjudicated, hg:Proposed or hg:Rejected: the re-annotated status, else the loaded one), ?contradiction hg:resolvedBy ?judgment, ?output hg:boundaryDecidedBy ?judgment, ?subject hg:admissibilityDecidedBy ?judgment (a span or version: the final admissibility judgment in force, whose reason is the basis for accepting the premise)
 # spec: docs/spec/adjudication.md "Effect on scoring", docs/spec/adjudication.md "Recording", docs/spec/adjudication.md "Edge cases", docs/spec/acceptance.md "Source truth"
 #
-# Runs first among the evaluation's updates; evaluation-eligibility and
+# Runs after evaluation-run (whose hg:runOutputIn it reads); evaluation-eligibility and
 # evaluation-routes read hg:statusInForce instead of the loaded hg:setStatus,
 # evaluation-verdicts reads hg:resolvedBy and hg:boundaryDecidedBy,
 # evaluation-source-truth hg:admissibilityDecidedBy (which scores nothing).
@@ -108,8 +108,7 @@ WHERE {
   }
   GRAPH ?g6 { ?judgment hg:judges ?output ; hg:ledgerId ?judgmentId ; a hg:Judgment }
   FILTER (STR(?judgmentId) = ?latestId)
-  GRAPH ?g7 { ?output prov:wasGeneratedBy ?case }
-  GRAPH ?g8 { ?case hg:ofRun ?run }
+  GRAPH ?scratch { ?output hg:runOutputIn ?case }
   MINUS { GRAPH ?g9 { ?output hg:asserts ?anyClaim } }
 } ;
 INSERT { GRAPH ?scratch { ?subject hg:admissibilityDecidedBy ?judgment } }

@@ -1,7 +1,7 @@
 # id: evaluation-claim-sets
 # description: For each claim a case of a run requires, its claim time (applies_at, else the run's observation cutoff); when eligible sets support it, how many, the fewest members and fewest unretrieved members among them, the oldest observation of the versions they quote, and the source age in whole days. Reads and writes the evaluation's scratch graph.
-# parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
-# returns: nothing; inserts into GRAPH ?scratch one blank node per (case, required claim): hg:setsForCase ?case, hg:setsForClaim ?claim, hg:caseClaimTime and hg:caseClaimSeconds; with an eligible set also hg:setCount, hg:fewestMembers, hg:fewestUnretrieved, hg:oldestObserved and hg:caseSourceAge
+# parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-run, evaluation-eligibility and evaluation-coverage)
+# returns: nothing; inserts into GRAPH ?scratch: ?claim hg:claimTimeForRun ?time (for each claim the run touches), and one blank node per (case, required claim): hg:setsForCase ?case, hg:setsForClaim ?claim, hg:caseClaimTime and hg:caseClaimSeconds; with an eligible set also hg:setCount, hg:fewestMembers, hg:fewestUnretrieved, hg:oldestObserved and hg:caseSourceAge
 # spec: docs/spec/acceptance.md "Answerability", docs/spec/acceptance.md "Metrics", docs/spec/acceptance.md "Strata"
 #
 # evaluation-claim-cases reads these with plain patterns. Computed there, as
@@ -13,7 +13,25 @@
 # JSON answers to six digits). Each pattern names its graph: an update's WHERE
 # reads the default graph otherwise, which holds nothing (evaluation-eligibility).
 
-# The claim time of each claim-case, and its seconds from a Julian day number.
+# The claim time of each claim the run touches: its applies_at, else the
+# evaluation's observation cutoff. Written per claim first, from the claims
+# evaluation-run wrote, then joined to each claim-case: looked up per
+# claim-case, as an OPTIONAL beside the run's evaluation, it grew with the
+# number of the run's input graphs on Virtuoso 7.2.5 (0.43 s with one, 1.37 s
+# with eight, bench/README.md "5 December"); this way it does not.
+INSERT { GRAPH ?scratch { ?claim hg:claimTimeForRun ?at } }
+WHERE {
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
+  GRAPH ?gClaim { ?claim hg:appliesAt ?at }
+} ;
+INSERT { GRAPH ?scratch { ?claim hg:claimTimeForRun ?cutoff } }
+WHERE {
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
+  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
+  GRAPH ?gEvaluation { ?evaluation hg:observationCutoff ?cutoff }
+  MINUS { GRAPH ?scratch { ?claim hg:claimTimeForRun ?at } }
+} ;
+# Each claim-case with its claim's time, and that time's seconds from a Julian day number.
 INSERT {
   GRAPH ?scratch {
     _:sets hg:setsForCase ?case ; hg:setsForClaim ?claim ;
@@ -23,10 +41,7 @@ INSERT {
 WHERE {
   GRAPH ?gCase { ?case hg:ofRun ?run ; hg:forQuestion ?question }
   GRAPH ?gQuestion { ?question hg:requiresClaim ?claim }
-  GRAPH ?gRun { ?run hg:evaluation ?evaluation }
-  GRAPH ?gEvaluation { ?evaluation hg:observationCutoff ?cutoff }
-  OPTIONAL { GRAPH ?gClaim { ?claim hg:appliesAt ?at } }
-  BIND (COALESCE(?at, ?cutoff) AS ?claimTime)
+  GRAPH ?scratch { ?claim hg:claimTimeForRun ?claimTime }
   BIND (xsd:decimal(((DAY(?claimTime) + FLOOR((153 * (MONTH(?claimTime) + 12 * FLOOR((14 - MONTH(?claimTime)) / 12) - 3) + 2) / 5)
           + 365 * (YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) + FLOOR((YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) / 4) - FLOOR((YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) / 100) + FLOOR((YEAR(?claimTime) + 4800 - FLOOR((14 - MONTH(?claimTime)) / 12)) / 400) - 32045) * 86400
          + HOURS(?claimTime) * 3600 + MINUTES(?claimTime) * 60 + SECONDS(?claimTime))) AS ?claimSeconds)

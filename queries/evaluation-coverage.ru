@@ -38,8 +38,8 @@
 # and, per case, every span delivered in it (retrieved, or cited by its outputs).
 INSERT { GRAPH ?scratch { ?deliverer hg:delivers ?d . ?d hg:deliveredIn ?case } }
 WHERE {
-  GRAPH ?g1 { ?case hg:ofRun ?run }
-  GRAPH ?g2 { ?deliverer prov:wasGeneratedBy ?case ; hg:cites ?d }
+  GRAPH ?scratch { ?deliverer hg:runOutputIn ?case }
+  GRAPH ?g2 { ?deliverer hg:cites ?d }
 } ;
 INSERT { GRAPH ?scratch { ?case hg:delivers ?d . ?d hg:deliveredIn ?case } }
 WHERE {
@@ -55,14 +55,13 @@ WHERE {
 } ;
 INSERT { GRAPH ?scratch { ?m hg:coverageTargetOf ?case } }
 WHERE {
-  GRAPH ?g1 { ?case hg:ofRun ?run }
-  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:asserts ?claim }
+  GRAPH ?scratch { ?claim hg:assertedInCase ?case }
   GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
 } ;
 INSERT { GRAPH ?scratch { ?cited hg:coverageTargetOf ?case } }
 WHERE {
-  GRAPH ?g1 { ?case hg:ofRun ?run }
-  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:cites ?cited }
+  GRAPH ?scratch { ?output hg:runOutputIn ?case }
+  GRAPH ?g2 { ?output hg:cites ?cited }
 } ;
 # Coverage, way 1: the same span.
 INSERT { GRAPH ?scratch { ?d hg:coversSpan ?d } }

@@ -14,8 +14,9 @@
 # MINUS, never a correlated (NOT) EXISTS. An update's WHERE reads no union
 # default graph (Oxigraph, Virtuoso), so every pattern names its graph:
 # GRAPH ?gN over the load graphs.
-# The claims a run touches are those its cases' questions require and those
-# its outputs assert. A set's status is the one in force (hg:statusInForce,
+# The claims a run touches (those its cases' questions require and those its
+# outputs assert) and the run's outputs are read from the scratch graph, where
+# evaluation-run wrote them (hg:touchedBy, hg:runOutputIn). A set's status is the one in force (hg:statusInForce,
 # written by evaluation-adjudication: a final judgment's re-annotation, else
 # the loaded status; docs/spec/adjudication.md "Effect on scoring").
 #
@@ -26,17 +27,7 @@
 # hg:NotApplicable, whatever its sets.
 INSERT { GRAPH ?scratch { ?claim hg:notApplicableBy ?statement } }
 WHERE {
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
   GRAPH ?gClaim { ?claim hg:notApplicable ?statement . ?statement hg:inapplicableTo ?evaluation }
 } ;
@@ -63,25 +54,15 @@ WHERE {
 # interventions-plan).
 INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
 WHERE {
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
   GRAPH ?gClaim { ?claim hg:appliesAt ?at }
   GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?x }
   GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
 } ;
 INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
 WHERE {
-  GRAPH ?g1 { ?case hg:ofRun ?run }
-  GRAPH ?g2 { ?output prov:wasGeneratedBy ?case ; hg:asserts ?claim ; hg:cites ?x }
+  GRAPH ?scratch { ?output hg:runOutputIn ?case }
+  GRAPH ?g2 { ?output hg:asserts ?claim ; hg:cites ?x }
   GRAPH ?gClaim { ?claim hg:appliesAt ?at }
   GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
 } ;
@@ -157,17 +138,7 @@ WHERE {
 INSERT { GRAPH ?scratch { ?set hg:eligibleFor ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
   GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:excludedBy ?evaluation } } }
@@ -176,17 +147,7 @@ WHERE {
 INSERT { GRAPH ?scratch { ?set hg:timelyFor ?evaluation } }
 WHERE {
   GRAPH ?gRun { ?run hg:evaluation ?evaluation }
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
   GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?scratch { ?set hg:statusInForce hg:Adjudicated }
   MINUS { SELECT ?set ?evaluation WHERE { GRAPH ?scratch { ?set hg:untimelyFor ?evaluation } } }
@@ -199,17 +160,7 @@ WHERE {
 # reader stops it); else not found.
 INSERT { GRAPH ?scratch { ?claim hg:claimAnswerability ?answerability } }
 WHERE {
-  {
-    SELECT DISTINCT ?claim WHERE {
-      {
-        GRAPH ?g1 { ?case hg:ofRun ?run ; hg:forQuestion ?question }
-        GRAPH ?g2 { ?question hg:requiresClaim ?claim }
-      } UNION {
-        GRAPH ?g3 { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?outputCase }
-        GRAPH ?g4 { ?outputCase hg:ofRun ?run }
-      }
-    }
-  }
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
   OPTIONAL {
     SELECT DISTINCT ?claim (true AS ?eligible)
     WHERE { GRAPH ?gE { ?set hg:supportsClaim ?claim } GRAPH ?scratch { ?set hg:eligibleFor ?e } }

@@ -1,6 +1,6 @@
 # id: evaluation-routes
 # description: For each output claim of a run, which eligible set of its claim leaves fewest members uncited and fewest unretrieved (ties by set id), which set is its nearest when citations are incomplete, and do its citations contain a proposed set? Reads and writes the evaluation's scratch graph.
-# parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-eligibility and evaluation-coverage)
+# parameters: ?run (IRI of a run) ?scratch (IRI of the scratch graph, filled by evaluation-run, evaluation-eligibility and evaluation-coverage)
 # returns: nothing; inserts into GRAPH ?scratch: ?output hg:routeCandidate ?candidate (a blank node per eligible set of its claim, with hg:candidateSet ?set, hg:uncited and hg:unretrieved counts), ?output hg:bestCited ?candidate and hg:bestRetrieved ?candidate (fewest uncited / unretrieved members, ties by set id), ?output hg:nearestSet ?set (when the best cited candidate has uncited members), ?output hg:proposedCited true or false (for every output of the run), ?output hg:truthRoute ?set (the route whose source truth the card states: the cited route, else the retrieved route, else the nearest set)
 # spec: docs/spec/acceptance.md "Per output claim", docs/spec/acceptance.md "Verdict", docs/spec/acceptance.md "Source truth"
 #
@@ -23,8 +23,8 @@ WHERE {
     SELECT ?output ?set ((COUNT(DISTINCT ?m) - COUNT(DISTINCT ?c)) AS ?uncited)
            ((COUNT(DISTINCT ?m) - COUNT(DISTINCT ?r)) AS ?unretrieved)
     WHERE {
-      GRAPH ?gOutput { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?case }
-      GRAPH ?gCase { ?case hg:ofRun ?run }
+      GRAPH ?scratch { ?output hg:runOutputIn ?case }
+      GRAPH ?gOutput { ?output hg:asserts ?claim }
       GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
       { SELECT ?set WHERE { GRAPH ?scratch { ?set hg:eligibleFor ?evaluation } } }
       OPTIONAL { SELECT ?output ?m (?m AS ?c) WHERE { GRAPH ?scratch { ?output hg:covers ?m } } }
@@ -83,8 +83,8 @@ WHERE {
   {
     SELECT ?output ?set (COUNT(DISTINCT ?m) AS ?members) (COUNT(DISTINCT ?c) AS ?cited)
     WHERE {
-      GRAPH ?gOutput { ?output hg:asserts ?claim ; prov:wasGeneratedBy ?case }
-      GRAPH ?gCase { ?case hg:ofRun ?run }
+      GRAPH ?scratch { ?output hg:runOutputIn ?case }
+      GRAPH ?gOutput { ?output hg:asserts ?claim }
       GRAPH ?gSet { ?set hg:supportsClaim ?claim ; prov:hadMember ?m }
       GRAPH ?scratch { ?set hg:statusInForce hg:Proposed }
       OPTIONAL { SELECT ?output ?m (?m AS ?c) WHERE { GRAPH ?scratch { ?output hg:covers ?m } } }
@@ -101,8 +101,7 @@ WHERE {
 # written): the verdict query needs the flag on every output it reads.
 INSERT { GRAPH ?scratch { ?output hg:proposedCited false } }
 WHERE {
-  GRAPH ?gOutput { ?output prov:wasGeneratedBy ?case }
-  GRAPH ?gCase { ?case hg:ofRun ?run }
+  GRAPH ?scratch { ?output hg:runOutputIn ?case }
   MINUS { GRAPH ?scratch { ?output hg:proposedCited ?flag } }
 } ;
 # The route the card weighs for source truth (docs/spec/acceptance.md "Source

@@ -198,24 +198,28 @@ def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
     return _Found(chosen.activity, ids.ledger_id(chosen.activity), chosen.bundle)
 
 
+#: The evaluation's updates the plan needs, in the evaluation's order (hopgate.library.steps).
+_PLAN_UPDATES = ("evaluation-run", "evaluation-adjudication", "evaluation-eligibility")
+
+
 def _rows(store: Store, run: str) -> list[Row]:
     """queries/interventions-plan.rq on a working copy, after the evaluation's eligibility rule.
 
-    The adjudication step runs first, as in the evaluation: eligibility reads
-    each set's status in force from it (docs/spec/adjudication.md).
+    The run's records and the adjudication step run first, as in the
+    evaluation: eligibility starts from the run's outputs and the claims it
+    touches, and reads each set's status in force (docs/spec/adjudication.md).
     """
-    adjudication = library_update("evaluation-adjudication").text
-    eligibility = library_update("evaluation-eligibility").text
+    updates = [library_update(name).text for name in _PLAN_UPDATES]
     query = library_query("interventions-plan").text
     stamp = xsd_datetime()
     scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     graphs = walked_inputs(store, run)
-    projection = projection_of([adjudication, eligibility, query])
+    projection = projection_of([*updates, query])
     with snapshots.working_copy(store, projection, graphs) as work:
         try:
-            work.update(adjudication, params=params)
-            work.update(eligibility, params=params)
+            for update in updates:
+                work.update(update, params=params)
             return work.select(query, params=params)
         finally:
             work.remove_graph(scratch)

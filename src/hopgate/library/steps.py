@@ -18,6 +18,7 @@ from hopgate.library.reader_rule import TEXTS_QUERY
 
 #: The updates that fill an evaluation's scratch graph, in order.
 SCRATCH_UPDATES = (
+    "evaluation-run",
     "evaluation-adjudication",
     "evaluation-eligibility",
     "evaluation-coverage",
