@@ -80,7 +80,9 @@ def test_coverage_is_the_same_on_virtuoso(virtuoso: Any, tmp_path: Path, kind: s
     scratch = ids.mint("evaluation-activity", f"{run}@coverage-{kind}") + "/scratch"
     params: dict[str, Any] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     # Coverage starts from the run's outputs, which evaluation-run writes first.
-    text = library_update("evaluation-run").text + " ;\n" + library_update("evaluation-coverage").text
+    text = (
+        library_update("evaluation-run").text + " ;\n" + library_update("evaluation-coverage").text
+    )
     graphs = catalog.run_inputs(store, run)
     loaded: list[str] = []
     try:
