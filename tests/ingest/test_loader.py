@@ -365,6 +365,26 @@ def test_first_load_reports_what_it_did(store: hopgate.OxigraphStore) -> None:
     assert values(store, result.graph, HG + "ledgerFile") == ["cedar.yaml"]
 
 
+def test_a_span_cited_or_retrieved_twice_is_counted_once(tmp_path: Path) -> None:
+    """An output citing a span twice and a case retrieving one twice state each once:
+    the load's count of statements is the graph's (found by the one-field fuzz test)."""
+    records = cedar_records()
+    case = next(data for kind, data in records if kind == "case" and data.get("outputs"))
+    case["outputs"][0]["cites"] = [case["outputs"][0]["cites"][0]] * 2
+    first = case["retrieved"][0]
+    case["retrieved"] = [first, *case["retrieved"], first]
+    with hopgate.open_store(None) as store:
+        result = hopgate.load(store, write_jsonl(tmp_path / "twice.jsonl", records))
+        assert result.triples == store.count(result.graph)
+        ranks = store.select(
+            "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?case prov:qualifiedUsage ?u } }",
+            params={"g": hopgate.IRI(result.graph)},
+        )
+        # Both retrievals keep their rank.
+        cedar_ranks = sum(len(d.get("retrieved") or []) for k, d in records if k == "case")
+        assert ranks[0]["n"] == cedar_ranks
+
+
 # ---- spellings -----------------------------------------------------------------------
 
 

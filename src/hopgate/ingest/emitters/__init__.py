@@ -51,13 +51,17 @@ EMITTERS: dict[str, Emitter] = {
 
 
 def record_lines(ctx: Context, record: Record) -> list[str]:
-    """The statements of one record (a new inline span it delivers included).
+    """The statements of one record (a new inline span it delivers included), each once.
+
+    A record may state one thing twice (an output citing the same span twice, a
+    case retrieving it twice at two ranks): the graph holds it once, so the
+    load's count of statements counts it once.
 
     Raises:
         LedgerError: the record breaks a rule only the second pass can check.
     """
     try:
-        return list(EMITTERS[record.kind](ctx, record))
+        return list(dict.fromkeys(EMITTERS[record.kind](ctx, record)))
     except TooLarge as exc:
         ctx.fail(str(exc), record, exc.field)
 
