@@ -80,9 +80,7 @@ def test_coverage_is_the_same_on_virtuoso(virtuoso: Any, tmp_path: Path, kind: s
     scratch = ids.mint("evaluation-activity", f"{run}@coverage-{kind}") + "/scratch"
     params: dict[str, Any] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     # Coverage starts from the run's outputs, which evaluation-run writes first.
-    text = (
-        library_update("evaluation-run").text + " ;\n" + library_update("evaluation-coverage").text
-    )
+    texts = [library_update(name).text for name in ("evaluation-run", "evaluation-coverage")]
     graphs = catalog.run_inputs(store, run)
     loaded: list[str] = []
     try:
@@ -92,9 +90,11 @@ def test_coverage_is_the_same_on_virtuoso(virtuoso: Any, tmp_path: Path, kind: s
                 quads.write_text("".join(work.iter_graph_nquads(graph)), "utf-8")
                 remote.add_graph(quads, graph, trusted=True)
                 loaded.append(graph)
-            work.update(text, params=params)
+            for text in texts:
+                work.update(text, params=params)
             expected = _covers(work, scratch)
-        remote.update(text, params=params)
+        for text in texts:
+            remote.update(text, params=params)
         assert expected, "nothing covered: the ledger does not exercise the update"
         assert _remote_covers(remote, scratch) == expected
     finally:

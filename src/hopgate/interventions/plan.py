@@ -27,7 +27,7 @@ from hopgate.errors import InputRefused, PlanError
 from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
-from hopgate.library.steps import load_projections
+from hopgate.library.steps import SCRATCH_UPDATES, load_projections
 from hopgate.store import (
     IRI,
     SCRATCH_SUFFIX,
@@ -198,8 +198,8 @@ def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
     return _Found(chosen.activity, ids.ledger_id(chosen.activity), chosen.bundle)
 
 
-#: The evaluation's updates the plan needs, in the evaluation's order (hopgate.library.steps).
-_PLAN_UPDATES = ("evaluation-run", "evaluation-adjudication", "evaluation-eligibility")
+#: The evaluation's updates the plan needs: its own, in its order, up to eligibility.
+_PLAN_UPDATES = SCRATCH_UPDATES[: SCRATCH_UPDATES.index("evaluation-eligibility") + 1]
 
 
 def _rows(store: Store, run: str) -> list[Row]:
