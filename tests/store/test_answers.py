@@ -9,6 +9,7 @@ used, and the reads answer the same without it.
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,42 @@ def test_the_rows_of_some_cards_are_those_rows_of_the_whole_table(evaluated: Any
         if whole and "card" in whole[0]:
             whole = [r for r in whole if r["card"] is None or str(r["card"]) in some]
         assert recorded.get(name, bound, cards=some) == whole, name
+
+
+def test_the_columns_of_a_table_are_its_plain_rows_read_by_column(evaluated: Any) -> None:
+    """The cards are built from columns (no dict per row): for every recorded request,
+    with and without some cards, each column holds its plain rows' values in order; a
+    store without the recorded file gives the same columns from the query."""
+    run = catalog.runs(evaluated)[0]
+    state = catalog.staleness(evaluated, run)
+    bundle = state.evaluation.bundle  # type: ignore[union-attr]
+    recorded = answers.read(evaluated, bundle)
+    assert recorded is not None
+    every = {str(row["card"]) for row in recorded.get("cards", {"bundle": IRI(bundle)}) or []}
+    for cards in (None, set(sorted(every)[::3])):
+        for name, params in recorded_requests():
+            bound = {"bundle": IRI(bundle), **params}
+            rows = recorded.get(name, bound, cards=cards, plain=True)
+            assert rows is not None, name
+            names = list(rows[0]) if rows else ["card"]
+            columns = recorded.columns(name, bound, names, cards=cards)
+            assert columns == [[row[n] for row in rows] for n in names], name
+    with ExitStack() as stack:
+        reads = stack.enter_context(results.reading(evaluated, state.evaluation))  # type: ignore[arg-type]
+        reads._recorded = None  # the query on a reading copy, as on a store without the file
+        for name in results.CARD_QUERIES:
+            if name == "interventions":
+                continue
+            rows = recorded.get(name, {"bundle": IRI(bundle)}, plain=True)
+            assert rows is not None
+            names = list(rows[0]) if rows else ["card"]
+            queried = reads.columns(name, names)
+            kept = recorded.columns(name, {"bundle": IRI(bundle)}, names)
+            assert kept is not None
+            assert sorted(map(repr, zip(*queried, strict=True))) == sorted(
+                map(repr, zip(*kept, strict=True))
+            ), name
+            assert all(type(v) is not IRI for column in queried for v in column), name
 
 
 def test_a_query_with_its_cards_bound_gives_those_cards_rows(evaluated: Any) -> None:
