@@ -17,6 +17,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from decimal import Decimal
+from operator import attrgetter
 from typing import Any
 
 from hopgate import ids
@@ -226,7 +227,7 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
                 reads.fetch_beside(CARD_QUERIES, pool)
         for state, reads in zip(states, each, strict=True):
             rows.extend(cards_of(reads, (state.stale, state.reason)))
-    return sorted(rows, key=lambda r: (r.run, r.question, r.output))
+    return sorted(rows, key=attrgetter("run", "question", "output"))
 
 
 #: The bundle queries whose every row binds ``?card`` by a pattern no ``OPTIONAL``
