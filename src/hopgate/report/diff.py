@@ -159,15 +159,16 @@ def diff(
 def _outlines(reads: BundleReads) -> dict[str, tuple[str, tuple[Any, ...]]]:
     """Each output IRI's card IRI and the recorded values its compared fields are read from."""
     missing: dict[str, set[str]] = defaultdict(set)
-    for row in reads.select("card-spans", plain=True):
-        if str(row["relation"]) == "missing":
-            missing[str(row["card"])].add(str(row["spanId"]))
+    spans = reads.columns("card-spans", ("card", "relation", "spanId"))
+    for card, relation, span in zip(*spans, strict=True):
+        if relation == "missing":
+            missing[card].add(span)
     columns = [column for column in _COLUMNS.values() if column is not None]
+    # By column, as results.cards_of reads them (no dict per row).
+    card_column, output_column, *compared = reads.columns("cards", ("card", "output", *columns))
     found = {}
-    for row in reads.select("cards", plain=True):
-        card = str(row["card"])
-        values = (*(row[column] for column in columns), frozenset(missing.get(card, ())))
-        found[str(row["output"])] = (card, values)
+    for card, output, *values in zip(card_column, output_column, *compared, strict=True):
+        found[output] = (card, (*values, frozenset(missing.get(card, ()))))
     return found
 
 
