@@ -65,6 +65,13 @@ def test_a_table_keeps_one_line_per_row() -> None:
     assert not escaping.INVISIBLE.search(table.replace("\n", ""))
 
 
+@given(st.lists(texts, max_size=6))
+def test_cells_escaped_together_are_each_escaped_alone(cells: list[str]) -> None:
+    """Tables and CSV escape their cells in one scan (visible_each): the same cells."""
+    assert escaping.visible_each(cells) == [escaping.visible(cell) for cell in cells]
+    assert escaping.csv_cells(cells) == [escaping.csv_cell(cell) for cell in cells]
+
+
 def test_an_error_message_is_one_line() -> None:
     message = UsageError("unknown run 'a\nrun b: gate passed\x1b[2J'").format_message()
     assert message == "unknown run 'a\\nrun b: gate passed\\x1b[2J'"

@@ -31,17 +31,25 @@ def render(
     rows: Sequence[Mapping[str, Any]], *, columns: Sequence[str], format: str, iris: bool = False
 ) -> str:
     """Render rows in ``format`` (``table``, ``json`` or ``csv``)."""
-    shown = [{name: show_value(row.get(name), iris=iris) for name in columns} for row in rows]
     if format == "json":
+        shown = [{name: show_value(row.get(name), iris=iris) for name in columns} for row in rows]
         return escaping.json_text(shown) + "\n"
+    # The cells row after row, each as shown; escaped together (escaping.visible_each).
+    values = [show_value(row.get(name), iris=iris) for row in rows for name in columns]
     if format == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([escaping.csv_cell(name) for name in columns])
-        for row in shown:
-            writer.writerow([escaping.csv_cell(_joined(row[name])) for name in columns])
+        writer.writerow(escaping.csv_cells(columns))
+        writer.writerows(_in_rows(escaping.csv_cells([_joined(v) for v in values]), len(columns)))
         return buffer.getvalue()
-    return table(shown, columns)
+    return _table(
+        _in_rows(escaping.visible_each([_cell(v) for v in values]), len(columns)), columns
+    )
+
+
+def _in_rows(cells: list[str], width: int) -> list[list[str]]:
+    """A flat list of cells, row after row, as rows of ``width`` cells."""
+    return [cells[start : start + width] for start in range(0, len(cells), width)]
 
 
 def _joined(value: Any) -> Any:
@@ -63,7 +71,12 @@ def _cell(value: Any) -> str:
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """A plain text table with a header row, columns padded to fit; every cell on one line."""
-    cells = [[escaping.terminal(_cell(row.get(name))) for name in columns] for row in rows]
+    cells = [_cell(row.get(name)) for row in rows for name in columns]
+    return _table(_in_rows(escaping.visible_each(cells), len(columns)), columns)
+
+
+def _table(cells: list[list[str]], columns: Sequence[str]) -> str:
+    """:func:`table` of cells already escaped."""
     columns = [escaping.terminal(name) for name in columns]
     widths = [max([len(name)] + [len(r[i]) for r in cells]) for i, name in enumerate(columns)]
     lines = ["  ".join(name.ljust(w) for name, w in zip(columns, widths, strict=True)).rstrip()]
