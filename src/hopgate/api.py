@@ -452,7 +452,7 @@ def evaluate(
 
 
 def verdicts(
-    store: Store, *, run: str | None = None, reader: str | None = None
+    store: Store, *, run: str | None = None, reader: str | None = None, brief: bool = False
 ) -> list[VerdictRow]:
     """The acceptance card of every output claim of each run's latest evaluation.
 
@@ -462,6 +462,9 @@ def verdicts(
     ``stale_reason``. Each run's rows are for ``reader`` (default: that run's
     evaluation's reader): a text repeating one withheld from it (a judgment's
     reason) is the withheld marker (docs/spec/records.md "What a reader is shown").
+    ``brief``: each row's judgments, source truth, contradictions and
+    interventions left empty (what the table and CSV of ``hopgate verdicts``
+    show none of).
 
     Raises:
         NotEvaluatedError: ``run`` is unknown or has no evaluation.
@@ -482,7 +485,7 @@ def verdicts(
     """
     readers = Readers(store, reader, ReportError)
     readers.start(catalog.runs(store) if run is None else [run])
-    return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run)]
+    return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run, brief=brief)]
 
 
 @dataclass

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from evaluated import gate, metrics, verdicts
 
 import hopgate
@@ -64,7 +65,9 @@ def test_worked_example_verdicts(store: hopgate.OxigraphStore) -> None:
 
 def test_a_cards_outline_is_the_card_without_its_details(tmp_path: Path) -> None:
     """``diff`` compares outlines (results.cards_of's ``outline``): every field but the
-    details equal to the whole card's, from the recorded answers and from the queries."""
+    details equal to the whole card's, from the recorded answers and from the queries.
+    The verdicts table and CSV read brief cards: the outline with its unretrieved
+    citations."""
     details = {
         "judgments": [],
         "interventions": None,
@@ -72,13 +75,19 @@ def test_a_cards_outline_is_the_card_without_its_details(tmp_path: Path) -> None
         "contradictions": [],
         "unretrieved_citations": [],
     }
+    unretrieved: set[str] = set()
+    # The worked example with qA's cited span a2 never retrieved.
+    cedar = yaml.safe_load((EXAMPLES / "cedar.yaml").read_text("utf-8"))
+    cedar["cases"][0]["retrieved"].remove("a2")
+    (tmp_path / "cedar.yaml").write_text(yaml.safe_dump(cedar), "utf-8")
+    ledgers = (tmp_path / "cedar.yaml", EXAMPLES / "withheld.yaml")
     with hopgate.open_store(tmp_path / "store") as on_disk:
-        for ledger in ("cedar.yaml", "withheld.yaml"):
-            hopgate.load(on_disk, EXAMPLES / ledger)
+        for ledger in ledgers:
+            hopgate.load(on_disk, ledger)
         hopgate.evaluate(on_disk)
         memory = hopgate.open_store(None)
-        for ledger in ("cedar.yaml", "withheld.yaml"):
-            hopgate.load(memory, EXAMPLES / ledger)
+        for ledger in ledgers:
+            hopgate.load(memory, ledger)
         hopgate.evaluate(memory)
         for store in (on_disk, memory):
             for run in catalog.runs(store):
@@ -86,8 +95,15 @@ def test_a_cards_outline_is_the_card_without_its_details(tmp_path: Path) -> None
                 assert evaluation is not None
                 with reading(store, evaluation) as reads:
                     whole, outlines = cards_of(reads), cards_of(reads, outline=True)
+                    brief = cards_of(reads, brief=True)
                 assert whole and [replace(row, **details) for row in whole] == outlines
+                kept = [{"unretrieved_citations": row.unretrieved_citations} for row in whole]
+                assert [
+                    replace(row, **{**details, **own}) for row, own in zip(whole, kept, strict=True)
+                ] == brief
+                unretrieved.update(c for row in brief for c in row.unretrieved_citations)
     assert any(row.source_truth for row in whole)  # the details are there to leave out
+    assert unretrieved  # and the unretrieved citations to keep
 
 
 def test_worked_example_metrics(store: hopgate.OxigraphStore) -> None:

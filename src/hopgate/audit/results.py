@@ -207,11 +207,12 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
     return [state for state in states if state.evaluation is not None]
 
 
-def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
+def verdicts(store: Store, *, run: str | None = None, brief: bool = False) -> list[VerdictRow]:
     """The acceptance cards of the latest evaluation of each run (or of ``run``).
 
     Runs never evaluated are left out (an error for an explicit ``run``);
-    rows of a stale evaluation carry ``stale`` and its reason.
+    rows of a stale evaluation carry ``stale`` and its reason. ``brief``: as
+    :func:`cards_of` says.
     """
     rows: list[VerdictRow] = []
     states = read_states(store, run=run)
@@ -226,7 +227,7 @@ def verdicts(store: Store, *, run: str | None = None) -> list[VerdictRow]:
             for reads in each:
                 reads.fetch_beside(CARD_QUERIES, pool)
         for state, reads in zip(states, each, strict=True):
-            rows.extend(cards_of(reads, (state.stale, state.reason)))
+            rows.extend(cards_of(reads, (state.stale, state.reason), brief=brief))
     return sorted(rows, key=attrgetter("run", "question", "output"))
 
 
@@ -357,20 +358,23 @@ def cards_of(
     only: set[str] | None = None,
     *,
     outline: bool = False,
+    brief: bool = False,
 ) -> list[VerdictRow]:
     """The bundle's acceptance cards (``only``: just the cards of these IRIs).
 
     ``outline``: each card's verdict, answerability, routes and spans, its
     judgments, source truth, contradictions, interventions and unretrieved
     citations left empty (what ``diff`` compares; those four tables are more
-    than half of a card's recorded bytes at 10k claims).
+    than half of a card's recorded bytes at 10k claims). ``brief``: the same
+    with its unretrieved citations (the fields the verdicts table and CSV
+    show: building the rest was a third of building the cards at 10k claims).
     """
     spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for card, relation, span in zip(
         *reads.columns("card-spans", ("card", "relation", "spanId"), only_cards=only), strict=True
     ):
         spans[card][relation].append(span)
-    details = _CardDetails() if outline else _card_details(reads, only)
+    details = _CardDetails() if outline else _card_details(reads, only, brief=brief)
     judged, truth, contradictions = details.judged, details.truth, details.contradictions
     items, unretrieved = details.interventions, details.unretrieved
     result = []
@@ -468,10 +472,17 @@ class _CardDetails:
     unretrieved: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
-def _card_details(reads: BundleReads, only: set[str] | None) -> _CardDetails:
+def _card_details(reads: BundleReads, only: set[str] | None, *, brief: bool) -> _CardDetails:
     """The judgments, source truth, contradictions, interventions and unretrieved
-    citations of the bundle's cards (``only``: of these IRIs)."""
+    citations of the bundle's cards (``only``: of these IRIs; ``brief``: only the
+    unretrieved citations)."""
     found = _CardDetails()
+    for card, span in zip(
+        *reads.columns("unretrieved-citations", ("card", "spanId"), only_cards=only), strict=True
+    ):
+        found.unretrieved[card].append(span)
+    if brief:
+        return found
     for card, judgment, question, decision, reason in zip(
         *reads.columns(
             "card-judgments",
@@ -508,10 +519,6 @@ def _card_details(reads: BundleReads, only: set[str] | None) -> _CardDetails:
     found.interventions, _ = outcomes.read_bundle(
         reads.select("interventions", only_cards=only, plain=True)
     )
-    for card, span in zip(
-        *reads.columns("unretrieved-citations", ("card", "spanId"), only_cards=only), strict=True
-    ):
-        found.unretrieved[card].append(span)
     return found
 
 

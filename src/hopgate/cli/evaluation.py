@@ -71,7 +71,8 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     Example: hopgate verdicts --run sys-a --format json
     """
 
-    found = api.verdicts(open_store(ctx), run=run, reader=reader)
+    # The table and CSV show no judgment, source truth, contradiction or intervention.
+    found = api.verdicts(open_store(ctx), run=run, reader=reader, brief=fmt != "json")
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
     if fmt == "json":
         # The rows as their as_dict() gives them, written without building the dicts first.
