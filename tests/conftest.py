@@ -27,6 +27,9 @@ import hopgate
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.ingest.ledger import KINDS
+from hopgate.library.steps import reading_projection
+from hopgate.store import snapshots
+from hopgate.vocab import CATALOG_GRAPH
 
 #: The project's root folder, its worked example and the ledgers the tests share.
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,6 +84,19 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         required(f"the shared data is not present: {path} (see {SHARED_DATA / 'README.md'})")
     return path
+
+
+def keep_bundle_snapshot(store: hopgate.Store, bundle: str, scratch: Path) -> None:
+    """Keep a recorded snapshot of ``bundle``'s quads, as hopgate kept one of every
+    evaluation's bundle before 5 December 2026 (a read of such a store still parses it)."""
+    nquads = scratch / "bundle.nq"
+    with nquads.open("wb") as out:
+        store.dump(out, format="nquads", graph=bundle)
+    lines = snapshots.keep(store, nquads, bundle, [reading_projection()])
+    assert lines
+    entry = scratch / "entry.nq"
+    entry.write_text("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in lines), "utf-8")
+    store.add_nquads(entry)
 
 
 def within(seconds: float, call: Callable[[], T]) -> T:

@@ -756,10 +756,11 @@ def test_a_manifest_entry_naming_a_path_is_neither_read_nor_signed(
 def test_a_forged_cache_behind_the_report_fails_its_signature_line(
     cedar_on_disk: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    """The report renders an evaluation from caches: forging the bundle's snapshot and the
-    recorded answers (hopgate.store.answers: those the gate reads and those only the report
-    reads), and their recorded digests, passes the gate, but the bundle's digest is in the
-    signed export's provenance, so the signature line fails."""
+    """The report renders an evaluation from caches: forging the recorded answers
+    (hopgate.store.answers: those the gate reads and those only the report reads; an
+    evaluation keeps no snapshot of its bundle), and their recorded digests, passes the
+    gate, but the bundle's digest is in the signed export's provenance, so the signature
+    line fails."""
     store, key, out = cedar_on_disk
     copy = tmp_path / "store"
     shutil.copytree(store, copy)
@@ -775,7 +776,7 @@ def test_a_forged_cache_behind_the_report_fails_its_signature_line(
             and "-answers-figures-" not in path.name
         )
     ]
-    assert len(caches) == 3  # the bundle's snapshot and its two files of answers with verdicts
+    assert len(caches) == 2  # the bundle's two files of answers with verdicts
     rewritten = ox.Store(str(copy))
     for cache in caches:
         data = cache.read_bytes()

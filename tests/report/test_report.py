@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import _MINIMAL, CEDAR, required
+from conftest import _MINIMAL, CEDAR, keep_bundle_snapshot, required
 from wide_card import wide_card_ledger
 
 import hopgate
@@ -456,7 +456,7 @@ def test_the_json_report_is_its_data_as_json(tmp_path: Path) -> None:
 
 
 def test_report_on_disk_reads_the_same_from_the_record_the_copy_and_the_store(
-    cedar_dir: Path, monkeypatch: pytest.MonkeyPatch
+    cedar_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     import contextlib
 
@@ -486,7 +486,9 @@ def test_report_on_disk_reads_the_same_from_the_record_the_copy_and_the_store(
                 copies.append(copy)
                 yield copy
 
-        # Without the record: one reading copy of the loads and the bundle serves every query.
+        # Without the record: one reading copy of the loads and the bundle serves every query
+        # (of a bundle with a snapshot, as an earlier hopgate kept one; now none is kept).
+        keep_bundle_snapshot(store, chosen.evaluation.bundle, tmp_path)
         monkeypatch.setattr(results.answers, "read", lambda store, bundle: None)
         monkeypatch.setattr(snapshots, "reading_copy", counted)
         through_copy = cards(store, chosen)

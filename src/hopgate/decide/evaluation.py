@@ -34,7 +34,6 @@ from hopgate.library.steps import (
     RESULT_QUERIES,
     SCRATCH_UPDATES,
     evaluation_projection,
-    reading_projection,
 )
 from hopgate.memory import paused_gc, return_freed_memory
 from hopgate.store import (
@@ -524,8 +523,9 @@ def _evaluate_run(
             bundle_file,
             catalog_entry=entry,
             kind="evaluate",
-            projections=[reading_projection()],
-            whole=True,
+            # No snapshot of the bundle: the reads take its recorded answers, and run
+            # their queries on the store when those are missing or damaged. Its copy
+            # (about 200 MB at 10k claims) delayed the recording, which follows it.
             trusted=True,
             caches=recorded_answers,
             # On a server: the answers asked there, and whether the bundle holds

@@ -31,7 +31,6 @@ def publish(
     catalog_entry: Callable[[list[str]], Path],
     kind: str,
     projections: Sequence[Projection] = (),
-    whole: bool = False,
     trusted: bool = False,
     caches: Callable[[], list[str]] | None = None,
     written: Callable[[], list[str]] | None = None,
@@ -42,7 +41,7 @@ def publish(
     statements without a graph term, possibly none) and returns the N-Quads
     file of the whole catalog entry, which is added last. ``kind`` names the
     crash-test steps (``load``, ``evaluate`` or ``plan``); ``projections``
-    are the snapshots to keep (``whole``: one file holding every line);
+    are the snapshots to keep;
     ``trusted``: hopgate wrote ``quads`` from terms the store already holds.
     ``caches`` keeps other caches of the graph (files named by its digest,
     such as :func:`hopgate.store.answers.record`'s) while it is written, and
@@ -63,7 +62,7 @@ def publish(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-bulk") as pool:
         added = pool.submit(store.add_graph, quads, graph, trusted=trusted)
         try:
-            kept = snapshots.keep(store, quads, graph, list(projections), whole=whole)
+            kept = snapshots.keep(store, quads, graph, list(projections))
             if caches is not None:
                 kept += caches()
         except BaseException:

@@ -2,9 +2,9 @@
 
 Reading quads out of the on-disk Oxigraph store costs a term lookup per quad,
 while parsing the same quads from an N-Quads file into a memory store is
-several times faster (figures in ``bench/README.md``). So when a graph is
-published (a load, or an evaluation's bundle), the quads of it that a
-projection keeps are also written to a file beside the store's data
+several times faster (figures in ``bench/README.md``). So when a load (or an
+intervention plan) is published, the quads of it that a projection keeps are
+also written to a file beside the store's data
 (``STORE/hopgate-snapshots/``), and copies for evaluating and reading are
 parsed from those files instead of read from the disk store.
 
@@ -139,14 +139,11 @@ class _Hashing:
         self.file.write(data)
 
 
-def keep(
-    store: Store, nquads: Path, graph: str, projections: list[Projection], *, whole: bool = False
-) -> list[str]:
+def keep(store: Store, nquads: Path, graph: str, projections: list[Projection]) -> list[str]:
     """Write the snapshots of a graph about to be published; return its catalog lines.
 
     ``nquads`` is the file the graph was added from. Each projection gets
-    the lines it keeps (with ``whole``, one projection gets every line: for a
-    bundle, which its projection keeps nearly all of). The returned
+    the lines it keeps. The returned
     N-Triples statements (without a graph term) record each snapshot's
     digest; the caller publishes them with the graph's catalog entry. On an
     engine without snapshots, or when a file cannot be written, nothing is
@@ -158,10 +155,7 @@ def keep(
     try:
         folder.mkdir(exist_ok=True)
         targets = [snapshot_path(folder, graph, projection) for projection in projections]
-        if whole:
-            digests = _write_atomically(targets, lambda outs: _copy(nquads, outs))
-        else:
-            digests = _write_atomically(targets, lambda outs: _cut(nquads, projections, outs))
+        digests = _write_atomically(targets, lambda outs: _cut(nquads, projections, outs))
     except OSError as exc:
         log.warning(
             "hopgate: note: no snapshot of %s (%s); it will be read from the store", graph, exc
@@ -177,13 +171,6 @@ def keep(
 def _digest_line(graph: str, key: str, digest: str) -> str:
     """The catalog line recording the digest of ``graph``'s cache ``key``."""
     return f"{nt.iri(graph)} <{SNAPSHOT_DIGEST}> " + nt.string(f"{key} {digest}")
-
-
-def _copy(nquads: Path, outs: list[_Hashing]) -> None:
-    with nquads.open("rb") as source:
-        while chunk := source.read(_CHUNK):
-            for out in outs:
-                out.write(chunk)
 
 
 def _cut(nquads: Path, projections: list[Projection], outs: list[_Hashing]) -> None:
@@ -394,7 +381,7 @@ def working_copy(
     snapshot or else read from the store. Elsewhere: the engine's own
     :meth:`~hopgate.store.Store.working_copy`. A graph may be given with the
     projection of the snapshot to parse (one that keeps at least what
-    ``projection`` does, such as a bundle's whole snapshot).
+    ``projection`` does).
     """
     parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
     files = _verified_files(store, parts)
@@ -426,9 +413,10 @@ def reading_copy(
     """Like :func:`working_copy`, but only when every graph has a verified snapshot.
 
     For short reads (an evaluation's results), which a copy read from the
-    disk store would not repay; otherwise the store itself. A graph may be
-    given with the projection its snapshot was cut with (a bundle is kept
-    whole: :func:`keep`), else it is ``projection``'s.
+    disk store would not repay; otherwise the store itself (an evaluation keeps
+    no snapshot of its bundle since 5 December 2026: its reads take its recorded
+    answers). A graph may be given with the projection its snapshot was cut
+    with, else it is ``projection``'s.
     """
     parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
     files = _verified_files(store, parts)
