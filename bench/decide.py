@@ -262,7 +262,7 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
     from hopgate.decide import evaluation
     from hopgate.decide.spool import Spool
     from hopgate.library.artefacts import library_query, library_update
-    from hopgate.library.steps import SCRATCH_UPDATES, evaluation_projection, reading_projection
+    from hopgate.library.steps import SCRATCH_UPDATES, evaluation_projection
     from hopgate.store import IRI, catalog, dialect, snapshots
     from hopgate.vocab import CATALOG_GRAPH
 
@@ -394,19 +394,12 @@ def step_budget(store: Any, run: str, scratch_dir: Path) -> list[dict[str, Any]]
     _, seconds = timed(lambda: store.add_graph(bundle_file, writer.bundle, trusted=True))
     floor = _parse_floor(bundle_file, folder / "fresh")
     step("bulk-load the bundle into the store", seconds, floor, "bulk_load, fresh disk store")
-    kept, seconds = timed(
-        lambda: snapshots.keep(
-            store, bundle_file, writer.bundle, [reading_projection()], whole=True
-        )
-    )
-    _, floor = timed(lambda: shutil.copyfile(bundle_file, folder / "copy.nq"))
-    step("snapshot of the bundle", seconds, floor, "file copy")
+    # No snapshot of the bundle since 5 December 2026 (bench/README.md).
     from hopgate.store import answers
 
-    recorded, seconds = timed(lambda: answers.record(store, graphs, writer.bundle, bundle_file))
-    kept += recorded
+    kept, seconds = timed(lambda: answers.record(store, graphs, writer.bundle, bundle_file))
     step(
-        "record the bundle queries' answers (beside the two above, in a thread)", seconds, None, ""
+        "record the bundle queries' answers (beside the bulk load, in a thread)", seconds, None, ""
     )
     with catalog_file.open("a", encoding="utf-8") as out:
         out.write("".join(f"{line} <{CATALOG_GRAPH}> .\n" for line in kept))
