@@ -140,6 +140,8 @@ def _compare(
 ) -> None:
     """Each read command on the earlier checkout's store and on this one's, alternating."""
     commands = {
+        "verdicts": ["verdicts"],
+        "verdicts --format csv": ["verdicts", "--format", "csv"],
         "verdicts --format json": ["verdicts", "--format", "json"],
         "metrics --format json": ["metrics", "--format", "json"],
         "metrics --peers --format json": ["metrics", "--peers", "--format", "json"],

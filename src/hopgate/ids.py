@@ -95,14 +95,22 @@ def _unescape_ascii(segment: str) -> str | None:
     (its encoding is then the segment itself); None for any other segment."""
     if not _ESCAPED.fullmatch(segment):
         return None
-    head, *escaped = segment.split("%")
-    decoded = [head]
-    for part in escaped:
-        char = _ASCII_ESCAPES.get(part[:2])
+    # Each distinct escape replaced at once (an id has a few kinds: "/", "@", ":"),
+    # "%25" last: the "%" it gives back must not start an escape.
+    for code in sorted(set(_ESCAPE_CODES.findall(segment)), key=_percent_last):
+        char = _ASCII_ESCAPES.get(code)
         if char is None:  # a non-ASCII byte, or a character quote() leaves as it is
             return None
-        decoded += (char, part[2:])
-    return "".join(decoded)
+        segment = segment.replace("%" + code, char)
+    return segment
+
+
+#: The hex digits of each escape of a segment _ESCAPED matches.
+_ESCAPE_CODES = re.compile(r"%([0-9A-F]{2})")
+
+
+def _percent_last(code: str) -> bool:
+    return code == "25"
 
 
 @lru_cache(maxsize=1 << 17)

@@ -17,7 +17,8 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from decimal import Decimal
-from operator import attrgetter
+from itertools import groupby
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from hopgate import ids
@@ -369,11 +370,18 @@ def cards_of(
     with its unretrieved citations (the fields the verdicts table and CSV
     show: building the rest was a third of building the cards at 10k claims).
     """
-    spans: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for card, relation, span in zip(
-        *reads.columns("card-spans", ("card", "relation", "spanId"), only_cards=only), strict=True
+    # Each card's spans by relation. The rows come ordered by card and relation
+    # (card-spans.rq), so each group is one run of rows; a group met again (an engine
+    # that orders otherwise) is added to, never replaced.
+    spans: dict[tuple[str, str], list[str]] = {}
+    for key, group in groupby(
+        zip(
+            *reads.columns("card-spans", ("card", "relation", "spanId"), only_cards=only),
+            strict=True,
+        ),
+        key=itemgetter(0, 1),
     ):
-        spans[card][relation].append(span)
+        spans.setdefault(key, []).extend(map(itemgetter(2), group))
     details = _CardDetails() if outline else _card_details(reads, only, brief=brief)
     judged, truth, contradictions = details.judged, details.truth, details.contradictions
     items, unretrieved = details.interventions, details.unretrieved
@@ -399,7 +407,6 @@ def cards_of(
         not_applicable_reason,
     ) in zip(*reads.columns("cards", _CARD_COLUMNS, only_cards=only), strict=True):
         answerability = ANSWERABILITY.get(answerability_term) if answerability_term else None
-        card_spans = spans.get(card, _NO_SPANS)
         result.append(
             VerdictRow(
                 run=ids.ledger_id(run),
@@ -411,8 +418,8 @@ def cards_of(
                 supported=bool(supported),
                 retrieved_complete=bool(retrieved_complete),
                 citation_complete=bool(citation_complete),
-                missing=sorted(set(card_spans.get("missing", ()))),
-                inadmissible_citations=sorted(set(card_spans.get("inadmissible", ()))),
+                missing=sorted(set(spans.get((card, "missing"), ()))),
+                inadmissible_citations=sorted(set(spans.get((card, "inadmissible"), ()))),
                 cited_route=_id(cited_route),
                 retrieved_route=_id(retrieved_route),
                 verdict=VERDICTS[verdict],
@@ -454,7 +461,6 @@ _CARD_COLUMNS = (
     "truthRoute",
     "notApplicableReason",
 )
-_NO_SPANS: dict[str, list[str]] = {}
 
 
 @dataclass
