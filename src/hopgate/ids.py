@@ -95,22 +95,14 @@ def _unescape_ascii(segment: str) -> str | None:
     (its encoding is then the segment itself); None for any other segment."""
     if not _ESCAPED.fullmatch(segment):
         return None
-    # Each distinct escape replaced at once (an id has a few kinds: "/", "@", ":"),
-    # "%25" last: the "%" it gives back must not start an escape.
-    for code in sorted(set(_ESCAPE_CODES.findall(segment)), key=_percent_last):
-        char = _ASCII_ESCAPES.get(code)
+    head, *escaped = segment.split("%")
+    decoded = [head]
+    for part in escaped:
+        char = _ASCII_ESCAPES.get(part[:2])
         if char is None:  # a non-ASCII byte, or a character quote() leaves as it is
             return None
-        segment = segment.replace("%" + code, char)
-    return segment
-
-
-#: The hex digits of each escape of a segment _ESCAPED matches.
-_ESCAPE_CODES = re.compile(r"%([0-9A-F]{2})")
-
-
-def _percent_last(code: str) -> bool:
-    return code == "25"
+        decoded += (char, part[2:])
+    return "".join(decoded)
 
 
 @lru_cache(maxsize=1 << 17)
