@@ -177,6 +177,26 @@ def test_graphs_are_read_in_pages(remote: RemoteStore) -> None:
         assert copy.count() == remote.count()
 
 
+def test_a_dataset_of_many_graphs_is_answered(remote: RemoteStore) -> None:
+    """Virtuoso echoes every dataset graph a query is sent with as a response header, two
+    a graph: a store of about 48 graphs (a team's history at its 22nd run) passed the
+    100 headers Python's http.client reads, and every query failed."""
+    graph = hopgate.load(remote, CEDAR).graph
+    others = [f"urn:hopgate:test:graph:{number}" for number in range(150)]
+    rows = remote.scoped([graph, *others]).select(
+        "SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }"
+    )
+    assert rows == [{"n": remote.count(graph)}]
+    # And an update sent with them as the graphs its WHERE reads.
+    scratch = "urn:hopgate:test:scratch"
+    view = remote.scoped([graph, scratch, *others])
+    view.update(
+        f"INSERT {{ GRAPH <{scratch}> {{ ?g a <urn:hopgate:test:Seen> }} }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} }}"
+    )
+    assert view.count(scratch) == 1
+    remote.remove_graph(scratch)
+
+
 def test_the_working_copy_holds_what_the_projection_keeps(
     remote: RemoteStore, tmp_path: Path
 ) -> None:
