@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 from click.testing import Result
-from conftest import CEDAR, CEDAR_VERDICTS, LEDGERS
+from conftest import CEDAR, CEDAR_VERDICTS, EXAMPLES, LEDGERS
 
 import hopgate
 from hopgate import ids
@@ -89,6 +89,43 @@ def test_a_run_whose_load_is_gone_is_stale(store: hopgate.OxigraphStore) -> None
     )
     found = catalog.staleness(store, "sys-a")
     assert found.stale and found.reason == f"a load it used is gone ({loaded.graph})"
+
+
+def test_no_load_since_the_evaluation_asks_none_of_the_loads_it_did_not_use(
+    store: hopgate.OxigraphStore, monkeypatch: Any
+) -> None:
+    """The evaluation records the loads it decided its inputs among (``hg:sawLoads``):
+    while no load is published since, staleness asks none of the others (one query
+    each: 46 ms a load on Virtuoso, paid by every read); once one is, it asks them all,
+    and an evaluation recorded without the digest is checked as before."""
+    hopgate.load(store, CEDAR)
+    other = hopgate.load(store, EXAMPLES / "withheld.yaml")
+    evaluate(store)
+    asked: list[list[str]] = []
+    real = catalog.new_inputs
+
+    def counted(store: Any, run: str, graphs: list[str]) -> list[str]:
+        asked.append(list(graphs))
+        return real(store, run, graphs)
+
+    monkeypatch.setattr(catalog, "new_inputs", counted)
+    found = catalog.staleness(store, "sys-a")
+    assert not found.stale and found.inputs == found.evaluation.used  # type: ignore[union-attr]
+    assert other.graph not in found.inputs and asked == []
+    more = hopgate.load(store, MORE_FOR_A)
+    found = catalog.staleness(store, "sys-a")
+    assert found.stale and asked == [sorted([other.graph, more.graph])]
+    evaluate(store)
+    asked.clear()
+    assert not catalog.staleness(store, "sys-a").stale and asked == []
+    # An evaluation recorded without the digest (an earlier release): every unused load asked.
+    store.update(
+        "DELETE { GRAPH ?c { ?a hg:sawLoads ?d } } WHERE { GRAPH ?c { ?a hg:sawLoads ?d } }",
+        params={"c": IRI(CATALOG_GRAPH)},
+    )
+    asked.clear()
+    found = catalog.staleness(store, "sys-a")
+    assert not found.stale and asked == [[other.graph]]
 
 
 # ---- reads never write -------------------------------------------------------------------

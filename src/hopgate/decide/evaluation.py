@@ -258,6 +258,9 @@ def _evaluate_or_reuse(
     last: bool = True,
 ) -> EvaluationRecord:
     """Evaluate ``run_id`` unless its latest evaluation is current (and not ``force``)."""
+    # The loads the inputs are decided among, read first: a load published meanwhile is
+    # then missing from the record, and a later staleness check asks about it.
+    seen = catalog.loads_digest(catalog.load_graphs(store))
     state = catalog.staleness(store, run_id)
     found = state.evaluation
     if found is not None and not state.stale and not force:
@@ -276,6 +279,7 @@ def _evaluate_or_reuse(
         by=by,
         copies=copies,
         last=last,
+        seen=seen,
     )
 
 
@@ -453,6 +457,7 @@ def _evaluate_run(
     by: str | None = None,
     copies: _SharedCopy | None = None,
     last: bool = True,
+    seen: str | None = None,
 ) -> EvaluationRecord:
     clock = time.perf_counter()
     started = datetime.now(UTC)
@@ -501,6 +506,7 @@ def _evaluate_run(
                 ended=ended,
                 previous=previous,
                 by=by,
+                seen=seen,
             )
             cards, cases = spool.count("verdicts"), spool.count("cases")
         finally:
@@ -559,8 +565,10 @@ def _write_bundle(
     ended: datetime,
     previous: str | None,
     by: str | None,
+    seen: str | None = None,
 ) -> _BundleWriter:
-    """Write the bundle's N-Quads and its catalog entry's, a card at a time from the spool."""
+    """Write the bundle's N-Quads and its catalog entry's, a card at a time from the spool.
+    ``seen``: the digest of the loads the store held when the inputs were decided."""
     spool = decided.spool
     stamp = xsd_datetime(ended)
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -580,7 +588,7 @@ def _write_bundle(
             writer.card(card)
         writer.flags(spool.flag_rows())
         writer.coverage(spool.coverage_rows())
-        writer.provenance(run, graphs, started, ended, previous, by=by)
+        writer.provenance(run, graphs, started, ended, previous, by=by, seen=seen)
     return writer
 
 
@@ -775,6 +783,7 @@ class _BundleWriter:
         previous: str | None,
         *,
         by: str | None = None,
+        seen: str | None = None,
     ) -> None:
         bundle = nt.iri(self.bundle)
         activity = nt.iri(self.activity)
@@ -796,6 +805,9 @@ class _BundleWriter:
             f"{software} <{HG}ledgerId> {nt.string(f'hopgate {__version__}')}",
         ]
         lines += [f"{activity} <{PROV}used> {nt.iri(g)}" for g in graphs]
+        if seen is not None:
+            # In the catalog only (docs/spec/records.md "Staleness"): what a read checks.
+            lines.append(f"{activity} <{HG}sawLoads> {nt.string(seen)}")
         if previous is not None:
             lines.append(f"{bundle} <{PROV}wasRevisionOf> {nt.iri(previous)}")
         person = responsible_person(activity, software, by) if by else []

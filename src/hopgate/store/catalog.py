@@ -8,7 +8,9 @@ generating a ``prov:Bundle``); this module answers the questions asked of it
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -28,6 +30,9 @@ class Evaluation:
     activity: str
     ended: str
     used: tuple[str, ...]
+    #: :func:`loads_digest` of the load graphs the store held when the evaluation decided
+    #: its inputs (``hg:sawLoads``); None for an evaluation recorded without it.
+    saw: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,32 +62,40 @@ def load_graphs(store: Store) -> list[str]:
     return sorted(str(row["g"]) for row in rows)
 
 
+def loads_digest(graphs: Iterable[str]) -> str:
+    """A digest of a set of load graphs (an evaluation's ``hg:sawLoads``)."""
+    text = "\n".join(sorted(set(graphs)))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def evaluations(store: Store, run: str | None = None) -> list[Evaluation]:
     """Every published evaluation (of ``run`` only, when given), oldest first."""
     # The OPTIONAL beside the GRAPH group, not inside it: inside, Oxigraph
     # answered it for the whole store before joining (0.16 s at 10k claims, paid
     # by every read; 1 ms out here).
     query = (
-        "SELECT ?run ?bundle ?activity ?ended ?used WHERE { GRAPH ?c {"
+        "SELECT ?run ?bundle ?activity ?ended ?used ?saw WHERE { GRAPH ?c {"
         " ?bundle prov:wasGeneratedBy ?activity . ?activity a hg:EvaluationActivity ;"
         " hg:evaluationOf ?run ; prov:endedAtTime ?ended . }"
-        " OPTIONAL { GRAPH ?c { ?activity prov:used ?used . ?used a prov:Bundle } } }"
+        " OPTIONAL { GRAPH ?c { ?activity prov:used ?used . ?used a prov:Bundle } }"
+        " OPTIONAL { GRAPH ?c { ?activity hg:sawLoads ?saw } } }"
     )
     params: dict[str, IRI] = {"c": IRI(CATALOG_GRAPH)}
     if run is not None:
         params["run"] = IRI(ids.mint("run", run))
-    found: dict[str, tuple[str, str, str, str, set[str]]] = {}
+    found: dict[str, tuple[str, str, str, str, set[str], str | None]] = {}
     for row in store.select(query, params=params):
         activity = str(row["activity"])
+        saw = None if row["saw"] is None else str(row["saw"])
         entry = found.setdefault(
             activity,
-            (str(row["run"]), str(row["bundle"]), activity, str(row["ended"]), set()),
+            (str(row["run"]), str(row["bundle"]), activity, str(row["ended"]), set(), saw),
         )
         if row["used"] is not None:
             entry[4].add(str(row["used"]))
     result = [
-        Evaluation(ids.ledger_id(r), bundle, activity, ended, tuple(sorted(used)))
-        for r, bundle, activity, ended, used in found.values()
+        Evaluation(ids.ledger_id(r), bundle, activity, ended, tuple(sorted(used)), saw)
+        for r, bundle, activity, ended, used, saw in found.values()
     ]
     return sorted(result, key=lambda e: (e.ended, e.activity))
 
@@ -248,6 +261,13 @@ def staleness(store: Store, run: str) -> Staleness:
     gone = [g for g in found.used if g not in present]
     if gone:
         return Staleness(run, True, f"a load it used is gone ({gone[0]})", found)
+    if found.saw is not None and found.saw == loads_digest(present):
+        # No load published since the evaluation decided its inputs: the loads are the
+        # ones its walk saw, so none it did not use can hold what it depends on. (Else
+        # every unused load is asked, one query each: a load published later can make
+        # an earlier one relevant; on Virtuoso that was 46 ms a load, paid by every read
+        # of a team's history, bench/README.md "5 December, morning".)
+        return Staleness(run, False, None, found, found.used)
     newer = sorted(present - set(found.used))
     relevant = new_inputs(store, run, newer) if newer else []
     inputs = tuple(sorted({*found.used, *relevant}))
