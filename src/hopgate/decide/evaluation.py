@@ -258,9 +258,6 @@ def _evaluate_or_reuse(
     last: bool = True,
 ) -> EvaluationRecord:
     """Evaluate ``run_id`` unless its latest evaluation is current (and not ``force``)."""
-    # The loads the inputs are decided among, read first: a load published meanwhile is
-    # then missing from the record, and a later staleness check asks about it.
-    seen = catalog.loads_digest(catalog.load_graphs(store))
     state = catalog.staleness(store, run_id)
     found = state.evaluation
     if found is not None and not state.stale and not force:
@@ -279,7 +276,8 @@ def _evaluate_or_reuse(
         by=by,
         copies=copies,
         last=last,
-        seen=seen,
+        # The loads the inputs are decided among (read before them: Staleness.loads).
+        seen=catalog.loads_digest(state.loads),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from hopgate import ids
@@ -45,6 +45,9 @@ class Staleness:
     evaluation: Evaluation | None
     #: The run's input graphs when deciding needed them (:func:`run_inputs`), else None.
     inputs: tuple[str, ...] | None = None
+    #: The published load graphs this was decided among, read before anything else: an
+    #: evaluation records their :func:`loads_digest` (``hg:sawLoads``).
+    loads: tuple[str, ...] = field(default=(), compare=False)
 
 
 def runs(store: Store) -> list[str]:
@@ -254,20 +257,23 @@ def staleness(store: Store, run: str) -> Staleness:
     other runs leave it current. ``inputs`` is then what an evaluation now
     would use: the graphs the latest one used and the new relevant ones.
     """
+    # The loads first: an evaluation deciding its inputs from this answer records them,
+    # and a load published after this read is then asked about by a later check.
+    loads = tuple(load_graphs(store))
     found = latest(store, run)
     if found is None:
-        return Staleness(run, True, f"run {run!r} has never been evaluated", None)
-    present = set(load_graphs(store))
+        return Staleness(run, True, f"run {run!r} has never been evaluated", None, loads=loads)
+    present = set(loads)
     gone = [g for g in found.used if g not in present]
     if gone:
-        return Staleness(run, True, f"a load it used is gone ({gone[0]})", found)
+        return Staleness(run, True, f"a load it used is gone ({gone[0]})", found, loads=loads)
     if found.saw is not None and found.saw == loads_digest(present):
         # No load published since the evaluation decided its inputs: the loads are the
         # ones its walk saw, so none it did not use can hold what it depends on. (Else
         # every unused load is asked, one query each: a load published later can make
         # an earlier one relevant; on Virtuoso that was 46 ms a load, paid by every read
         # of a team's history, bench/README.md "5 December, morning".)
-        return Staleness(run, False, None, found, found.used)
+        return Staleness(run, False, None, found, found.used, loads)
     newer = sorted(present - set(found.used))
     relevant = new_inputs(store, run, newer) if newer else []
     inputs = tuple(sorted({*found.used, *relevant}))
@@ -279,5 +285,6 @@ def staleness(store: Store, run: str) -> Staleness:
             f"(first: {relevant[0]})",
             found,
             inputs,
+            loads,
         )
-    return Staleness(run, False, None, found, inputs)
+    return Staleness(run, False, None, found, inputs, loads)
