@@ -35,7 +35,7 @@ from hopgate.audit.withholding import (
 from hopgate.errors import ReportError
 from hopgate.library.artefacts import library_query
 from hopgate.library.steps import reader_projection
-from hopgate.store import IRI, Store, catalog, snapshots
+from hopgate.store import IRI, Store, catalog, reader_answers, snapshots
 from hopgate.vocab import CATALOG_GRAPH
 
 SECRET = "Cedar maps to record R17 zqsecretzq."
@@ -238,6 +238,23 @@ def test_reads_take_the_rule_s_answers_the_last_load_recorded(
     monkeypatch.setattr(withholding, "_rule_copy", no_copy)
     for reader in READERS:  # "analyst" and "public" are in no reader list
         assert _shipped(disk_store, reader) == expected[reader], reader
+
+
+def test_texts_looked_up_a_few_nodes_at_a_time_are_the_rule_s(
+    tmp_path: Path, write_ledger: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The withheld texts are looked up by node, a chunk of nodes per query, once for
+    every reader: with one node a query, the record and the copy give the rule's texts."""
+    monkeypatch.setattr(reader_answers, "_LOOKUP_CHUNK", 1)
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, CEDAR)
+        hopgate.load(store, write_ledger(_ledger(), "yaml", name="narrowed"))
+        expected = {reader: _one_query(store, reader) for reader in READERS}
+        assert any("zqsecretzq" in text for text in expected["public"][0])
+        assert {reader: _shipped(store, reader) for reader in READERS} == expected
+        for path in _records(store):
+            path.unlink()  # the copy, then a lookup on the store
+        assert {reader: _shipped(store, reader) for reader in READERS} == expected
 
 
 @pytest.mark.parametrize("damage", ["missing", "forged", "forged text"])

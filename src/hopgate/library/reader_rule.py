@@ -39,9 +39,10 @@ TEXTS_QUERY = f"SELECT DISTINCT ?text WHERE {{\n  {WITHHELD}\n  {_TEXT_NODES}\n{
 #: both answers of the reader filter from one run of the rule.
 VIEW_QUERY = f"SELECT DISTINCT ?node ?class ({_TEXT_NODE} AS ?text) WHERE {{\n  {WITHHELD}\n}}"
 
-#: The texts of the nodes VIEW_QUERY marks ``?text``, bound by VALUES, asked of the store.
+#: The texts of the nodes VIEW_QUERY marks ``?text``, bound by VALUES, asked of the
+#: store, each beside its node (so that one lookup serves every reader).
 TEXTS_OF_NODES = (
-    "SELECT DISTINCT ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + _TEXT_OF_NODE + "}"
+    "SELECT DISTINCT ?node ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + _TEXT_OF_NODE + "}"
 )
 
 __all__ = [
