@@ -568,3 +568,65 @@ def test_a_ledger_span_with_an_earlier_inline_spans_id_is_a_redefinition(
             hopgate.load(store, second)
         assert _dump(store) == before
     assert caught.value.conflicts == [("span", "registry@1[0:10]")]
+
+
+def _citing(ledger: Ledger, places: list[tuple[int, int]]) -> Ledger:
+    """``ledger``'s first output citing inline spans of registry@1 at ``places``."""
+    cites = [{"version": "registry@1", "start": start, "end": end} for start, end in places]
+    ledger["cases"][0]["outputs"][0]["cites"] = cites
+    return ledger
+
+
+def test_a_later_load_reads_only_the_stored_spans_its_inline_spans_name(
+    minimal_ledger: Callable[[], Ledger], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inline spans given by offsets are named before they are anchored: a later load
+    asks the store for those spans, not for every span quoting their version (which
+    grew each run's load with the runs loaded before it)."""
+    first = write(tmp_path / "first", _citing(minimal_ledger(), [(0, 10), (0, 5), (1, 6)]), "yaml")
+    later = _citing_inline(minimal_ledger())  # {registry@1, 0, 10}, and span a2
+    second = write(tmp_path / "second", later, "yaml")
+    asked: list[str] = []
+    batched = StoredRecords._span_facts
+
+    def counting(self: StoredRecords, nodes: list[str]) -> dict[str, StoredSpan]:
+        asked.extend(nodes)
+        return batched(self, nodes)
+
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, first)
+        monkeypatch.setattr(StoredRecords, "_span_facts", counting)
+        result = hopgate.load(store, second)
+    assert result.records.get("inline span", 0) == 0  # the stored one, not written again
+    assert set(asked) == {ids.mint("span", "registry@1[0:10]")}
+
+
+def test_a_batched_answer_that_lost_a_named_span_is_confirmed_alone(
+    minimal_ledger: Callable[[], Ledger], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch of named spans whose answer left a stored span out (a server's plan can
+    lose rows) asks it alone: the later load's same inline spans are the stored ones,
+    never written again nor taken for a collision."""
+    places = [(0, 10), (0, 5)]
+    first = write(tmp_path / "first", _citing(minimal_ledger(), places), "yaml")
+    later = _citing_inline(minimal_ledger())
+    later["cases"][0]["outputs"][0]["cites"] = [
+        {"version": "registry@1", "start": start, "end": end} for start, end in places
+    ]
+    second = write(tmp_path / "second", later, "yaml")
+    batched = StoredRecords._span_facts
+
+    def losing(self: StoredRecords, nodes: list[str]) -> dict[str, StoredSpan]:
+        return batched(self, nodes) if len(nodes) == 1 else {}
+
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, first)
+        monkeypatch.setattr(StoredRecords, "_span_facts", losing)
+        result = hopgate.load(store, second)
+        cited = store.select(
+            "SELECT DISTINCT ?span WHERE { ?output hg:cites ?span }",
+        )
+    assert result.records.get("inline span", 0) == 0
+    assert {str(row["span"]) for row in cited} >= {
+        ids.mint("span", f"registry@1[{start}:{end}]") for start, end in places
+    }

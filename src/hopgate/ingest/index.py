@@ -64,6 +64,13 @@ class LedgerIndex:
     #: Every string a record gives under a ``version`` key (spans, inline spans):
     #: the versions pass two may anchor in, asked of the store together beforehand.
     named_versions: set[str] = field(default_factory=set)
+    #: The ids of the inline spans given by offsets (``<version>[<start>:<end>]``,
+    #: docs/spec/ledger.md "Delivered spans"), known before anchoring: the store is
+    #: asked for these spans, not for every span quoting their versions.
+    placed_spans: set[str] = field(default_factory=set)
+    #: The versions named where no offsets are given (a quote to anchor, a span
+    #: record): every span the store holds quoting them is read beforehand.
+    unplaced_versions: set[str] = field(default_factory=set)
 
     def empty(self) -> bool:
         """True when the ledger defines no record at all."""
@@ -95,7 +102,7 @@ def index_ledger(path: Path, *, allow_files: tuple[Path, ...] = ()) -> LedgerInd
     finals: dict[tuple[str, str], Record] = {}
     name = f"load {path.name}: check"
     for record in _progress.counted(read_records(path), name, unit="records"):
-        _named_versions(record.data, index.named_versions)
+        _named_versions(record.data, index)
         if record.kind == "case":
             key = case_key(record.data)
             if key in index.cases:
@@ -125,19 +132,26 @@ def index_ledger(path: Path, *, allow_files: tuple[Path, ...] = ()) -> LedgerInd
     return index
 
 
-def _named_versions(data: object, found: set[str]) -> None:
-    """Add every string under a ``version`` key, at any depth of ``data``, to ``found``."""
+def _named_versions(data: object, index: LedgerIndex) -> None:
+    """Add every string under a ``version`` key, at any depth of ``data``, to the
+    index's named versions: with the inline span id it names when ``start`` and
+    ``end`` are given, else to the unplaced versions."""
     if isinstance(data, dict):
         version = data.get("version")
         if isinstance(version, str):
-            found.add(version)
+            index.named_versions.add(version)
+            start, end = data.get("start"), data.get("end")
+            if type(start) is int and type(end) is int:
+                index.placed_spans.add(f"{version}[{start}:{end}]")
+            else:
+                index.unplaced_versions.add(version)
         for value in data.values():
             if isinstance(value, dict | list):
-                _named_versions(value, found)
+                _named_versions(value, index)
     elif isinstance(data, list):
         for value in data:
             if isinstance(value, dict | list):
-                _named_versions(value, found)
+                _named_versions(value, index)
 
 
 def _one_final(file: str, finals: dict[tuple[str, str], Record], record: Record) -> None:

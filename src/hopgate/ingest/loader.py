@@ -130,7 +130,11 @@ def _load(
         raise LedgerError("the ledger holds no records (nothing to load)", file=str(path))
     stored = StoredRecords(store)
     existing = stored.existing(index)  # the check against the store
-    stored.prefetch(sorted(index.named_versions - index.ids["version"].keys()))
+    stored.prefetch(
+        sorted(index.named_versions - index.ids["version"].keys()),
+        placed=index.placed_spans,
+        unplaced=index.unplaced_versions,
+    )
     ctx = Context(
         str(path),
         index,

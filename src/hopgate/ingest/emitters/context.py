@@ -115,7 +115,7 @@ class Context:
         a span of another version under this id is looked for at the end, with
         the other references (:meth:`check_references`).
         """
-        if self.stored.span_known(node) is None and self.stored.quotes_known(version):
+        if self.stored.absent_known(node, version):
             self.pending_spans.setdefault(node, (record.where, record.id, name, span_id))
             return False
         stored = self.stored.span(node)
