@@ -640,3 +640,44 @@ def test_a_read_the_server_killed_is_sent_again_an_update_is_not(
         with pytest.raises(StoreError, match="failed on the server"):
             store._attempt(action, idempotent=False, what="update")
         assert len(calls) == 1
+
+
+@pytest.mark.parametrize("case", ["read", "update", "first contact"])
+def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_for_a_read(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Virtuoso answers "404 File not found" while it checkpoints (hourly as packaged:
+    the 10k-claim history stopped at run39 on it). A read of an endpoint that answered
+    before is sent again; an update is not (it may not be safe to repeat), and a 404 on
+    first contact is an endpoint that is not there: both fail at once."""
+    from SPARQLWrapper.SPARQLExceptions import EndPointNotFound
+
+    from hopgate.store.remote.limits import Limits
+
+    waits: list[float] = []
+    monkeypatch.setattr(time, "sleep", waits.append)
+    store = RemoteStore("http://127.0.0.1:9/sparql", retries=3)
+    if case != "first contact":
+        store._contact.limits = Limits(kind="virtuoso", product="Virtuoso/07.20.3229")
+    calls: list[int] = []
+
+    def action() -> str:
+        calls.append(1)
+        if len(calls) <= 5:
+            raise EndPointNotFound("404 File not found")
+        return "answer"
+
+    if case == "read":
+        assert store._attempt(action, idempotent=True, what="query") == "answer"
+        assert len(calls) == 6 and sum(waits) == 15.5
+
+        def never() -> str:
+            raise EndPointNotFound("404 File not found")
+
+        with pytest.raises(StoreError, match="checkpoints"):
+            store._attempt(never, idempotent=True, what="query")
+    else:
+        idempotent = case == "first contact"
+        with pytest.raises(StoreError, match="HTTP 404"):
+            store._attempt(action, idempotent=idempotent, what="query")
+        assert len(calls) == 1 and not waits

@@ -65,6 +65,10 @@ _TRANSIENT = (urllib.error.URLError, ConnectionError, TimeoutError, HTTPExceptio
 _LOG = logging.getLogger("hopgate")
 #: Servers whose limits were already noted in this process (one note per server).
 _NOTED: set[str] = set()
+#: Attempts of a read answered "404 File not found" by an endpoint that answered
+#: before: Virtuoso 7.2.5 answers so while it checkpoints (its CheckpointInterval,
+#: hourly as packaged). Waits of 0.5, 1, 2 ... 16 s: 31.5 s in all.
+_NOT_FOUND_ATTEMPTS = 7
 
 
 #: The most response headers Python's http.client reads before it refuses a response
@@ -181,7 +185,11 @@ class Transport:
         # A deadlock victim's transaction was rolled back whole (one request, one
         # transaction): repeating it is safe even when the update is not idempotent.
         rolled_back = 1 + self.retries
-        for attempt in range(max(attempts, rolled_back)):
+        # A 404 is an endpoint that is not there, unless it answered before (the
+        # probe of first contact did): then it is Virtuoso checkpointing, and a read
+        # is sent again. An update is not: it may not be safe to repeat.
+        not_found = _NOT_FOUND_ATTEMPTS if idempotent and self._contact.limits is not None else 1
+        for attempt in range(max(attempts, rolled_back, not_found)):
             try:
                 return action()
             except QueryBadFormed as exc:
@@ -194,7 +202,17 @@ class Transport:
                     "(--user and --password-env)"
                 ) from None
             except EndPointNotFound:
-                raise StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)") from None
+                if attempt + 1 < not_found:
+                    time.sleep(0.5 * 2**attempt)
+                    continue
+                if self._contact.limits is None:
+                    raise StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)") from None
+                raise StoreError(
+                    f"the endpoint that answered before answered the {what} with HTTP 404"
+                    + (f" for {0.5 * (2 ** (not_found - 1) - 1):g} s" if not_found > 1 else "")
+                    + ": Virtuoso does so while it checkpoints ([Parameters] "
+                    "CheckpointInterval); send it again once the checkpoint is over"
+                ) from None
             except EndPointInternalError as exc:
                 if deadlocked(str(exc)) and attempt + 1 < rolled_back:
                     time.sleep(0.5 * 2**attempt)
