@@ -681,3 +681,28 @@ def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_for_a_read(
         with pytest.raises(StoreError, match="HTTP 404"):
             store._attempt(action, idempotent=idempotent, what="query")
         assert len(calls) == 1 and not waits
+
+
+@pytest.mark.parametrize("kind", ["virtuoso", "oxigraph", None])
+def test_a_file_declaring_the_written_order_is_joined_so_on_virtuoso_only(
+    kind: str | None,
+) -> None:
+    """review-queue.rq says ``# join-order: written``: on Virtuoso (as probed) it is sent
+    with the written-order pragma, elsewhere and before first contact as it is; a file
+    that does not say so never gets it, nor does an update."""
+    from hopgate.library.artefacts import library_query
+    from hopgate.store.dialect import WRITTEN_JOIN_ORDER
+    from hopgate.store.remote.limits import Limits
+
+    store = RemoteStore("http://127.0.0.1:9/sparql")
+    if kind is not None:
+        store._contact.limits = Limits(kind=kind, product=kind)
+    # As the store sends it: its PREFIX prologue first, the parameters bound.
+    queue = store._prologue + library_query("review-queue").text
+    sent = store._wrapper(queue, update=False, dataset=False).queryString
+    assert sent.startswith(WRITTEN_JOIN_ORDER) == (kind == "virtuoso")
+    assert "SELECT DISTINCT ?run ?subject" in sent
+    other = library_query("run-new-inputs").text
+    assert not store._wrapper(other, update=False, dataset=False).queryString.startswith(
+        WRITTEN_JOIN_ORDER
+    )

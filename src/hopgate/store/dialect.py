@@ -21,6 +21,25 @@ from hopgate.vocab import HG
 #: server's statistics (docs/remote-virtuoso.md).
 WRITTEN_JOIN_ORDER = 'DEFINE sql:select-option "order"'
 
+#: A library file's header line asking a server to join in the written order.
+_DECLARED_ORDER = re.compile(r"^# join-order:\s*written\s*$", re.MULTILINE)
+_PROLOGUE_LINE = re.compile(r"^\s*(PREFIX|BASE)\s", re.IGNORECASE)
+
+
+def declares_written_order(text: str) -> bool:
+    """Whether the query ``text``'s header (its leading comment lines, a prologue
+    of PREFIX and BASE lines before or among them) says ``# join-order: written``:
+    a file whose written order is the plan to use on a server that plans
+    otherwise (Virtuoso: :data:`WRITTEN_JOIN_ORDER`)."""
+    header = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            header.append(line)
+        elif line.strip() and not _PROLOGUE_LINE.match(line):
+            break
+    return bool(_DECLARED_ORDER.search("\n".join(header)))
+
+
 _EXISTS = re.compile(r"(NOT\s+)?EXISTS\s*\{", re.IGNORECASE)
 _BIND = re.compile(r"\bBIND\s*\(", re.IGNORECASE)
 _IRIREF = re.compile(r'<[^<>"{}|^`\\\s]*>')
@@ -384,4 +403,10 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
     return "".join(out), {name for _, _, name in spans if name in chosen}
 
 
-__all__ = ["WRITTEN_JOIN_ORDER", "exists_as_values", "inline_constants", "where_groups"]
+__all__ = [
+    "WRITTEN_JOIN_ORDER",
+    "declares_written_order",
+    "exists_as_values",
+    "inline_constants",
+    "where_groups",
+]
