@@ -523,10 +523,13 @@ def test_a_batched_answer_that_lost_a_binding_is_confirmed_before_a_collision(
     """The spans quoting a stored version are read in batches before pass two; a
     batched answer that lost a binding (Virtuoso's plans can, docs/remote-virtuoso.md)
     is asked again alone before the ledger is refused for a collision."""
-    ledger = minimal_ledger()
-    ledger["cases"][0]["outputs"][0]["cites"] = [{"version": "registry@1", "start": 0, "end": 10}]
-    first = write(tmp_path / "first", ledger, "yaml")
-    second = write(tmp_path / "second", _citing_inline(minimal_ledger()), "yaml")
+    # Two inline spans each, so that the later load asks them in one batch.
+    first = write(tmp_path / "first", _citing(minimal_ledger(), [(0, 10), (0, 5)]), "yaml")
+    later = _citing_inline(minimal_ledger())
+    later["cases"][0]["outputs"][0]["cites"] = [
+        {"version": "registry@1", "start": start, "end": end} for start, end in [(0, 10), (0, 5)]
+    ]
+    second = write(tmp_path / "second", later, "yaml")
     batched = StoredRecords._span_facts
 
     def losing(self: StoredRecords, nodes: list[str]) -> dict[str, StoredSpan]:

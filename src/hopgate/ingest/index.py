@@ -69,7 +69,9 @@ class LedgerIndex:
     #: asked for these spans, not for every span quoting their versions.
     placed_spans: set[str] = field(default_factory=set)
     #: The versions named where no offsets are given (a quote to anchor, a span
-    #: record): every span the store holds quoting them is read beforehand.
+    #: record placed by its quote): every span the store holds quoting them is
+    #: read beforehand. (A span record with offsets adds its id-shaped name to
+    #: ``placed_spans``: asked, harmlessly, like an inline span's.)
     unplaced_versions: set[str] = field(default_factory=set)
 
     def empty(self) -> bool:

@@ -199,10 +199,13 @@ class Transport:
         # A deadlock victim's transaction was rolled back whole (one request, one
         # transaction): repeating it is safe even when the update is not idempotent.
         rolled_back = 1 + self.retries
-        # A 404 is an endpoint that is not there, unless it answered before (the
-        # probe of first contact did): then it is Virtuoso checkpointing, and a read
-        # is sent again. An update is not: it may not be safe to repeat.
-        not_found = _NOT_FOUND_ATTEMPTS if idempotent and self._contact.limits is not None else 1
+        # A 404 is an endpoint that is not there, unless the query endpoint answered
+        # before (the probe of first contact did) and is Virtuoso's: then it is
+        # checkpointing, and a query is sent again. An update is not (it goes to
+        # an endpoint the probe never asked, and may not be safe to repeat).
+        limits = self._contact.limits
+        checkpoint = what == "query" and limits is not None and limits.kind == "virtuoso"
+        not_found = _NOT_FOUND_ATTEMPTS if checkpoint else 1
         for attempt in range(max(attempts, rolled_back, not_found)):
             try:
                 return action()
@@ -219,13 +222,13 @@ class Transport:
                 if attempt + 1 < not_found:
                     time.sleep(0.5 * 2**attempt)
                     continue
-                if self._contact.limits is None:
+                if not checkpoint:
                     raise StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)") from None
                 raise StoreError(
-                    f"the endpoint that answered before answered the {what} with HTTP 404"
-                    + (f" for {0.5 * (2 ** (not_found - 1) - 1):g} s" if not_found > 1 else "")
-                    + ": Virtuoso does so while it checkpoints ([Parameters] "
-                    "CheckpointInterval); send it again once the checkpoint is over"
+                    f"the endpoint that answered before answered the {what} with HTTP 404 "
+                    f"for {0.5 * (2 ** (not_found - 1) - 1):g} s: Virtuoso does so while it "
+                    "checkpoints ([Parameters] CheckpointInterval); send it again once the "
+                    "checkpoint is over"
                 ) from None
             except EndPointInternalError as exc:
                 if deadlocked(str(exc)) and attempt + 1 < rolled_back:
