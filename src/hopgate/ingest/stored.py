@@ -9,6 +9,7 @@ questions, each at most once per load; it only reads.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,16 +174,21 @@ class StoredRecords:
                 {c: c for c in whole}, "?span prov:wasQuotedFrom ?node", answer="span"
             )
             spans = sorted({str(span) for found in quoting.values() for span in found})
-            for first in range(0, len(spans), BATCH):
-                part = spans[first : first + BATCH]
-                facts = self._span_facts(part)
-                # A span the batched answer left out is asked alone: every span
-                # quoting a prefetched version must be known, or a new inline span
-                # could be written twice.
-                for node in set(part) - facts.keys():
-                    facts.update(self._span_facts([node]))
-                self._spans.update(facts)
+            # Every span quoting a prefetched version must be known, or a new inline
+            # span could be written twice: each is held (the join just found it).
+            self._read_spans(spans, held=lambda missing: missing)
             self._quoted.update(whole)
+
+    def _read_spans(self, nodes: list[str], *, held: Callable[[list[str]], Iterable[str]]) -> None:
+        """Read the facts of ``nodes`` into ``_spans``, in batches. A node the batched
+        answer left out that ``held`` (given the missing nodes) says the store holds is
+        asked alone: Virtuoso's plans can lose rows of a batch."""
+        for first in range(0, len(nodes), BATCH):
+            part = nodes[first : first + BATCH]
+            facts = self._span_facts(part)
+            for node in held([n for n in part if n not in facts]):
+                facts.update(self._span_facts([node]))
+            self._spans.update(facts)
 
     def _prefetch_placed(self, versions: list[str], placed: set[str]) -> None:
         """Read the spans named ``placed`` (inline span ids) whose version is one of
@@ -193,13 +199,10 @@ class StoredRecords:
         nodes = sorted(
             ids.mint("span", span_id) for span_id in placed if span_id.rsplit("[", 1)[0] in named
         )
-        for first in range(0, len(nodes), BATCH):
-            part = nodes[first : first + BATCH]
-            facts = self._span_facts(part)
-            for node in self.spans_held([n for n in part if n not in facts]):
-                facts.update(self._span_facts([node]))
-            self._spans.update(facts)
-            self._asked.update(part)
+        # A named span may not exist: one left out is asked alone only when a plain
+        # join says the store holds it.
+        self._read_spans(nodes, held=self.spans_held)
+        self._asked.update(nodes)
 
     def _nodes(
         self,

@@ -23,7 +23,9 @@ WRITTEN_JOIN_ORDER = 'DEFINE sql:select-option "order"'
 
 #: A library file's header line asking a server to join in the written order.
 _DECLARED_ORDER = re.compile(r"^# join-order:\s*written\s*$", re.MULTILINE)
-_PROLOGUE_LINE = re.compile(r"^\s*(PREFIX|BASE)\s", re.IGNORECASE)
+#: A query's header: its leading comment, PREFIX, BASE and blank lines (matched
+#: without reading on: a query may carry a VALUES block of 200 kB).
+_HEADER = re.compile(r"(?:(?:#[^\n]*|[ \t]*(?:(?i:PREFIX|BASE)[ \t][^\n]*)?)(?:\n|$))*")
 
 
 def declares_written_order(text: str) -> bool:
@@ -31,13 +33,8 @@ def declares_written_order(text: str) -> bool:
     of PREFIX and BASE lines before or among them) says ``# join-order: written``:
     a file whose written order is the plan to use on a server that plans
     otherwise (Virtuoso: :data:`WRITTEN_JOIN_ORDER`)."""
-    header = []
-    for line in text.splitlines():
-        if line.startswith("#"):
-            header.append(line)
-        elif line.strip() and not _PROLOGUE_LINE.match(line):
-            break
-    return bool(_DECLARED_ORDER.search("\n".join(header)))
+    header = _HEADER.match(text)
+    return header is not None and bool(_DECLARED_ORDER.search(header.group()))
 
 
 _EXISTS = re.compile(r"(NOT\s+)?EXISTS\s*\{", re.IGNORECASE)
