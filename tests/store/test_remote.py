@@ -131,7 +131,7 @@ def _records(store: hopgate.Store) -> int:
         "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?c { ?g hg:snapshotDigest ?d } }",
         params={"c": hopgate.IRI(CATALOG_GRAPH)},
     )
-    return store.count() - int(cached[0]["n"])  # type: ignore[arg-type]
+    return store.count() - int(cached[0]["n"])
 
 
 def _verdicts_json(store: hopgate.Store) -> list[dict[str, Any]]:
@@ -642,14 +642,19 @@ def test_a_read_the_server_killed_is_sent_again_an_update_is_not(
         assert len(calls) == 1
 
 
-@pytest.mark.parametrize("case", ["read", "update", "first contact"])
-def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_for_a_read(
+@pytest.mark.parametrize(
+    "case", ["read", "idempotent update", "update", "upload", "first contact", "never answered"]
+)
+def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_when_safe_to_repeat(
     case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Virtuoso answers "404 File not found" while it checkpoints (hourly as packaged:
-    the 10k-claim history stopped at run39 on it). A read of an endpoint that answered
-    before is sent again; an update is not (it may not be safe to repeat), and a 404 on
-    first contact is an endpoint that is not there: both fail at once."""
+    the 10k-claim history stopped at run39 on it). A request safe to repeat (every read,
+    an idempotent update, a graph store upload) to an endpoint that answered before is
+    sent again; an update that is not idempotent fails at once, and so does a 404 from an
+    endpoint never heard from (a wrong URL), before or after first contact."""
+    import urllib.error
+
     from SPARQLWrapper.SPARQLExceptions import EndPointNotFound
 
     from hopgate.store.remote.limits import Limits
@@ -657,30 +662,112 @@ def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_for_a_read(
     waits: list[float] = []
     monkeypatch.setattr(time, "sleep", waits.append)
     store = RemoteStore("http://127.0.0.1:9/sparql", retries=3)
+    what = {"idempotent update": "update", "update": "update", "upload": "graph store upload"}
+    kind = what.get(case, "query")
     if case != "first contact":
         store._contact.limits = Limits(kind="virtuoso", product="Virtuoso/07.20.3229")
+    if case not in ("first contact", "never answered"):
+        store._attempt(lambda: None, idempotent=True, what=kind)
     calls: list[int] = []
+
+    def not_found() -> Exception:
+        if case == "upload":  # the graph store's requests are urllib's own
+            return urllib.error.HTTPError("http://x/gsp", 404, "File not found", {}, None)
+        return EndPointNotFound("404 File not found")
 
     def action() -> str:
         calls.append(1)
         if len(calls) <= 5:
-            raise EndPointNotFound("404 File not found")
+            raise not_found()
         return "answer"
 
-    if case == "read":
-        assert store._attempt(action, idempotent=True, what="query") == "answer"
+    idempotent = case != "update"
+    if case in ("read", "idempotent update", "upload"):
+        assert store._attempt(action, idempotent=idempotent, what=kind) == "answer"
         assert len(calls) == 6 and sum(waits) == 15.5
 
         def never() -> str:
-            raise EndPointNotFound("404 File not found")
+            raise not_found()
 
         with pytest.raises(StoreError, match="checkpoints"):
-            store._attempt(never, idempotent=True, what="query")
+            store._attempt(never, idempotent=True, what=kind)
+        assert sum(waits) == 15.5 + 31.5
     else:
-        what = "query" if case == "first contact" else "update"
         with pytest.raises(StoreError, match="no SPARQL endpoint answers the .* 404"):
-            store._attempt(action, idempotent=True, what=what)
+            store._attempt(action, idempotent=idempotent, what=kind)
         assert len(calls) == 1 and not waits
+
+
+def test_each_kind_of_failure_is_waited_out_on_its_own_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A gateway's 503s and a deadlock before a checkpoint's 404s leave the 404s their
+    own seven attempts and 31.5 s of waits, from the shortest wait up."""
+    import urllib.error
+
+    from SPARQLWrapper.SPARQLExceptions import EndPointInternalError, EndPointNotFound
+
+    from hopgate.store.remote.limits import Limits
+
+    waits: list[float] = []
+    monkeypatch.setattr(time, "sleep", waits.append)
+    store = RemoteStore("http://127.0.0.1:9/sparql", retries=2)
+    store._contact.limits = Limits(kind="virtuoso", product="Virtuoso/07.20.3229")
+    store._attempt(lambda: None, idempotent=True, what="query")
+    failures: list[Exception] = [
+        urllib.error.HTTPError("http://x", 503, "Service Unavailable", {}, io.BytesIO(b"")),
+        EndPointInternalError("Virtuoso 40001 Error SR172: Transaction deadlocked"),
+        urllib.error.HTTPError("http://x", 503, "Service Unavailable", {}, io.BytesIO(b"")),
+        *[EndPointNotFound("404 File not found") for _ in range(6)],
+    ]
+
+    def action() -> str:
+        if failures:
+            raise failures.pop(0)
+        return "answer"
+
+    assert store._attempt(action, idempotent=True, what="query") == "answer"
+    assert waits == [0.5, 0.5, 1.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    # A third 503: the transient failures' own count (1 + retries) is spent.
+    failures[:] = [
+        urllib.error.HTTPError("http://x", 503, "Service Unavailable", {}, io.BytesIO(b""))
+        for _ in range(3)
+    ]
+    with pytest.raises(StoreError, match="HTTP 503"):
+        store._attempt(action, idempotent=True, what="query")
+
+
+def test_the_pages_of_a_file_declaring_the_written_order_are_joined_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer read in pages (a server's row cap) is each page joined as the whole
+    query would be: review-queue.rq's pages carry its written-order declaration."""
+    from hopgate.library.artefacts import library_query
+    from hopgate.store.dialect import WRITTEN_JOIN_ORDER
+    from hopgate.store.remote.limits import Limits
+
+    store = RemoteStore("http://127.0.0.1:9/sparql")
+    store._contact.limits = Limits(kind="virtuoso", product="Virtuoso", row_cap=2)
+    sent: list[str] = []
+
+    def answer(text: str, *, dataset: bool = True, capped: bool = False) -> dict[str, Any]:
+        sent.append(store._wrapper(text, update=False, dataset=False).queryString)
+        found = 2 if len(sent) == 1 else 1  # a full page, then the last
+        bindings = [
+            {"run": {"type": "uri", "value": f"urn:r{len(sent)}.{i}"}} for i in range(found)
+        ]
+        return {"head": {"vars": ["run"]}, "results": {"bindings": bindings}}
+
+    monkeypatch.setattr(store, "_json", answer)
+    queue = store._prologue + library_query("review-queue").text
+    pages = list(store._pages(queue, ["run", "subject"]))
+    assert len(pages) == 3 and len(sent) == 2
+    assert all(text.startswith(WRITTEN_JOIN_ORDER) for text in sent)
+    assert all("OFFSET" in text for text in sent)
+    sent.clear()
+    other = store._prologue + library_query("run-new-inputs").text
+    list(store._pages(other, ["load"]))
+    assert sent and not any(text.startswith(WRITTEN_JOIN_ORDER) for text in sent)
 
 
 @pytest.mark.parametrize("kind", ["virtuoso", "oxigraph", None])

@@ -37,6 +37,13 @@ def declares_written_order(text: str) -> bool:
     return header is not None and bool(_DECLARED_ORDER.search(header.group()))
 
 
+def order_declaration(text: str) -> str:
+    """The header line ``# join-order: written`` (with its line break) when ``text``
+    declares it, else "": put before a page or count made from ``text`` without its
+    comments, so that the server joins it as the file asks."""
+    return "# join-order: written\n" if declares_written_order(text) else ""
+
+
 _EXISTS = re.compile(r"(NOT\s+)?EXISTS\s*\{", re.IGNORECASE)
 _BIND = re.compile(r"\bBIND\s*\(", re.IGNORECASE)
 _IRIREF = re.compile(r'<[^<>"{}|^`\\\s]*>')

@@ -32,6 +32,7 @@ from hopgate.store.dialect import (
     inline_constants,
     join_scope,
     operations,
+    order_declaration,
     without_comments,
 )
 from hopgate.store.oxigraph import OxigraphStore
@@ -260,6 +261,8 @@ class RemoteStore(Caches, Reads, Store):
         """
         size = self.limits().page_size
         plain = without_comments(text)
+        # Each page is joined as the whole query would be (review-queue.rq's order).
+        declared = order_declaration(text)
         try:
             shape(plain)
             first = select_page(plain, names, 0, size)
@@ -268,7 +271,7 @@ class RemoteStore(Caches, Reads, Store):
         offset = 0
         page = first
         while True:
-            found = rows(self._json(page, dataset=dataset, capped=True))
+            found = rows(self._json(declared + page, dataset=dataset, capped=True))
             yield from found
             if len(found) < size:
                 return
@@ -338,7 +341,7 @@ class RemoteStore(Caches, Reads, Store):
         if cap is None or data.count(b"\n") < cap:
             return data
         # As many triples as the cap: Virtuoso cuts a CONSTRUCT there without a word.
-        return self._construct_pages(without_comments(text))
+        return self._construct_pages(text)
 
     def _construct_pages(self, text: str) -> bytes:
         """A CONSTRUCT's triples read over its template's distinct solutions, page by page.
@@ -348,16 +351,17 @@ class RemoteStore(Caches, Reads, Store):
         within the server's cap.
         """
         size = self.limits().page_size
+        plain, declared = without_comments(text), order_declaration(text)
         try:
-            per = template_triples(shape(text).template)
-            counted = rows(self._json(count_query(text), dataset=True))
+            per = template_triples(shape(plain).template)
+            counted = rows(self._json(declared + count_query(plain), dataset=True))
         except QueryError as exc:
             raise StoreError(f"{RowCapReached(size)} ({exc})") from None
         total = integer(counted[0]["n"]) if counted else 0
         step = max(1, size // per)
         seen: dict[bytes, None] = {}
         for offset in range(0, total, step):
-            page = construct_page(text, offset, step)
+            page = declared + construct_page(plain, offset, step)
 
             def action(page: str = page) -> bytes:
                 return as_ntriples(*self._construct_page(page, dataset=True))

@@ -65,7 +65,7 @@ _TRANSIENT = (urllib.error.URLError, ConnectionError, TimeoutError, HTTPExceptio
 _LOG = logging.getLogger("hopgate")
 #: Servers whose limits were already noted in this process (one note per server).
 _NOTED: set[str] = set()
-#: Attempts of a read answered "404 File not found" by an endpoint that answered
+#: Attempts of a request answered "404 File not found" by an endpoint that answered
 #: before: Virtuoso 7.2.5 answers so while it checkpoints (its CheckpointInterval,
 #: hourly as packaged). Waits of 0.5, 1, 2 ... 16 s: 31.5 s in all.
 _NOT_FOUND_ATTEMPTS = 7
@@ -99,6 +99,9 @@ class Contact:
     def __init__(self) -> None:
         self.limits: Limits | None = None
         self.lock = threading.Lock()
+        #: The kinds of request (``what``: query, update, graph store upload) whose
+        #: endpoint has answered one: a 404 from it later is not a missing endpoint.
+        self.answered: set[str] = set()
 
 
 class Transport:
@@ -194,21 +197,31 @@ class Transport:
         return limits is not None and limits.kind == "virtuoso" and declares_written_order(text)
 
     def _attempt(self, action: Callable[[], T], *, idempotent: bool, what: str) -> T:
-        """Run ``action``; retry transient failures only when it is safe to repeat."""
-        attempts = 1 + (self.retries if idempotent else 0)
+        """Run ``action``; retry transient failures only when it is safe to repeat.
+
+        Each kind of failure has its own count and waits (0.5, 1, 2 ... s): a
+        gateway's 503 before a checkpoint's 404s leaves the 404s their 31.5 s.
+        """
         # A deadlock victim's transaction was rolled back whole (one request, one
         # transaction): repeating it is safe even when the update is not idempotent.
-        rolled_back = 1 + self.retries
-        # A 404 is an endpoint that is not there, unless the query endpoint answered
-        # before (the probe of first contact did) and is Virtuoso's: then it is
-        # checkpointing, and a query is sent again. An update is not (it goes to
-        # an endpoint the probe never asked, and may not be safe to repeat).
-        limits = self._contact.limits
-        checkpoint = what == "query" and limits is not None and limits.kind == "virtuoso"
-        not_found = _NOT_FOUND_ATTEMPTS if checkpoint else 1
-        for attempt in range(max(attempts, rolled_back, not_found)):
+        limits_of = {
+            "transient": 1 + (self.retries if idempotent else 0),
+            "rolled back": 1 + self.retries,
+            "not found": _NOT_FOUND_ATTEMPTS if self._checkpoints(what, idempotent) else 1,
+        }
+        tries: dict[str, int] = dict.fromkeys(limits_of, 0)
+
+        def again(kind: str) -> bool:
+            """Count one failure of ``kind``; wait and say True when it may be tried again."""
+            tries[kind] += 1
+            if tries[kind] >= limits_of[kind]:
+                return False
+            time.sleep(0.5 * 2 ** (tries[kind] - 1))
+            return True
+
+        while True:
             try:
-                return action()
+                answer = action()
             except QueryBadFormed as exc:
                 raise QueryError(
                     server_message(exc, f"the server rejected the {what}", what)
@@ -219,35 +232,29 @@ class Transport:
                     "(--user and --password-env)"
                 ) from None
             except EndPointNotFound:
-                if attempt + 1 < not_found:
-                    time.sleep(0.5 * 2**attempt)
+                if again("not found"):
                     continue
-                if not checkpoint:
-                    raise StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)") from None
-                raise StoreError(
-                    f"the endpoint that answered before answered the {what} with HTTP 404 "
-                    f"for {0.5 * (2 ** (not_found - 1) - 1):g} s: Virtuoso does so while it "
-                    "checkpoints ([Parameters] CheckpointInterval); send it again once the "
-                    "checkpoint is over"
-                ) from None
+                raise self._not_found(what, limits_of["not found"]) from None
             except EndPointInternalError as exc:
-                if deadlocked(str(exc)) and attempt + 1 < rolled_back:
-                    time.sleep(0.5 * 2**attempt)
+                if deadlocked(str(exc)) and again("rolled back"):
                     continue
-                if idempotent and killed(str(exc)) and attempt + 1 < attempts:
-                    time.sleep(0.5 * 2**attempt)
+                if idempotent and killed(str(exc)) and again("transient"):
                     continue
                 raise StoreError(
                     server_message(exc, f"the {what} failed on the server", what)
                 ) from None
             except urllib.error.HTTPError as exc:
+                # The graph store upload's own requests (urllib, not SPARQLWrapper).
+                if exc.code == 404:
+                    if again("not found"):
+                        continue
+                    raise self._not_found(what, limits_of["not found"]) from None
                 body = exc.read().decode("utf-8", "replace")[:500]
                 # Concurrent uploads into one graph can deadlock on the server,
                 # which rolls one of them back: repeating it is safe.
-                victim = exc.code == 500 and deadlocked(body)
-                transient = exc.code in (502, 503, 504) or victim
-                if transient and attempt + 1 < (rolled_back if victim else attempts):
-                    time.sleep(0.5 * 2**attempt)
+                if exc.code == 500 and deadlocked(body) and again("rolled back"):
+                    continue
+                if exc.code in (502, 503, 504) and again("transient"):
                     continue
                 if exc.code == 401:
                     raise StoreError(
@@ -271,11 +278,39 @@ class Transport:
                     "(the store's timeout); it may still be running it"
                 ) from None
             except _TRANSIENT as exc:
-                if attempt + 1 < attempts:
-                    time.sleep(0.5 * 2**attempt)
+                if again("transient"):
                     continue
                 raise StoreError(f"the {what} failed: cannot reach the server: {exc}") from None
-        raise AssertionError("unreachable")
+            self._contact.answered.add(what)
+            return answer
+
+    def _checkpoints(self, what: str, idempotent: bool) -> bool:
+        """Whether a 404 to a ``what`` request is Virtuoso checkpointing, to wait out.
+
+        A 404 is an endpoint that is not there, unless the server was probed as
+        Virtuoso (which answers "404 File not found" while it checkpoints: its
+        CheckpointInterval, hourly as packaged) and this kind of request was
+        answered before by the same endpoint; and the request is one that is
+        safe to send again (every query, an idempotent update or upload).
+        """
+        limits = self._contact.limits
+        return (
+            idempotent
+            and limits is not None
+            and limits.kind == "virtuoso"
+            and what in self._contact.answered
+        )
+
+    def _not_found(self, what: str, attempts: int) -> StoreError:
+        """The error for a 404 that was not, or no longer, waited out."""
+        if attempts == 1:
+            return StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)")
+        return StoreError(
+            f"the endpoint that answered before answered the {what} with HTTP 404 "
+            f"for {0.5 * (2 ** (attempts - 1) - 1):g} s: Virtuoso does so while it "
+            "checkpoints ([Parameters] CheckpointInterval); send it again once the "
+            "checkpoint is over"
+        )
 
     def _json(self, text: str, *, dataset: bool = True, capped: bool = False) -> dict[str, Any]:
         """A query's whole JSON answer.
