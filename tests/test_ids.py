@@ -235,3 +235,49 @@ def test_hostile_ids_read_back_exactly(ledger_id: str) -> None:
         assert ids.parse(ids.mint(kind, ledger_id)) == (kind, ledger_id)
     for other in HOSTILE_IDS:
         assert ids.parse_case(ids.mint_case(ledger_id, other)) == (ledger_id, other)
+
+
+def _one_by_one(iris: list[str | None]) -> list[str | None] | type[ValueError]:
+    try:
+        return [None if iri is None else ids.ledger_id(iri) for iri in iris]
+    except ValueError:
+        return ValueError
+
+
+@given(
+    st.sampled_from(RECORD_KINDS + ["case"]),
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.text(min_size=1, max_size=12),
+            st.text(alphabet=UNRESERVED + "/%\n", min_size=0, max_size=12),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_ids_decoded_together_are_the_ids_decoded_one_by_one(
+    kind: str, raw: list[str | None], minted: bool
+) -> None:
+    """``ledger_ids`` (a read's columns of card ids decoded in one scan) gives what
+    ``ledger_id`` gives each IRI, and refuses what it refuses: ids minted as they are,
+    and segments appended raw (a bare "/", "%", line end or empty segment: not minted)."""
+    if kind == "case":
+        iris = [None if t is None else ids.mint_case(t, t) if t else ID_BASE + "case/" for t in raw]
+    elif minted:
+        iris = [None if t is None or not t else ids.mint(kind, t) for t in raw]
+    else:
+        iris = [None if t is None else f"{ID_BASE}{kind}/{t}" for t in raw]
+    expected = _one_by_one(iris)
+    if expected is ValueError:
+        with pytest.raises(ValueError):
+            ids.ledger_ids(iris)
+    else:
+        assert ids.ledger_ids(iris) == expected
+
+
+def test_ids_of_several_kinds_or_foreign_iris_are_decoded_one_by_one() -> None:
+    mixed = [ids.mint("output", "sys-a/q1/o1"), ids.mint("claim", "c/1"), None]
+    assert ids.ledger_ids(mixed) == ["sys-a/q1/o1", "c/1", None]
+    with pytest.raises(ValueError, match="not a hopgate IRI"):
+        ids.ledger_ids([ids.mint("output", "o"), "https://example.org/output/o"])

@@ -32,6 +32,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from importlib.resources.abc import Traversable
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
@@ -485,7 +487,11 @@ def verdicts(
     """
     readers = Readers(store, reader, ReportError)
     readers.start(catalog.runs(store) if run is None else [run])
-    return [readers.of_run(row.run).redact(row) for row in _verdicts(store, run=run, brief=brief)]
+    # Each run's rows through its reader's filter as one list (walked field by field).
+    shown: list[VerdictRow] = []
+    for each, rows in groupby(_verdicts(store, run=run, brief=brief), key=attrgetter("run")):
+        shown += readers.of_run(each).redact(list(rows))
+    return shown
 
 
 @dataclass

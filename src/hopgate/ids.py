@@ -19,8 +19,9 @@ compare terms, and read ``hg:ledgerId`` literals where they need an id
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from operator import methodcaller
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -152,6 +153,61 @@ def parse_case(iri: str) -> tuple[str, str]:
 def ledger_id(iri: str) -> str:
     """Return the ledger id of a minted IRI (any kind)."""
     return parse(iri)[1]
+
+
+#: Segments joined by line ends, each of characters quote() never encodes, or of
+#: those and "/" (decoded from "%2F", the one escape of ids like "sys-a/q1/o1").
+_PLAIN_LINES = re.compile(r"[A-Za-z0-9_.~\n-]*")
+_SLASHED_LINES = re.compile(r"[A-Za-z0-9_.~/\n-]*")
+
+
+def ledger_ids(iris: Sequence[str | None]) -> list[str | None]:
+    """:func:`ledger_id` of each IRI (None stays None), the IRIs of one kind decoded
+    together when their segments hold no escape but "%2F" (checked in one scan).
+
+    A read of 20,600 cards decoded 130k ids one call each: a third of building
+    the cards at 10k claims (bench/README.md, "5 December, night").
+    """
+    present = [iri for iri in iris if iri is not None]
+    decoded = _decoded_together(present) if present else []
+    if decoded is None:
+        decoded = [ledger_id(iri) for iri in present]
+    if len(present) == len(iris):
+        return list(decoded)
+    found = iter(decoded)
+    return [None if iri is None else next(found) for iri in iris]
+
+
+def _decoded_together(iris: list[str]) -> list[str] | None:
+    """The ids of ``iris`` when all are of one kind (not a case) with segments of plain
+    characters and "%2F" only; None otherwise (each is then parsed on its own)."""
+    first = iris[0]
+    if not first.startswith(ID_BASE):
+        return None
+    kind, sep, _ = first[len(ID_BASE) :].partition("/")
+    if not sep or kind not in KINDS or kind == "case":
+        return None
+    prefix = f"{ID_BASE}{kind}/"
+    if not all(map(methodcaller("startswith", prefix), iris)):
+        return None
+    cut = len(prefix)
+    # An empty segment is no minted IRI: its error comes from parse().
+    segments = [iri[cut:] for iri in iris]
+    if not all(segments):
+        return None
+    joined = "\n".join(segments)
+    if joined.count("\n") != len(segments) - 1:  # a line end inside a segment: not minted
+        return None
+    if _PLAIN_LINES.fullmatch(joined):
+        return segments
+    # A "%" that does not start "%2F" (an escaped "%" is "%25") is left in place
+    # and fails the scan; a "/" never stands unescaped in a minted segment.
+    if "/" in joined:
+        return None
+    slashed = joined.replace("%2F", "/")
+    if _SLASHED_LINES.fullmatch(slashed):
+        return slashed.split("\n")
+    return None
 
 
 def short_name(iri: str) -> str:

@@ -142,3 +142,30 @@ def test_redact_replaces_exactly_the_texts_that_repeat_a_withheld_one(
     assert type(found) is type(value)
     if found == value and repr(found) == repr(value):
         assert found is value
+
+
+_ROWS = st.lists(
+    st.builds(
+        Proportion,
+        st.integers(0, 3),
+        st.one_of(_WORDS, st.none()),
+        st.one_of(_LEAVES, st.lists(_LEAVES, max_size=2), st.just([])),
+    ),
+    min_size=2,
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(rows=st.one_of(_ROWS, _ROWS.map(tuple)))
+def test_rows_of_one_class_walked_by_field_are_redacted_as_row_by_row(rows: Any) -> None:
+    """A list of rows of one dataclass (``verdicts``' cards) is walked field by field,
+    a column without text passed over in one scan: the same rows as walking each row,
+    name fields kept, and the very list when nothing changed."""
+    rule = Withholding("public", ["secret words"])
+    found = rule.redact(rows)
+    assert found == _reference_redact(rule, rows, frozenset())
+    assert type(found) is type(rows)
+    assert [row.interval for row in found] == [row.interval for row in rows]
+    if all(a is b for a, b in zip(found, rows, strict=True)):
+        assert found is rows
