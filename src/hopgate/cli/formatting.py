@@ -34,17 +34,44 @@ def render(
     if format == "json":
         shown = [{name: show_value(row.get(name), iris=iris) for name in columns} for row in rows]
         return escaping.json_text(shown) + "\n"
-    # The cells row after row, each as shown; escaped together (escaping.visible_each).
-    values = [show_value(row.get(name), iris=iris) for row in rows for name in columns]
+    # Each column's values as shown, then the cells row after row, escaped together
+    # (escaping.visible_each). By column: a column of plain strings or flags is made in
+    # one pass of C (verdicts' table at 10k claims: 226k cells).
+    by_column = [_shown_column([row.get(name) for row in rows], iris) for name in columns]
     if format == "csv":
+        cells = [cell for row in zip(*map(_csv_column, by_column), strict=True) for cell in row]
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(escaping.csv_cells(columns))
-        writer.writerows(_in_rows(escaping.csv_cells([_joined(v) for v in values]), len(columns)))
+        writer.writerows(_in_rows(escaping.csv_cells(cells), len(columns)))
         return buffer.getvalue()
-    return _table(
-        _in_rows(escaping.visible_each([_cell(v) for v in values]), len(columns)), columns
-    )
+    cells = [cell for row in zip(*map(_cell_column, by_column), strict=True) for cell in row]
+    return _table(_in_rows(escaping.visible_each(cells), len(columns)), columns)
+
+
+#: The exact types :func:`show_value` gives back as they are.
+_SHOWN_AS_IS = frozenset({str, bool, int, float, type(None), list, tuple})
+
+
+def _shown_column(values: list[Any], iris: bool) -> list[Any]:
+    """:func:`show_value` of each of a column's values."""
+    if set(map(type, values)) <= _SHOWN_AS_IS:
+        return values
+    return [show_value(value, iris=iris) for value in values]
+
+
+def _cell_column(values: list[Any]) -> list[Any]:
+    """:func:`_cell` of each of a column's values (plain strings as they are)."""
+    if set(map(type, values)) <= {str}:
+        return values
+    return list(map(_cell, values))
+
+
+def _csv_column(values: list[Any]) -> list[Any]:
+    """:func:`_joined` of each of a column's values (all but lists as they are)."""
+    if not set(map(type, values)) & {list, tuple}:
+        return values
+    return list(map(_joined, values))
 
 
 def _in_rows(cells: list[str], width: int) -> list[list[str]]:
