@@ -45,8 +45,8 @@ def render(
         writer.writerow(escaping.csv_cells(columns))
         writer.writerows(_in_rows(escaping.csv_cells(cells), len(columns)))
         return buffer.getvalue()
-    cells = [cell for row in zip(*map(_cell_column, by_column), strict=True) for cell in row]
-    return _table(_in_rows(escaping.visible_each(cells), len(columns)), columns)
+    # Each column escaped on its own (visible_each: the same cells as escaped together).
+    return _table_of_columns([escaping.visible_each(_cell_column(c)) for c in by_column], columns)
 
 
 #: The exact types :func:`show_value` gives back as they are.
@@ -103,11 +103,20 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
 
 
 def _table(cells: list[list[str]], columns: Sequence[str]) -> str:
-    """:func:`table` of cells already escaped."""
+    """:func:`table` of cells already escaped, row after row."""
+    by_column = [list(column) for column in zip(*cells, strict=True)] if cells else []
+    return _table_of_columns(by_column or [[] for _ in columns], columns)
+
+
+def _table_of_columns(cells: list[list[str]], columns: Sequence[str]) -> str:
+    """:func:`table` of cells already escaped, column by column."""
     columns = [escaping.terminal(name) for name in columns]
-    widths = [max([len(name)] + [len(r[i]) for r in cells]) for i, name in enumerate(columns)]
-    lines = ["  ".join(name.ljust(w) for name, w in zip(columns, widths, strict=True)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in cells:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    widths = [
+        max(len(name), max(map(len, column), default=0))
+        for name, column in zip(columns, cells, strict=True)
+    ]
+    # One format per table, each cell padded as str.ljust pads it.
+    line = "  ".join(f"{{:<{width}}}" for width in widths)
+    lines = [line.format(*columns).rstrip(), "  ".join("-" * w for w in widths)]
+    lines += [line.format(*row).rstrip() for row in zip(*cells, strict=True)]
     return "\n".join(lines) + "\n"
