@@ -208,6 +208,10 @@ def _decoded_together(iris: list[str]) -> list[str] | None:
             return None
         codes.add(code)
         rest = rest.replace(f"%{code}", "")
+    # A removal can bring a lone "%" next to two digits ("%2F%%2F1A"): each "%" must
+    # start one of the escapes found.
+    if sum(joined.count(f"%{code}") for code in codes) != joined.count("%"):
+        return None
     # Every "%" starts an escape, so replacing one escape's text replaces exactly
     # its escapes; "%25" ("%") last, so that no "%" it makes starts another.
     for code in sorted(codes, key=lambda code: code == "25"):
