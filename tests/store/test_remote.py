@@ -646,7 +646,7 @@ def test_a_read_the_server_killed_is_sent_again_an_update_is_not(
     "case", ["read", "idempotent update", "update", "upload", "first contact", "never answered"]
 )
 def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_when_safe_to_repeat(
-    case: str, monkeypatch: pytest.MonkeyPatch
+    case: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Virtuoso answers "404 File not found" while it checkpoints (hourly as packaged:
     the 10k-claim history stopped at run39 on it). A request safe to repeat (every read,
@@ -683,8 +683,11 @@ def test_a_404_from_an_endpoint_that_answered_before_is_a_checkpoint_when_safe_t
 
     idempotent = case != "update"
     if case in ("read", "idempotent update", "upload"):
-        assert store._attempt(action, idempotent=idempotent, what=kind) == "answer"
+        with caplog.at_level("WARNING", logger="hopgate"):
+            assert store._attempt(action, idempotent=idempotent, what=kind) == "answer"
         assert len(calls) == 6 and sum(waits) == 15.5
+        # The command says why it waited.
+        assert f"answered the {kind} with HTTP 404 for 15.5 s" in caplog.text
 
         def never() -> str:
             raise not_found()

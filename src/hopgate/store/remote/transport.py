@@ -282,6 +282,15 @@ class Transport:
                     continue
                 raise StoreError(f"the {what} failed: cannot reach the server: {exc}") from None
             self._contact.answered.add(what)
+            if tries["not found"]:
+                # Say why the command waited: a checkpoint's pause, not a slow answer.
+                waited = 0.5 * (2 ** tries["not found"] - 1)
+                _LOG.warning(
+                    "hopgate: note: the server answered the %s with HTTP 404 for %g s "
+                    "(Virtuoso checkpointing), then answered it",
+                    what,
+                    waited,
+                )
             return answer
 
     def _checkpoints(self, what: str, idempotent: bool) -> bool:
