@@ -98,14 +98,8 @@ def _cell(value: Any) -> str:
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """A plain text table with a header row, columns padded to fit; every cell on one line."""
-    cells = [_cell(row.get(name)) for row in rows for name in columns]
-    return _table(_in_rows(escaping.visible_each(cells), len(columns)), columns)
-
-
-def _table(cells: list[list[str]], columns: Sequence[str]) -> str:
-    """:func:`table` of cells already escaped, row after row."""
-    by_column = [list(column) for column in zip(*cells, strict=True)] if cells else []
-    return _table_of_columns(by_column or [[] for _ in columns], columns)
+    by_column = [[_cell(row.get(name)) for row in rows] for name in columns]
+    return _table_of_columns([escaping.visible_each(c) for c in by_column], columns)
 
 
 def _table_of_columns(cells: list[list[str]], columns: Sequence[str]) -> str:

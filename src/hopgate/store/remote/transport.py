@@ -77,6 +77,12 @@ _HEADER_LIMIT = "_MAXHEADERS"
 _OTHER_HEADERS = 100
 
 
+def _waited(retries: int) -> float:
+    """Seconds waited before the first ``retries`` retries of one kind of failure
+    (0.5, 1, 2 ... s each)."""
+    return 0.5 * ((1 << retries) - 1)
+
+
 def _allow_headers(graphs: int) -> None:
     """Let the response to a request naming ``graphs`` graph parameters be read.
 
@@ -216,7 +222,7 @@ class Transport:
             tries[kind] += 1
             if tries[kind] >= limits_of[kind]:
                 return False
-            time.sleep(0.5 * 2 ** (tries[kind] - 1))
+            time.sleep(_waited(tries[kind]) - _waited(tries[kind] - 1))
             return True
 
         while True:
@@ -284,12 +290,11 @@ class Transport:
             self._contact.answered.add(what)
             if tries["not found"]:
                 # Say why the command waited: a checkpoint's pause, not a slow answer.
-                waited = 0.5 * (2 ** tries["not found"] - 1)
                 _LOG.warning(
                     "hopgate: note: the server answered the %s with HTTP 404 for %g s "
                     "(Virtuoso checkpointing), then answered it",
                     what,
-                    waited,
+                    _waited(tries["not found"]),
                 )
             return answer
 
@@ -316,7 +321,7 @@ class Transport:
             return StoreError(f"no SPARQL endpoint answers the {what} (HTTP 404)")
         return StoreError(
             f"the endpoint that answered before answered the {what} with HTTP 404 "
-            f"for {0.5 * (2 ** (attempts - 1) - 1):g} s: Virtuoso does so while it "
+            f"for {_waited(attempts - 1):g} s: Virtuoso does so while it "
             "checkpoints ([Parameters] CheckpointInterval); send it again once the "
             "checkpoint is over"
         )
