@@ -13,6 +13,7 @@ failure while recording publishes nothing.
 from __future__ import annotations
 
 import io
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from hopgate.errors import StoreError
 from hopgate.library.artefacts import library_query
 from hopgate.library.reader_rule import RULE_QUERY, TEXTS_QUERY
 from hopgate.library.steps import PEER_QUERIES, recorded_requests
-from hopgate.store import IRI, BNode, answers, catalog, reader_answers, snapshots
+from hopgate.store import IRI, BNode, answers, catalog, queue_answers, reader_answers, snapshots
 from hopgate.store.remote import RemoteStore
 from hopgate.store.remote.caches import CACHE_BASE, cache_graph
 from hopgate.vocab import CATALOG_GRAPH, HG
@@ -296,3 +297,31 @@ def test_diff_on_the_server_is_the_embedded_stores(evaluated: RemoteStore, tmp_p
             },
         )
     ]
+
+
+def test_the_review_queue_s_rows_kept_on_the_server_are_the_query_s(
+    evaluated: RemoteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each load keeps the review queue's rows on the server for the records it leaves;
+    an evaluation leaves them in use, a later load keeps its own (hopgate.store.queue_answers)."""
+    unresolved = {"id": "k2", "claim": "cB", "span": "k1-span", "status": "unresolved"}
+    contradiction = tmp_path / "contradiction.yaml"
+    contradiction.write_text(json.dumps({"ledger": 1, "contradictions": [unresolved]}), "utf-8")
+    hopgate.load(evaluated, contradiction)
+    hopgate.api.evaluate(evaluated)
+    graphs = queue_answers.records(evaluated)
+    asked = evaluated.view(graphs).select(library_query("review-queue").text)
+
+    def not_asked(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the queue was asked: the record was not used")
+
+    monkeypatch.setattr(queue_answers, "_asked", not_asked)
+    kept = queue_answers.rows(evaluated)
+
+    def flags(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        # A flag as the server types it (Virtuoso: 0/1) is the record's boolean.
+        return _comparable(
+            [{k: bool(v) if type(v) is int else v for k, v in r.items()} for r in rows]
+        )
+
+    assert asked and flags(kept) == flags(asked)

@@ -17,7 +17,7 @@ from typing import Any
 from hopgate import ids
 from hopgate.errors import ReviewError
 from hopgate.library.artefacts import library_query
-from hopgate.store import IRI, Store, Value, catalog
+from hopgate.store import IRI, Store, Value, catalog, queue_answers
 
 
 @dataclass(frozen=True)
@@ -143,14 +143,15 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
     Raises:
         ReviewError: ``run`` is not a run of the store.
     """
-    params: dict[str, Value] = {}
+    run_iri = None
     if run is not None:
         if run not in catalog.runs(store):
             raise ReviewError(f"unknown run {run!r}")
-        params["run"] = IRI(ids.mint("run", run))
+        run_iri = IRI(ids.mint("run", run))
     items: dict[tuple[str, str, str], QueueItem] = {}
     subjects: dict[tuple[str, str, str], str] = {}
-    for row in store.select(library_query("review-queue").text, params=params):
+    # Over the published records, as a load recorded them (hopgate.store.queue_answers).
+    for row in queue_answers.rows(store, run_iri):
         run_id = ids.ledger_id(str(row["run"]))
         key = (run_id, str(row["subject"]), str(row["question"]))
         item = items.get(key)

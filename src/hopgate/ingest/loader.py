@@ -43,7 +43,7 @@ from hopgate.ingest.index import ID_KINDS, index_ledger
 from hopgate.ingest.ledger import Record, file_digest, read_records
 from hopgate.ingest.stored import StoredRecords
 from hopgate.library.steps import load_projections
-from hopgate.store import IRI, Store, reader_answers, snapshots
+from hopgate.store import IRI, Store, queue_answers, reader_answers, snapshots
 from hopgate.store.publish import publish
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
 from hopgate.vocab import RDF_TYPE as A
@@ -167,8 +167,12 @@ def _load(
                 # The reader rule's answers for the store with this load, which
                 # every read's reader filter would otherwise ask of a copy.
                 caches=lambda: reader_answers.record(store, graph),
-                # On a server: asked there once the graph is written, kept there.
-                written=lambda: reader_answers.record_written(store, graph),
+                # On a server, the rule asked there once the graph is written; on
+                # every store, the review queue over the records with this load.
+                written=lambda: (
+                    reader_answers.record_written(store, graph)
+                    + queue_answers.record_written(store, graph)
+                ),
             )
     return LoadResult(
         file=str(path),

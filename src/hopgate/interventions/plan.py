@@ -35,6 +35,7 @@ from hopgate.store import (
     Store,
     Value,
     catalog,
+    queue_answers,
     reader_answers,
     snapshots,
 )
@@ -421,7 +422,10 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             trusted=True,
             # A plan's variants are spans the reader rule reads, like a load's.
             caches=lambda: reader_answers.record(store, graph),
-            written=lambda: reader_answers.record_written(store, graph),
+            written=lambda: (
+                reader_answers.record_written(store, graph)
+                + queue_answers.record_written(store, graph)
+            ),
         )
 
 

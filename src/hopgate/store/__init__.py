@@ -1,7 +1,8 @@
 """The store: one small contract (:mod:`.base`), its embedded engine (:mod:`.oxigraph`), a remote
 SPARQL 1.1 endpoint (:mod:`.remote`), and what every engine shares: the catalog of published
 graphs (:mod:`.catalog`), digest-checked caches (:mod:`.snapshots` of quads and
-:mod:`.answers` of the bundle queries' rows, the two modules that know caches exist) and the
+:mod:`.answers` of the bundle queries' rows, :mod:`.reader_answers` of the reader rule's and
+:mod:`.queue_answers` of the review queue's, the modules that know caches exist) and the
 SPARQL dialect (:mod:`.dialect`).
 """
 

@@ -125,6 +125,12 @@ class Store(ABC):
         view may write the list of its graphs, if that is how it keeps to them."""
         raise NotImplementedError(f"{type(self).__name__} does not evaluate in place")
 
+    def view(self, graphs: list[str]) -> Store:
+        """This store's queries over ``graphs`` only (their union the default graph), with
+        nothing copied: for reads of part of the store (the embedded store's dataset, a
+        server's ``FROM``). A graph need not be published to be named."""
+        raise NotImplementedError(f"{type(self).__name__} has no view of some of its graphs")
+
     def select_on_every_graph(
         self, query: str, *, params: Mapping[str, Value] | None = None
     ) -> list[Row] | None:

@@ -189,6 +189,11 @@ class RemoteStore(Caches, Reads, Store):
             view._listed_in = listed_in
         return view
 
+    def view(self, graphs: list[str]) -> RemoteStore:
+        """The same server, its queries sent with ``graphs`` as their dataset (:meth:`scoped`
+        without a list of them)."""
+        return self.scoped(graphs)
+
     # ---- queries -----------------------------------------------------------
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> dict[str, Any]:
