@@ -45,6 +45,10 @@ def _hopgate(
     env.pop("HOPGATE_KILL_AT", None)
     if kill_at is not None:
         env["HOPGATE_KILL_AT"] = kill_at
+    # A killed process leaves its scratch folder: under the test's own folder, not /tmp.
+    scratch = store.parent / "scratch"
+    scratch.mkdir(exist_ok=True)
+    env["TMPDIR"] = str(scratch)
     return subprocess.run(
         [
             sys.executable,
