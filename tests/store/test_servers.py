@@ -403,3 +403,37 @@ def test_a_read_only_oxigraph_server_reads_and_says_why_writes_fail(
     finally:
         reader.stop()
         oxigraph.start()
+
+
+@pytest.mark.parametrize("says_when_cut", [True, False])
+def test_a_read_waits_for_the_probe_only_when_it_needs_what_the_probe_finds(
+    oxigraph: Any, monkeypatch: pytest.MonkeyPatch, says_when_cut: bool
+) -> None:
+    """The probe of a server's limits runs beside the first query: a SELECT from a
+    server that never cuts one without saying so (Oxigraph, named by its ``Server``
+    header) is answered while the probe is still running; from a server of unknown
+    family (one that may cut silently at a cap the probe finds) it waits for it."""
+    import threading
+
+    from hopgate.store.remote import transport
+
+    if not says_when_cut:
+        monkeypatch.setattr(transport, "family", lambda server: "other")
+    release = threading.Event()
+    probe = transport.Transport._probe
+
+    def held_probe(self: Any) -> Any:
+        assert release.wait(30), "the probe was never released"
+        return probe(self)
+
+    monkeypatch.setattr(transport.Transport, "_probe", held_probe)
+    store = oxigraph.remote_store(timeout=60)
+    answered: list[Any] = []
+    reader = threading.Thread(target=lambda: answered.append(store.select("SELECT (1 AS ?one) {}")))
+    reader.start()
+    reader.join(5 if says_when_cut else 1)
+    assert (not reader.is_alive()) == says_when_cut
+    release.set()
+    reader.join(30)
+    assert answered == [[{"one": 1}]]
+    assert store.limits().kind == ("oxigraph" if says_when_cut else "other")

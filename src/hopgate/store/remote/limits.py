@@ -41,6 +41,9 @@ PROBE_QUERY = (
 MAX_ROWS_HEADER = "X-SPARQL-MaxRows"
 
 Kind = Literal["virtuoso", "oxigraph", "other"]
+#: The server families that say when they cut a SELECT answer (Virtuoso's
+#: ``X-SPARQL-MaxRows`` header) or never cut one (Oxigraph).
+SAYS_WHEN_CUT: tuple[Kind, ...] = ("virtuoso", "oxigraph")
 Severity = Literal["ok", "note", "change"]
 
 #: The Virtuoso settings hopgate reads (section, key, Virtuoso's default when the ini omits it).
@@ -85,7 +88,7 @@ class Limits:
         header) and Oxigraph has no cap; another server may cut at the cap
         found, or above the probe's size, where nothing was seen.
         """
-        if self.kind in ("virtuoso", "oxigraph"):
+        if self.kind in SAYS_WHEN_CUT:
             return None
         return self.page_size
 
@@ -332,6 +335,7 @@ __all__ = [
     "MAX_ROWS_HEADER",
     "PROBE_QUERY",
     "PROBE_ROWS",
+    "SAYS_WHEN_CUT",
     "VIRTUOSO_ADVICE",
     "Finding",
     "Limits",

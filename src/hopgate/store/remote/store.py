@@ -250,7 +250,7 @@ class RemoteStore(Caches, Reads, Store):
         if "results" not in body:
             raise QueryError("expected a SELECT query")
         found = rows(body)
-        size = self.limits().select_cut
+        size = self.select_cut()
         if size is not None and len(found) >= size:
             # A server that cuts without saying so (not Virtuoso, not Oxigraph):
             # an answer as large as the cap may be cut.
@@ -297,7 +297,7 @@ class RemoteStore(Caches, Reads, Store):
             return
         text = self._query_text(query, params)
         response = self._json_response(text)
-        size = self.limits().select_cut
+        size = self.select_cut()
         held: list[Row] = []
         try:
             cut = response.headers.get(MAX_ROWS_HEADER) is not None
