@@ -9,7 +9,7 @@ only words them, citing the section of the acceptance semantics each step applie
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hopgate import ids
 from hopgate.audit import results
@@ -262,7 +262,9 @@ def reasons(reads: results.BundleReads, rows: list[VerdictRow]) -> dict[str, str
     """
     if not rows:
         return {}
-    rules = {ids.ledger_id(str(r["card"])): str(r["rule"]) for r in reads.select("report-cards")}
+    # By column: a card IRI decoded one call each was a sixth of `gate` at 10k claims.
+    cards, rule_of = reads.columns("report-cards", ("card", "rule"))
+    rules = dict(zip(ids.ledger_ids(cast(list[str | None], cards)), map(str, rule_of), strict=True))
     unresolved: dict[str, list[str]] = {}
     for r in reads.select("report-contradictions"):
         if str(r["status"]).endswith("#Unresolved"):
