@@ -11,6 +11,7 @@ another family (import-linter contracts in ``pyproject.toml``).
 
 from __future__ import annotations
 
+import gc
 import importlib
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,23 @@ def commands() -> dict[str, click.Command]:
 
 def main() -> None:
     """Entry point of the ``hopgate`` console script."""
+    _collect_less()
     cli(obj={})
+
+
+def _collect_less() -> None:
+    """Fewer passes of Python's cycle collector over what a command holds.
+
+    A read holds tens of thousands of rows at once (a dataclass and its lists
+    per card), and every full pass of the collector walks all of them:
+    `verdicts` at 10k claims spent 0.1-0.15 s of its 0.65-0.8 s in them. The
+    objects of the imports are set aside (never collected, as they never die)
+    and a pass comes after 50,000 new containers, not 700. hopgate's rows hold
+    no reference cycles, so memory is freed as before; only cycles wait longer.
+    """
+    gc.freeze()
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(50_000, middle, oldest)
 
 
 __all__ = ["cli", "commands", "main"]
