@@ -437,3 +437,25 @@ def test_a_read_waits_for_the_probe_only_when_it_needs_what_the_probe_finds(
     reader.join(30)
     assert answered == [[{"one": 1}]]
     assert store.limits().kind == ("oxigraph" if says_when_cut else "other")
+
+
+def test_a_probe_that_failed_beside_the_queries_is_tried_again_when_needed(
+    oxigraph: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe beside the first query fails (the server refused it at that moment):
+    the query is answered; a request that needs the limits probes again, and gets them."""
+    from hopgate.store.remote import transport
+
+    probe = transport.Transport._probe
+    calls: list[int] = []
+
+    def failing_once(self: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise StoreError("the query failed: cannot reach the server")
+        return probe(self)
+
+    monkeypatch.setattr(transport.Transport, "_probe", failing_once)
+    store = oxigraph.remote_store(timeout=60)
+    assert store.select("SELECT (1 AS ?one) {}") == [{"one": 1}]
+    assert store.limits().kind == "oxigraph" and len(calls) == 2

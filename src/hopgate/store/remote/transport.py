@@ -26,6 +26,7 @@ answer's ``Server`` header.
 
 from __future__ import annotations
 
+import atexit
 import http.client
 import json
 import logging
@@ -83,6 +84,20 @@ _NOT_FOUND_ATTEMPTS = 7
 #: ("got more than 100 headers"), and what a response may hold besides the graphs.
 _HEADER_LIMIT = "_MAXHEADERS"
 _OTHER_HEADERS = 100
+
+
+#: Probes started in this process (:meth:`Transport._start_probe`), and how long a
+#: process waits at exit for those still running.
+_PROBES: list[threading.Thread] = []
+_PROBE_EXIT_WAIT = 5.0
+
+
+@atexit.register
+def _join_probes() -> None:
+    """At exit: wait a little for probes still running, so that their notes are written."""
+    deadline = time.monotonic() + _PROBE_EXIT_WAIT
+    for thread in _PROBES:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _waited(retries: int) -> float:
@@ -396,14 +411,26 @@ class Transport:
             assert contact.limits is not None
             return contact.limits
         try:
-            probing.result()
+            return probing.result()
         except BaseException:
-            with contact.lock:
-                if contact.probing is probing:
-                    contact.probing = None
-            raise
-        assert contact.limits is not None
-        return contact.limits
+            if not probing.done():
+                raise  # the wait was interrupted (Ctrl-C): the probe goes on
+        # The probe beside the first queries failed (and nothing needed it then): probed
+        # again here, so that the error raised is this request's, as the server is now.
+        with contact.lock:
+            if contact.probing is probing:
+                contact.probing = None
+        return self._probed()
+
+    def _probed(self) -> Limits:
+        """Probe the server now; keep its limits and note what would make a command fail."""
+        found = self._probe()
+        with self._contact.lock:
+            if self._contact.limits is None:
+                self._contact.limits = found
+            found = self._contact.limits
+        self._note(found)
+        return found
 
     def _start_probe(self) -> Future[Limits] | None:
         """Start probing the server's limits beside the caller, unless probed or probing:
@@ -411,8 +438,9 @@ class Transport:
 
         The 100,001 rows of the probe cost Virtuoso 0.16-0.2 s, a fifth of a short
         read such as ``explain`` at 10k claims, which needs none of what it finds.
-        Not a daemon thread: a process waits for its probe, so its notes are
-        written.
+        A process waits a few seconds at exit for a probe still running
+        (:func:`_join_probes`), so that its notes are written, and no longer:
+        a server that stopped answering does not hold a command that ended.
         """
         contact = self._contact
         with contact.lock:
@@ -427,14 +455,17 @@ class Transport:
             try:
                 found = self._probe()
             except BaseException as exc:
+                # Raised to a request that needs the limits, which probes again.
                 probing.set_exception(exc)
                 return
             with contact.lock:
                 contact.limits = found
+            probing.set_result(found)  # before the notes: a waiter never waits on them
             self._note(found)
-            probing.set_result(found)
 
-        threading.Thread(target=probe, name="hopgate-probe").start()
+        thread = threading.Thread(target=probe, name="hopgate-probe", daemon=True)
+        _PROBES[:] = [*(t for t in _PROBES if t.is_alive()), thread]
+        thread.start()
         return probing
 
     def _first_contact(self, text: str) -> None:
