@@ -160,7 +160,17 @@ def test_json_writes_a_dataclass_as_asdict_gives_it() -> None:
         items: list[Inner] = field(default_factory=list)
         extra: dict[str, object] = field(default_factory=dict)
 
-    value = [Outer(Inner("x"), [Inner("y", ())], {"k": Inner("z")}), Outer(Inner("w"))]
+    @dataclass
+    class Empty:
+        pass
+
+    class Name(str):  # a str subclass, as an IRI is
+        pass
+
+    value = [
+        Outer(Inner("x"), [Inner("y", ())], {"k": Inner("z"), "e": Empty()}),
+        Outer(Inner(Name("w")), [Inner(Name("v"), (Name("t"),))]),
+    ]
     for indent in (2, None):
         plain = [asdict(v) for v in value]
         assert escaping.json_text(value, indent=indent) == escaping.json_text(plain, indent=indent)
