@@ -126,10 +126,8 @@ def rows(store: Store, run: IRI | None = None) -> list[Row]:
     given): those a load recorded for the records as they are, else asked."""
     graphs = records(store)
     if graphs and (store.folder is not None or store.server_caches):
-        key = _key(graphs)
         digests = snapshots.recorded(store, graphs)
-        owner = next((g for g in graphs if key in digests.get(g, {})), None)
-        data = None if owner is None else snapshots.verified_bytes(store, owner, key, digests)
+        data = snapshots.kept_by_any(store, graphs, _key(graphs), digests)
         found = None if data is None else _decoded(data)
         if found is not None:
             return found if run is None else [row for row in found if row["run"] == run]

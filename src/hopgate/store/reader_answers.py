@@ -301,10 +301,7 @@ def answers(store: Store, reader: str) -> tuple[list[Row], list[str]] | None:
         key = None if keyed is None else keyed[0]
     if key is None:
         return None
-    owner = next((g for g in graphs if key in digests.get(g, {})), None)
-    if owner is None:
-        return None
-    data = snapshots.verified_bytes(store, owner, key, digests)
+    data = snapshots.kept_by_any(store, graphs, key, digests)
     if data is None:
         return None
     found = json.loads(data)

@@ -260,6 +260,16 @@ def _keep_on_server(store: Store, graph: str, key: str, data: bytes) -> list[str
     return [_digest_line(graph, key, digest)]
 
 
+def kept_by_any(
+    store: Store, graphs: list[str], key: str, digests: dict[str, dict[str, str]]
+) -> bytes | None:
+    """The cache ``key`` as :func:`verified_bytes` gives it, kept by whichever of ``graphs``
+    records it (a cache of the store as a load left it, kept with that load); None when
+    none does."""
+    owner = next((g for g in graphs if key in digests.get(g, {})), None)
+    return None if owner is None else verified_bytes(store, owner, key, digests)
+
+
 def verified_bytes(
     store: Store, graph: str, key: str, digests: dict[str, dict[str, str]]
 ) -> bytes | None:

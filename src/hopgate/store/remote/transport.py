@@ -424,13 +424,16 @@ class Transport:
 
     def _probed(self) -> Limits:
         """Probe the server now; keep its limits and note what would make a command fail."""
-        found = self._probe()
+        found = self._kept(self._probe())
+        self._note(found)
+        return found
+
+    def _kept(self, found: Limits) -> Limits:
+        """The server's limits, ``found`` unless a probe kept others first."""
         with self._contact.lock:
             if self._contact.limits is None:
                 self._contact.limits = found
-            found = self._contact.limits
-        self._note(found)
-        return found
+            return self._contact.limits
 
     def _start_probe(self) -> Future[Limits] | None:
         """Start probing the server's limits beside the caller, unless probed or probing:
@@ -453,13 +456,11 @@ class Transport:
 
         def probe() -> None:
             try:
-                found = self._probe()
+                found = self._kept(self._probe())
             except BaseException as exc:
                 # Raised to a request that needs the limits, which probes again.
                 probing.set_exception(exc)
                 return
-            with contact.lock:
-                contact.limits = found
             probing.set_result(found)  # before the notes: a waiter never waits on them
             self._note(found)
 
