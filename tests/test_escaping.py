@@ -11,6 +11,7 @@ script and style sheet by digest and nothing else.
 from __future__ import annotations
 
 import base64
+import collections
 import csv
 import hashlib
 import io
@@ -19,6 +20,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -127,16 +129,59 @@ _json_values = st.recursive(
 )
 
 
+def _floats_marked(value: object, floats: list[float]) -> object:
+    """``value`` with each float value (not key) replaced by a marker string naming it."""
+    if isinstance(value, float):
+        floats.append(value)
+        return f"\x00{len(floats) - 1}\x00"
+    if isinstance(value, list | tuple):
+        return [_floats_marked(item, floats) for item in value]
+    if isinstance(value, dict):
+        return {key: _floats_marked(item, floats) for key, item in value.items()}
+    return value
+
+
 @given(_json_values)
 def test_indented_json_is_the_standard_librarys_text(value: object) -> None:
-    # The CLI's indented JSON has its own writer (speed); it must write what
-    # json.dumps writes, character for character, and then escape as before.
-    expected = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    # The CLI's indented JSON has its own writers (speed); they must write what
+    # json.dumps writes, character for character, and then escape as before;
+    # except a float value, written as orjson writes it (NaN as null).
+    floats: list[float] = []
+    expected = json.dumps(_floats_marked(value, floats), indent=2, ensure_ascii=False, default=str)
+    expected = re.sub(
+        r'"\\u0000(\d+)\\u0000"',
+        lambda m: orjson.dumps(floats[int(m.group(1))]).decode(),
+        expected,
+    )
     assert escaping.json_text(value) == re.sub(
         "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]",
         lambda m: f"\\u{ord(m.group()):04x}",
         expected,
     )
+
+
+@given(_json_values)
+def test_the_two_indented_json_writers_write_the_same_text(value: object) -> None:
+    # orjson writes what it takes; the Python writer writes the rest (str keys only, ints
+    # within 64 bits, no lone surrogate): the same text either way.
+    fast = escaping._indented_fast(value)
+    if fast is not None:
+        assert fast == escaping._indented(value, 2)
+
+
+def test_indented_json_writes_what_orjson_refuses_and_floats_alike() -> None:
+    # An integer beyond 64 bits: orjson refuses the value, the Python writer writes it,
+    # its floats as orjson would have.
+    refused = {"n": 2**70, "f": [1e-05, float("nan"), -float("inf"), 0.5]}
+    assert escaping._indented_fast(refused) is None
+    floats = '"f": [\n    0.00001,\n    null,\n    null,\n    0.5\n  ]'
+    assert escaping.json_text(refused) == '{\n  "n": 1180591620717411303424,\n  ' + floats + "\n}"
+    assert escaping.json_text({**refused, "n": 1}) == '{\n  "n": 1,\n  ' + floats + "\n}"
+
+
+def test_indented_json_writes_a_named_tuple_as_a_list() -> None:
+    pair = collections.namedtuple("pair", "left right")
+    assert escaping.json_text({"p": pair(1, "x")}) == '{\n  "p": [\n    1,\n    "x"\n  ]\n}'
 
 
 def test_indented_json_writes_equal_keys_of_other_types_as_their_own() -> None:
