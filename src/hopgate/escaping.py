@@ -301,6 +301,10 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
     else:
         fast = _indented_fast(value) if indent == 2 else None
         text = _indented(value, indent) if fast is None else fast
+    # An ASCII text holds none of them but DEL; Python knows a text is ASCII without a scan
+    # (the regex's scan was 0.12 s of `verdicts --format json`'s 30 MB at 10k claims).
+    if text.isascii() and "\x7f" not in text:
+        return text
     # These characters occur only inside JSON strings, where \\uXXXX means the same.
     return _JSON_RAW.sub(_json_escape, text)
 
