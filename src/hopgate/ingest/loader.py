@@ -42,9 +42,8 @@ from hopgate.ingest.emitters.context import stamp
 from hopgate.ingest.index import ID_KINDS, index_ledger
 from hopgate.ingest.ledger import Record, file_digest, read_records
 from hopgate.ingest.stored import StoredRecords
-from hopgate.library.steps import load_projections
-from hopgate.store import IRI, Store, queue_answers, reader_answers, snapshots
-from hopgate.store.publish import publish
+from hopgate.store import IRI, Store, snapshots
+from hopgate.store.publish import publish_records
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
 from hopgate.vocab import RDF_TYPE as A
 
@@ -157,23 +156,7 @@ def _load(
             return catalog
 
         with _progress.phase(f"load {path.name}: store"):
-            publish(
-                store,
-                graph,
-                records,
-                catalog_entry=entry,
-                kind="load",
-                projections=load_projections(),
-                # The reader rule's answers for the store with this load, which
-                # every read's reader filter would otherwise ask of a copy.
-                caches=lambda: reader_answers.record(store, graph),
-                # On a server, the rule asked there once the graph is written; on
-                # every store, the review queue over the records with this load.
-                written=lambda: (
-                    reader_answers.record_written(store, graph)
-                    + queue_answers.record_written(store, graph)
-                ),
-            )
+            publish_records(store, graph, records, catalog_entry=entry, kind="load")
     return LoadResult(
         file=str(path),
         graph=graph,

@@ -27,7 +27,7 @@ from hopgate.errors import InputRefused, PlanError
 from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
-from hopgate.library.steps import SCRATCH_UPDATES, load_projections
+from hopgate.library.steps import SCRATCH_UPDATES
 from hopgate.store import (
     IRI,
     SCRATCH_SUFFIX,
@@ -35,11 +35,9 @@ from hopgate.store import (
     Store,
     Value,
     catalog,
-    queue_answers,
-    reader_answers,
     snapshots,
 )
-from hopgate.store.publish import publish
+from hopgate.store.publish import publish_records
 from hopgate.times import xsd_datetime
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
 from hopgate.vocab import RDF_TYPE as A
@@ -412,21 +410,8 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
             )
             return catalog_file
 
-        publish(
-            store,
-            graph,
-            graph_file,
-            catalog_entry=entry,
-            kind="plan",
-            projections=load_projections(),
-            trusted=True,
-            # A plan's variants are spans the reader rule reads, like a load's.
-            caches=lambda: reader_answers.record(store, graph),
-            written=lambda: (
-                reader_answers.record_written(store, graph)
-                + queue_answers.record_written(store, graph)
-            ),
-        )
+        # A plan's variants are spans the reader rule reads, like a load's.
+        publish_records(store, graph, graph_file, catalog_entry=entry, kind="plan", trusted=True)
 
 
 def write_plan(result: PlanResult, path: Path) -> None:

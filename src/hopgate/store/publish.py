@@ -19,7 +19,8 @@ from pathlib import Path
 
 from hopgate import faults
 from hopgate.library.projection import Projection
-from hopgate.store import snapshots
+from hopgate.library.steps import load_projections
+from hopgate.store import queue_answers, reader_answers, snapshots
 from hopgate.store.base import Store
 
 
@@ -91,6 +92,37 @@ def publish(
     faults.step(f"{kind}:published")
 
 
+def publish_records(
+    store: Store,
+    graph: str,
+    quads: Path,
+    *,
+    catalog_entry: Callable[[list[str]], Path],
+    kind: str,
+    trusted: bool = False,
+) -> None:
+    """:func:`publish` for a graph of ledger records (a load's, an intervention plan's):
+    with the loads' snapshots, and the answers of the reader rule and of the review
+    queue over the store as it will be with it (docs/spec/records.md "Caches"), which
+    every read's reader filter and ``metrics`` would otherwise ask."""
+    publish(
+        store,
+        graph,
+        quads,
+        catalog_entry=catalog_entry,
+        kind=kind,
+        projections=load_projections(),
+        trusted=trusted,
+        # On a store with snapshots the rule is asked of a copy while the graph is
+        # written; on a server, there once it is written; the queue, on every store,
+        # once it is written.
+        caches=lambda: reader_answers.record(store, graph),
+        written=lambda: (
+            reader_answers.record_written(store, graph) + queue_answers.record_written(store, graph)
+        ),
+    )
+
+
 def _undo(store: Store, graph: str, added: Future[None]) -> None:
     """After a failed snapshot: wait for the bulk write, then remove the graph and any snapshot."""
     # Waits; a failed add_graph cleaned up after itself, and the snapshot's error is raised.
@@ -99,4 +131,4 @@ def _undo(store: Store, graph: str, added: Future[None]) -> None:
     snapshots.remove(store, graph)
 
 
-__all__ = ["publish"]
+__all__ = ["publish", "publish_records"]
