@@ -12,6 +12,7 @@ failure while recording publishes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import logging
@@ -325,3 +326,77 @@ def test_the_review_queue_s_rows_kept_on_the_server_are_the_query_s(
         )
 
     assert asked and flags(kept) == flags(asked)
+
+
+@pytest.fixture(params=[pytest.param("virtuoso", marks=pytest.mark.slow), "oxigraph"])
+def server(request: pytest.FixtureRequest) -> RemoteStore:
+    """A server's store, its caches of one graph removed (nothing else written)."""
+    store: RemoteStore = request.getfixturevalue(request.param).remote_store(timeout=120)
+    store.remove_caches(_GRAPH)
+    return store
+
+
+_GRAPH = "https://w3id.org/hopgate/id/load/cache-test"
+
+
+def _kept_text(store: RemoteStore, key: str) -> str:
+    where = cache_graph(_GRAPH)
+    rows = store._all_rows(
+        f"SELECT ?part WHERE {{ GRAPH <{where}> {{ ?s <{HG}cachePart> ?part }} }}",
+        dataset=False,
+    )
+    return "".join(
+        str(r["part"]).partition(" ")[2] for r in sorted(rows, key=lambda r: str(r["part"]))
+    )
+
+
+def test_a_cache_is_kept_compressed_and_read_back_exactly(server: RemoteStore) -> None:
+    # Recorded rows repeat their ids and kinds: the server keeps (and every read
+    # fetches) a tenth of their bytes.
+    data = b"".join(
+        json.dumps({"card": f"https://w3id.org/hopgate/id/card/run0%40t/q{i}/o1"}).encode()
+        for i in range(20_000)
+    )
+    server.keep_cache(_GRAPH, "answers-test", data)
+    kept = _kept_text(server, "answers-test")
+    assert kept.startswith(f"~{len(data)} ") and len(kept) < len(data) / 10
+    assert server.read_cache(_GRAPH, "answers-test") == data
+    server.keep_cache(_GRAPH, "answers-test", b"")
+    assert server.read_cache(_GRAPH, "answers-test") == b""
+    server.remove_caches(_GRAPH)
+
+
+def test_a_cache_an_earlier_hopgate_kept_uncompressed_is_still_read(server: RemoteStore) -> None:
+    import base64
+
+    data = b'{"format": "hopgate recorded answers 2"}\n' * 50
+    node = f"{cache_graph(_GRAPH)}:{hashlib.sha256(b'answers-old').hexdigest()[:16]}"
+    text = base64.b64encode(data).decode("ascii")
+    server._update(
+        f'INSERT DATA {{ GRAPH <{cache_graph(_GRAPH)}> {{ <{node}> <{HG}cachePart> "00000000 {text}" }} }}'
+    )
+    assert server.read_cache(_GRAPH, "answers-old") == data
+    server.remove_caches(_GRAPH)
+
+
+def test_a_compressed_cache_that_states_another_size_is_not_read_as_kept(
+    server: RemoteStore,
+) -> None:
+    # A forged size (larger than any stream of that length can grow to, or merely
+    # wrong) gives bytes that fail the digest the catalog records, never more bytes.
+    data = b"x" * 10_000
+    server.keep_cache(_GRAPH, "answers-size", data)
+    kept = _kept_text(server, "answers-size")
+    where, node = (
+        cache_graph(_GRAPH),
+        f"{cache_graph(_GRAPH)}:{hashlib.sha256(b'answers-size').hexdigest()[:16]}",
+    )
+    for stated in (len(data) - 1, 10**12):
+        forged = f"~{stated} " + kept.partition(" ")[2]
+        server._update(f"DELETE WHERE {{ GRAPH <{where}> {{ <{node}> <{HG}cachePart> ?p }} }}")
+        server._update(
+            f'INSERT DATA {{ GRAPH <{where}> {{ <{node}> <{HG}cachePart> "00000000 {forged}" }} }}'
+        )
+        found = server.read_cache(_GRAPH, "answers-size")
+        assert found is not None and found != data and len(found) < len(data)
+    server.remove_caches(_GRAPH)

@@ -8,11 +8,14 @@ So a cache's bytes are kept on the server itself, in a graph of their own
 store, and no dump or export, reads it (:class:`~hopgate.store.remote.RemoteStore`'s
 dataset is the catalog's graphs).
 
-The bytes are written base64-encoded in numbered parts, so that no server's
-handling of long or unusual literals can change them, and a read checks
-them against the digest the catalog entry records, as for a file
-(docs/spec/records.md "Caches"): a cache a server lost, cut or changed is not
-used, and the read asks its queries of the server instead.
+The bytes are written compressed (zlib), then base64-encoded in numbered
+parts, so that no server's handling of long or unusual literals can change
+them, and a read checks them against the digest the catalog entry records,
+as for a file (docs/spec/records.md "Caches"): a cache a server lost, cut or
+changed is not used, and the read asks its queries of the server instead.
+Compressed, a 10k-claim run's recorded answers are a tenth of their bytes
+(16 MB of rows, 1.6 MB kept): every read fetches, and the server sends,
+that much less. A cache an earlier hopgate kept uncompressed is still read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import zlib
 
 from hopgate.errors import StoreError
 from hopgate.store.base import Row
@@ -35,6 +39,9 @@ PART_CHARS = 16_000
 #: Parts in one write request (about 1 MB of N-Triples): 3 MB kept in 0.13 s there.
 PARTS_PER_REQUEST = 64
 _PART = f"{HG}cachePart"
+#: What starts the text of a compressed cache, then its size and a space: no base64
+#: character, so a cache kept uncompressed (by an earlier hopgate) is told apart.
+_COMPRESSED = "~"
 
 
 def cache_graph(graph: str) -> str:
@@ -55,7 +62,9 @@ class Caches(Uploads):
     def keep_cache(self, graph: str, key: str, data: bytes) -> None:
         """Keep ``data``, the cache ``key`` of ``graph``, on the server (replacing any earlier)."""
         where, node = cache_graph(graph), _node(graph, key)
-        text = base64.b64encode(data).decode("ascii")
+        # Level 1: 0.05 s for 16 MB of rows, within a few percent of the best ratio.
+        packed = base64.b64encode(zlib.compress(data, 1)).decode("ascii")
+        text = f"{_COMPRESSED}{len(data)} {packed}"
         parts = [text[i : i + PART_CHARS] for i in range(0, len(text), PART_CHARS)] or [""]
         forget = f"DELETE WHERE {{ GRAPH <{where}> {{ <{node}> <{_PART}> ?part }} }}"
         self._update(forget, idempotent=True)
@@ -86,12 +95,18 @@ class Caches(Uploads):
         if not found:
             return None
         parts = sorted(str(row["part"]) for row in found)
+        text = "".join(part.partition(" ")[2] for part in parts)
+        size = None
+        if text.startswith(_COMPRESSED):
+            stated, _, text = text[1:].partition(" ")
+            if not stated.isdigit():
+                return None
+            size = int(stated)
         try:
-            return base64.b64decode(
-                "".join(part.partition(" ")[2] for part in parts), validate=True
-            )
+            data = base64.b64decode(text, validate=True)
         except ValueError:
             return None
+        return data if size is None else _decompressed(data, size)
 
     def _all_rows(self, text: str, *, dataset: bool = True) -> list[Row]:
         """Every row of a SELECT, paged where the server caps rows (the store's own)."""
@@ -100,6 +115,29 @@ class Caches(Uploads):
     def remove_caches(self, graph: str) -> None:
         """Remove every cache kept of ``graph``."""
         self._update(f"DROP SILENT GRAPH <{cache_graph(graph)}>", idempotent=True)
+
+
+#: The most bytes one byte of a zlib stream can grow to (its format's limit is about
+#: 1032): a cache that states more is not what it says.
+_MOST_GROWTH = 1040
+
+
+def _decompressed(data: bytes, size: int) -> bytes:
+    """The ``size`` bytes ``data`` compresses; where it is not a whole zlib stream of
+    exactly that many bytes, ``data`` itself, which the caller's digest check then reports
+    as damaged (as it would a changed uncompressed cache). Never more than ``size``
+    bytes are made, and a size no stream of ``data``'s length can reach is refused
+    unread (the cache's text is the server's to forge)."""
+    if size > _MOST_GROWTH * len(data) + 64:
+        return data
+    stream = zlib.decompressobj()
+    try:
+        found = stream.decompress(data, size + 1)
+    except zlib.error:
+        return data
+    if not stream.eof or stream.unconsumed_tail or len(found) != size:
+        return data
+    return found
 
 
 __all__ = ["CACHE_BASE", "Caches", "cache_graph"]
