@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import re
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -212,6 +213,11 @@ def test_json_writes_a_dataclass_as_asdict_gives_it() -> None:
     class Name(str):  # a str subclass, as an IRI is
         pass
 
+    @dataclass
+    class Stamped:
+        at: datetime
+        later: int = field(default=1, init=False)
+
     value = [
         Outer(Inner("x"), [Inner("y", ())], {"k": Inner("z"), "e": Empty()}),
         Outer(Inner(Name("w")), [Inner(Name("v"), (Name("t"),))]),
@@ -219,6 +225,11 @@ def test_json_writes_a_dataclass_as_asdict_gives_it() -> None:
     for indent in (2, None):
         plain = [asdict(v) for v in value]
         assert escaping.json_text(value, indent=indent) == escaping.json_text(plain, indent=indent)
+    # Both indented writers alike, a field set after __init__ and a time among them.
+    stamped = [Stamped(datetime(2026, 12, 6, 3, 51, tzinfo=UTC)), *value]
+    assert escaping._indented_fast(stamped) == escaping._indented(stamped, 2)
+    assert '"at": "2026-12-06 03:51:00+00:00"' in escaping.json_text(stamped)
+    assert '"later": 1' in escaping.json_text(stamped)
 
 
 # --- Markdown ----------------------------------------------------------------------------------

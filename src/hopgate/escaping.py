@@ -189,7 +189,9 @@ def _json_default(item: Any) -> Any:
 
 
 #: orjson writes what :func:`_indented` writes, indented by 2; dataclasses and times
-#: are handed to :func:`_json_default` (orjson's own forms differ: a time's ``T``).
+#: are handed to :func:`_json_default` (orjson's own forms differ: it leaves out a
+#: dataclass's fields that ``__init__`` does not take, and writes a time with its ``T``).
+#: It writes an Enum member as its value (hopgate writes none).
 _ORJSON_OPTIONS = (
     orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 )
