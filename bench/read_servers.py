@@ -53,6 +53,10 @@ COMMANDS: dict[str, tuple[list[str], bool]] = {
     "metrics --format json": (["metrics", "--format", "json"], True),
     "gate --run run0": (["gate", "--run", "run0"], False),
     "explain": (["explain", "run0/q17/o1"], False),
+    "report --format json": (
+        ["report", "--run", "run0", "--format", "json", "--pictures", "0"],
+        False,
+    ),
 }
 
 
