@@ -391,12 +391,19 @@ def test_a_compressed_cache_that_states_another_size_is_not_read_as_kept(
         cache_graph(_GRAPH),
         f"{cache_graph(_GRAPH)}:{hashlib.sha256(b'answers-size').hexdigest()[:16]}",
     )
-    for stated in (len(data) - 1, 10**12):
+
+    def read_stating(stated: object) -> bytes | None:
         forged = f"~{stated} " + kept.partition(" ")[2]
         server._update(f"DELETE WHERE {{ GRAPH <{where}> {{ <{node}> <{HG}cachePart> ?p }} }}")
         server._update(
             f'INSERT DATA {{ GRAPH <{where}> {{ <{node}> <{HG}cachePart> "00000000 {forged}" }} }}'
         )
-        found = server.read_cache(_GRAPH, "answers-size")
+        return server.read_cache(_GRAPH, "answers-size")
+
+    for stated in (len(data) - 1, 10**12):
+        found = read_stating(stated)
         assert found is not None and found != data and len(found) < len(data)
+    # A size that is no number (a digit int() refuses among them) is no cache at all.
+    for text in ("²", "", "-1"):
+        assert read_stating(text) is None
     server.remove_caches(_GRAPH)

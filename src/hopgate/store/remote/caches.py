@@ -99,7 +99,8 @@ class Caches(Uploads):
         size = None
         if text.startswith(_COMPRESSED):
             stated, _, text = text[1:].partition(" ")
-            if not stated.isdigit():
+            # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
+            if not (stated.isascii() and stated.isdigit()):
                 return None
             size = int(stated)
         try:
