@@ -1,15 +1,38 @@
 """Run a benchmark's ``--one SIZE`` mode in a fresh subprocess per size.
 
 A fresh process per size keeps peak memory (``ru_maxrss``) a per-size figure.
+It runs on the memory allocator the ``hopgate`` command starts on
+(:mod:`hopgate.cli.launch`: mimalloc where the system has it), so that the
+figures are what a user's commands cost; ``HOPGATE_ALLOCATOR=system`` measures
+the C library's. A plain-Python reference timed in the same process runs on
+the same allocator.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
+
+from hopgate.cli.launch import allocator_library
+
+
+def allocator_environment() -> dict[str, str]:
+    """This process's environment with the allocator library ``hopgate`` would start on
+    preloaded (as :func:`hopgate.cli.launch.restart_environment` does), for a child."""
+    environ = dict(os.environ)
+    library = allocator_library(environ) if sys.platform.startswith("linux") else None
+    if library is not None:
+        environ["LD_PRELOAD"] = " ".join(filter(None, [str(library), environ.get("LD_PRELOAD")]))
+    print(
+        f"per-size processes on {library or 'the C library allocator'}"
+        f" ({'HOPGATE_ALLOCATOR=' + os.environ['HOPGATE_ALLOCATOR'] if 'HOPGATE_ALLOCATOR' in os.environ else 'default'})",
+        file=sys.stderr,
+    )
+    return environ
 
 
 def measure_sizes(
@@ -19,11 +42,12 @@ def measure_sizes(
 
     A run that fails is reported on stderr and skipped.
     """
+    environ = allocator_environment()
     for size in (int(s) for s in sizes.split(",")):
         command = [sys.executable, script, "--one", str(size), *extra]
         try:
             done = subprocess.run(
-                command, capture_output=True, text=True, check=False, timeout=timeout
+                command, env=environ, capture_output=True, text=True, check=False, timeout=timeout
             )
         except subprocess.TimeoutExpired:
             yield size, None

@@ -1,5 +1,5 @@
 """``python -m hopgate.cli``: the ``hopgate`` command."""
 
-from hopgate.cli.group import main
+from hopgate.cli.launch import main
 
 main()

@@ -1,0 +1,144 @@
+"""The console script's first step: the ``hopgate`` process started on a faster memory allocator.
+
+An evaluation spends most of its CPU in Oxigraph (Rust), which allocates a
+node per quad of its in-memory copies and frees them again; under glibc's
+allocator a sixth of an evaluation's CPU was malloc and free themselves
+(``perf`` at 10k claims; bench/README.md "``allocator.py``"). mimalloc does
+the same work in less: at 10k claims a run's evaluation takes 0.80x its time
+and the first evaluation of two runs 0.93x; loads and reads are unchanged.
+The answers are the same (an allocator decides where memory is, never what is
+in it).
+
+No wheel on PyPI carries mimalloc, so hopgate uses the system's copy where
+one is installed (Debian and Ubuntu: ``apt install libmimalloc2.0``) and
+changes nothing where none is: before anything else is imported, the
+process starts itself again with the library preloaded (``LD_PRELOAD``; the
+same process id, arguments, input and output). That process restores
+``LD_PRELOAD`` as it was, so that the programs hopgate runs (a system under
+test, graphviz, a browser) start on their own allocator.
+
+``HOPGATE_ALLOCATOR`` chooses (README.md "Quick start"):
+unset or ``auto``, mimalloc where found; ``system``, the C library's own;
+a path, that library (jemalloc, say). Linux only; elsewhere nothing changes.
+Seen from the outside, ``MIMALLOC_VERBOSE=1 hopgate --version`` prints mimalloc's
+settings on stderr when it runs on mimalloc.
+Only the console script and ``python -m hopgate.cli`` start this way; a
+program calling ``hopgate`` as a library runs on its own allocator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import sysconfig
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+
+#: The variable that chooses the allocator.
+CHOICE = "HOPGATE_ALLOCATOR"
+#: Set for the restarted process: ``<pid>:`` (LD_PRELOAD was unset) or ``<pid>:=<value>``
+#: (it was ``<value>``). The restarted process keeps the id, so it knows the marker is its
+#: own and restores LD_PRELOAD; a hopgate it starts has another id and chooses for itself.
+_RESTARTED = "_HOPGATE_ALLOCATOR_RESTARTED"
+#: mimalloc's library as distributions install it.
+_MIMALLOC = ("libmimalloc.so.2", "libmimalloc.so")
+
+
+def _library_dirs() -> list[Path]:
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    dirs = [Path("/usr/lib") / multiarch] if multiarch else []
+    return [*dirs, Path("/usr/lib64"), Path("/usr/lib"), Path("/usr/local/lib")]
+
+
+def allocator_library(environ: Mapping[str, str]) -> Path | None:
+    """The allocator library the process should start on, or None (the C library's own).
+
+    ``environ[HOPGATE_ALLOCATOR]``: unset or ``auto`` finds mimalloc in the
+    system's library folders; ``system`` is None; anything else is the path
+    of a library, used when it is a file.
+    """
+    choice = environ.get(CHOICE, "auto").strip() or "auto"
+    if choice == "system":
+        return None
+    if choice != "auto":
+        found = [Path(choice)]
+    else:
+        found = [folder / name for folder in _library_dirs() for name in _MIMALLOC]
+    # LD_PRELOAD separates libraries by spaces and colons: a path with one is not preloaded.
+    return next(
+        (path for path in found if path.is_file() and not set(str(path)) & {" ", ":"}), None
+    )
+
+
+def restart_environment(environ: Mapping[str, str], pid: int) -> dict[str, str] | None:
+    """The environment to start process ``pid`` again in, or None to go on as it is.
+
+    None off Linux, when no allocator library is chosen or found, when it is
+    preloaded already, and in the restarted process itself (then ``environ``
+    is not changed here: :func:`restore_environment` does it).
+    """
+    if not sys.platform.startswith("linux") or not sys.executable:
+        return None
+    if environ.get(_RESTARTED, "").partition(":")[0] == str(pid):
+        return None
+    library = allocator_library(environ)
+    if library is None:
+        return None
+    preloaded = environ.get("LD_PRELOAD")
+    if preloaded is not None and str(library) in preloaded.replace(":", " ").split():
+        return None
+    changed = dict(environ)
+    changed["LD_PRELOAD"] = f"{library} {preloaded}" if preloaded else str(library)
+    changed[_RESTARTED] = f"{pid}:{'' if preloaded is None else '=' + preloaded}"
+    return changed
+
+
+def restore_environment(environ: MutableMapping[str, str], pid: int) -> None:
+    """In the restarted process: ``LD_PRELOAD`` as it was before, the marker removed."""
+    marker = environ.get(_RESTARTED)
+    if marker is None:
+        return
+    owner, _, before = marker.partition(":")
+    if owner != str(pid):
+        return  # another hopgate's: this process was not restarted
+    del environ[_RESTARTED]
+    if before.startswith("="):
+        environ["LD_PRELOAD"] = before[1:]
+    else:
+        environ.pop("LD_PRELOAD", None)
+
+
+def restart_on_allocator() -> None:
+    """Start this process again on the chosen allocator (:func:`allocator_library`), once.
+
+    Returns in the restarted process, with ``LD_PRELOAD`` as it was; returns at
+    once where nothing is to change, or when the restart fails (the C
+    library's allocator then). Call it before anything is imported or read:
+    the process starts over from its command line.
+    """
+    pid = os.getpid()
+    changed = restart_environment(os.environ, pid)
+    if changed is not None:
+        # Not restarted (an OSError): the command runs on the C library's allocator.
+        with contextlib.suppress(OSError):
+            os.execve(sys.executable, sys.orig_argv, changed)
+    restore_environment(os.environ, pid)
+
+
+def main() -> None:
+    """Entry point of the ``hopgate`` console script: the allocator, then the command."""
+    restart_on_allocator()
+    from hopgate.cli.group import main as run
+
+    run()
+
+
+__all__ = [
+    "CHOICE",
+    "allocator_library",
+    "main",
+    "restart_environment",
+    "restart_on_allocator",
+    "restore_environment",
+]
