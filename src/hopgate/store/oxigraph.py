@@ -208,11 +208,12 @@ class OxigraphStore(Store):
         except OSError as exc:
             raise StoreError(f"the update failed: {exc}") from None
 
-    def add_nquads(self, path: Path) -> None:
-        """Add the quads of an N-Quads file in one transaction (all or nothing)."""
+    def add_nquads(self, path: Path, *, lenient: bool = False) -> None:
+        """Add the quads of an N-Quads file in one transaction (all or nothing);
+        ``lenient``: without IRI checks (a file hopgate wrote from terms a store accepted)."""
         self._changed()
         try:
-            self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS)
+            self._store.load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=lenient)
         except (OSError, SyntaxError) as exc:
             raise StoreError(f"cannot add {path} to the store: {exc}") from None
 
@@ -236,7 +237,10 @@ class OxigraphStore(Store):
             raise StoreError(f"the graph {graph} is already in the store")
         self._changed()
         if self.path is None:
-            self.add_nquads(path)
+            # In memory: one transaction. Trusted, without the IRI checks: the evaluation
+            # adds its bundle to the copy its answers are recorded on, 3.3 -> 1.7-2.3 s
+            # at 10k claims (bench/README.md "6 December, morning").
+            self.add_nquads(path, lenient=trusted)
             return
         try:
             self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=trusted)
