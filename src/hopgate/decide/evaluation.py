@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,6 +26,7 @@ from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
 from hopgate.decide import outcomes as interventions
+from hopgate.decide.ahead import answered_ahead
 from hopgate.decide.annotations import AnnotationState
 from hopgate.decide.spool import Card, Spool
 from hopgate.errors import EvaluationError
@@ -395,24 +396,54 @@ def _compute(
     try:
         for update_id in SCRATCH_UPDATES:
             store.update(library_update(update_id).text, params=params)
-        spool.verdicts(_rows(store, "evaluation-verdicts", run, scratch))
-        spool.candidates(_rows(store, "evaluation-route-candidates", run, scratch))
-        spool.truth(_rows(store, "evaluation-source-truth", run, scratch))
-        spool.relations(_rows(store, "card-links", run))
-        spool.links("missing", _rows(store, "evaluation-missing-hops", run, scratch), "span")
-        spool.links(
-            "inadmissible", _rows(store, "evaluation-inadmissible-citations", run, scratch), "span"
-        )
-        # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
-        spool.flags(_rows(store, "evaluation-admissibility", run, scratch))
-        # The span pairs evaluation-coverage found, recorded for the auditor queries.
-        spool.coverage(_rows(store, "evaluation-span-coverage", run, scratch))
-        spool.claim_cases(_rows(store, "evaluation-claim-cases", run, scratch))
-        state = AnnotationState.from_rows(
-            list(_rows(store, "evaluation-annotations", run, scratch))
-        )
-        # Intervention cases, classified apart (docs/spec/interventions.md).
-        intervention_rows = list(_rows(store, "evaluation-interventions", run, scratch))
+
+        def rows(query_id: str, scratch: str | None = scratch) -> Callable[[], Iterator[Row]]:
+            return lambda: _rows(store, query_id, run, scratch)
+
+        # Two queries answered at a time while the spool takes their rows in this
+        # order (hopgate.decide.ahead); the threads are done before the scratch graph goes.
+        with answered_ahead(
+            [
+                rows("evaluation-verdicts"),
+                rows("evaluation-route-candidates"),
+                rows("evaluation-source-truth"),
+                rows("card-links", None),
+                rows("evaluation-missing-hops"),
+                rows("evaluation-inadmissible-citations"),
+                rows("evaluation-admissibility"),
+                rows("evaluation-span-coverage"),
+                rows("evaluation-claim-cases"),
+                rows("evaluation-annotations"),
+                rows("evaluation-interventions"),
+            ]
+        ) as answered:
+            (
+                verdicts,
+                candidates,
+                truth,
+                links,
+                missing,
+                inadmissible,
+                admissibility,
+                coverage,
+                claim_cases,
+                annotations,
+                intervening,
+            ) = answered
+            spool.verdicts(verdicts)
+            spool.candidates(candidates)
+            spool.truth(truth)
+            spool.relations(links)
+            spool.links("missing", missing, "span")
+            spool.links("inadmissible", inadmissible, "span")
+            # The rule flags evaluation-eligibility wrote, recorded in the bundle as decided.
+            spool.flags(admissibility)
+            # The span pairs evaluation-coverage found, recorded for the auditor queries.
+            spool.coverage(coverage)
+            spool.claim_cases(claim_cases)
+            state = AnnotationState.from_rows(list(annotations))
+            # Intervention cases, classified apart (docs/spec/interventions.md).
+            intervention_rows = list(intervening)
     finally:
         store.remove_graph(scratch)
     outcomes = interventions.classify(intervention_rows, plans)
