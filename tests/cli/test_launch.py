@@ -89,6 +89,15 @@ def test_the_console_script_restarts_on_it() -> None:
     )
     assert done.stdout.startswith("hopgate, version")
     assert "mimalloc" in done.stderr
+    # python -m hopgate.cli starts the same way.
+    done = subprocess.run(
+        [sys.executable, "-m", "hopgate.cli", "--version"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "mimalloc" in done.stderr
     environ["HOPGATE_ALLOCATOR"] = "system"
     done = subprocess.run(
         [str(script), "--version"], env=environ, capture_output=True, text=True, check=True

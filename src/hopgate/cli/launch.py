@@ -120,9 +120,11 @@ def restart_on_allocator() -> None:
     pid = os.getpid()
     changed = restart_environment(os.environ, pid)
     if changed is not None:
-        # Not restarted (an OSError): the command runs on the C library's allocator.
+        # The interpreter's options and the command's arguments as given; the interpreter
+        # named by its path, so that the same one starts (a bare "python" would be looked
+        # up on PATH again). Not restarted (an OSError): the C library's allocator.
         with contextlib.suppress(OSError):
-            os.execve(sys.executable, sys.orig_argv, changed)
+            os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], changed)
     restore_environment(os.environ, pid)
 
 
