@@ -105,10 +105,35 @@ def test_the_console_script_restarts_on_it() -> None:
     assert "mimalloc" not in done.stderr
 
 
-def test_the_choice() -> None:
+def test_the_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert launch.allocator_library({"HOPGATE_ALLOCATOR": "system"}) is None
     assert launch.allocator_library({"HOPGATE_ALLOCATOR": "/no/such/library.so"}) is None
     assert launch.allocator_library({"HOPGATE_ALLOCATOR": sys.executable}) == Path(sys.executable)
+    # A relative path is made absolute: ld.so would look a bare name up elsewhere.
+    (tmp_path / "liballoc.so").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    assert (
+        launch.allocator_library({"HOPGATE_ALLOCATOR": "liballoc.so"}) == tmp_path / "liballoc.so"
+    )
+    # A path LD_PRELOAD cannot hold (it separates libraries by spaces and colons).
+    (tmp_path / "lib alloc.so").write_bytes(b"")
+    assert launch.allocator_library({"HOPGATE_ALLOCATOR": str(tmp_path / "lib alloc.so")}) is None
+
+
+def test_asking_twice_in_one_process_restarts_once(tmp_path: Path) -> None:
+    _mimalloc()
+    script = tmp_path / "twice.py"
+    script.write_text(
+        "import os\nfrom hopgate.cli import launch\n"
+        "launch.restart_on_allocator()\nlaunch.restart_on_allocator()\n"
+        "print('mimalloc' in open('/proc/self/maps').read())\n",
+        encoding="utf-8",
+    )
+    environ = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "HOPGATE_ALLOCATOR")}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.splitlines() == ["True"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux's")
@@ -122,6 +147,12 @@ def test_the_restart_happens_once_per_process() -> None:
     assert launch.restart_environment(changed, 4242) is None
     # Preloaded already (by the operator): no restart.
     assert launch.restart_environment({**environ, "LD_PRELOAD": library}, 4242) is None
+    # Another preload (a sanitizer, valgrind, an allocator of the operator's) and no
+    # library named: no restart, the preload stays first.
+    assert launch.restart_environment({"LD_PRELOAD": "libasan.so.8"}, 4242) is None
+    assert (
+        launch.restart_environment({"LD_PRELOAD": "x.so", "HOPGATE_ALLOCATOR": "auto"}, 1) is None
+    )
     # The restarted process restores LD_PRELOAD; another process leaves the marker alone.
     other = dict(changed)
     launch.restore_environment(other, 4243)

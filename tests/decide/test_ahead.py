@@ -60,3 +60,26 @@ def test_a_source_runs_only_a_few_batches_ahead_and_stops_when_the_block_ends() 
         assert produced[0] <= (ahead._DEPTH + 2) * ahead._BATCH + 10
     assert time.perf_counter() - started < 5
     assert _threads() == []
+
+
+def test_a_slow_source_stops_within_a_few_hundred_rows() -> None:
+    def slow() -> Iterator[int]:
+        count = 0
+        while True:
+            time.sleep(0.001)
+            count += 1
+            yield count
+
+    with answered_ahead([slow]) as answered:
+        assert next(answered[0]) == 1
+        left = time.perf_counter()
+    # A whole batch (2,048 rows, 2 s at this pace) is not waited for: a step of them is.
+    assert time.perf_counter() - left < 1.5
+    assert _threads() == []
+
+
+def test_an_iterator_read_after_its_block_raises() -> None:
+    with answered_ahead([lambda: iter(range(ahead._BATCH * (ahead._DEPTH + 4)))]) as answered:
+        late = answered[0]
+    with pytest.raises(RuntimeError, match="after their block ended"):
+        list(late)

@@ -41,6 +41,8 @@ CHOICE = "HOPGATE_ALLOCATOR"
 #: (it was ``<value>``). The restarted process keeps the id, so it knows the marker is its
 #: own and restores LD_PRELOAD; a hopgate it starts has another id and chooses for itself.
 _RESTARTED = "_HOPGATE_ALLOCATOR_RESTARTED"
+#: Whether this process has asked for its restart already (see restart_on_allocator).
+_asked = False
 #: mimalloc's library as distributions install it.
 _MIMALLOC = ("libmimalloc.so.2", "libmimalloc.so")
 
@@ -56,13 +58,14 @@ def allocator_library(environ: Mapping[str, str]) -> Path | None:
 
     ``environ[HOPGATE_ALLOCATOR]``: unset or ``auto`` finds mimalloc in the
     system's library folders; ``system`` is None; anything else is the path
-    of a library, used when it is a file.
+    of a library, used when it is a file (a relative path from the working
+    folder: ld.so would look a bare name up in the system's folders).
     """
     choice = environ.get(CHOICE, "auto").strip() or "auto"
     if choice == "system":
         return None
     if choice != "auto":
-        found = [Path(choice)]
+        found = [Path(choice).absolute()]
     else:
         found = [folder / name for folder in _library_dirs() for name in _MIMALLOC]
     # LD_PRELOAD separates libraries by spaces and colons: a path with one is not preloaded.
@@ -76,16 +79,22 @@ def restart_environment(environ: Mapping[str, str], pid: int) -> dict[str, str] 
 
     None off Linux, when no allocator library is chosen or found, when it is
     preloaded already, and in the restarted process itself (then ``environ``
-    is not changed here: :func:`restore_environment` does it).
+    is not changed here: :func:`restore_environment` does it). Unless
+    ``HOPGATE_ALLOCATOR`` names a library, also None when ``LD_PRELOAD`` is
+    set: a sanitizer's runtime must come first, valgrind's and a profiler's
+    preloads would be escaped by the restart, and an operator's own
+    allocator is their choice.
     """
     if not sys.platform.startswith("linux") or not sys.executable:
         return None
     if environ.get(_RESTARTED, "").partition(":")[0] == str(pid):
         return None
+    preloaded = environ.get("LD_PRELOAD")
+    if preloaded and environ.get(CHOICE, "auto").strip() in ("", "auto"):
+        return None
     library = allocator_library(environ)
     if library is None:
         return None
-    preloaded = environ.get("LD_PRELOAD")
     if preloaded is not None and str(library) in preloaded.replace(":", " ").split():
         return None
     changed = dict(environ)
@@ -113,17 +122,24 @@ def restart_on_allocator() -> None:
     """Start this process again on the chosen allocator (:func:`allocator_library`), once.
 
     Returns in the restarted process, with ``LD_PRELOAD`` as it was; returns at
-    once where nothing is to change, or when the restart fails (the C
-    library's allocator then). Call it before anything is imported or read:
-    the process starts over from its command line.
+    once where nothing is to change, when the restart fails (the C library's
+    allocator then), and when called again in the same process (the marker
+    is gone by then, so it would restart without end). Call it before
+    anything is imported or read: the process starts over from its command
+    line.
     """
+    global _asked
+    if _asked:
+        return
+    _asked = True
     pid = os.getpid()
     changed = restart_environment(os.environ, pid)
     if changed is not None:
         # The interpreter's options and the command's arguments as given; the interpreter
         # named by its path, so that the same one starts (a bare "python" would be looked
-        # up on PATH again). Not restarted (an OSError): the C library's allocator.
-        with contextlib.suppress(OSError):
+        # up on PATH again). Not restarted (an OSError, or a ValueError for an environment
+        # entry execve refuses): the C library's allocator.
+        with contextlib.suppress(OSError, ValueError):
             os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], changed)
     restore_environment(os.environ, pid)
 

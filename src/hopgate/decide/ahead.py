@@ -25,6 +25,8 @@ T = TypeVar("T")
 #: Rows handed over at a time, and how many such batches a query may be ahead.
 _BATCH = 2048
 _DEPTH = 4
+#: How many rows a thread reads between two looks at whether to stop.
+_STEP = 256
 _DONE = object()
 
 
@@ -38,8 +40,9 @@ def answered_ahead(
     the next one starts when one of them has handed over its last batch, so
     the block must read each iterator to its end, in order (as the spool
     does). An error of a source is raised by its iterator. On leaving the
-    block, the threads stop at their next batch and are waited for: nothing
-    reads the store afterwards.
+    block, the threads stop within a few hundred rows and are waited for (an
+    interrupt meanwhile is raised once they are): nothing reads the store
+    afterwards. An iterator read after the block raises RuntimeError.
     """
     stop = threading.Event()
     handed: list[queue.Queue[object]] = [queue.Queue(maxsize=_DEPTH) for _ in sources]
@@ -57,10 +60,17 @@ def answered_ahead(
         into = handed[index]
         try:
             items = iter(sources[index]())
-            while not stop.is_set():
-                batch = list(islice(items, _BATCH))
-                if not batch or not hand(into, batch):
-                    break
+            ended = False
+            while not ended and not stop.is_set():
+                batch: list[T] = []
+                while len(batch) < _BATCH and not stop.is_set():
+                    step = list(islice(items, _STEP))
+                    batch += step
+                    if len(step) < _STEP:
+                        ended = True
+                        break
+                if stop.is_set() or (batch and not hand(into, batch)):
+                    return
         except BaseException as exc:  # handed to the reader, which raises it
             hand(into, exc)
             return
@@ -68,7 +78,12 @@ def answered_ahead(
 
     def read(index: int) -> Iterator[T]:
         while True:
-            item = handed[index].get()
+            try:
+                item = handed[index].get(timeout=0.05)
+            except queue.Empty:
+                if stop.is_set():
+                    raise RuntimeError("the answers were read after their block ended") from None
+                continue
             if item is _DONE:
                 return
             if isinstance(item, BaseException):
@@ -82,7 +97,12 @@ def answered_ahead(
         yield [read(index) for index in range(len(sources))]
     finally:
         stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:
+            # Interrupted while waiting: the threads still stop; wait for them, then raise.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 __all__ = ["answered_ahead"]
