@@ -92,7 +92,8 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     On Linux the command runs on the mimalloc memory allocator where the
     system has it (apt install libmimalloc2.0; an evaluation takes 0.8-0.93x
     the time, with the same answers); HOPGATE_ALLOCATOR=system keeps the C
-    library's, HOPGATE_ALLOCATOR=PATH preloads another.
+    library's, HOPGATE_ALLOCATOR=PATH preloads another; with LD_PRELOAD set
+    (a sanitizer, valgrind) nothing changes.
 
     Example: hopgate --store audit/store load ledger.yaml
 

@@ -19,7 +19,8 @@ test, graphviz, a browser) start on their own allocator.
 
 ``HOPGATE_ALLOCATOR`` chooses (README.md "Quick start"):
 unset or ``auto``, mimalloc where found; ``system``, the C library's own;
-a path, that library (jemalloc, say). Linux only; elsewhere nothing changes.
+a path, that library (jemalloc, say). A process started with ``LD_PRELOAD``
+set is left alone unless a path is named. Linux only; elsewhere nothing changes.
 Seen from the outside, ``MIMALLOC_VERBOSE=1 hopgate --version`` prints mimalloc's
 settings on stderr when it runs on mimalloc.
 Only the console script and ``python -m hopgate.cli`` start this way; a
