@@ -17,21 +17,17 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from hopgate.cli.launch import allocator_library
+from hopgate.cli.launch import preloaded_environment
 
 
 def allocator_environment() -> dict[str, str]:
     """This process's environment with the allocator library ``hopgate`` would start on
-    preloaded (as :func:`hopgate.cli.launch.restart_environment` does), for a child."""
-    environ = dict(os.environ)
-    library = allocator_library(environ) if sys.platform.startswith("linux") else None
-    if library is not None:
-        environ["LD_PRELOAD"] = " ".join(filter(None, [str(library), environ.get("LD_PRELOAD")]))
-    print(
-        f"per-size processes on {library or 'the C library allocator'}"
-        f" ({'HOPGATE_ALLOCATOR=' + os.environ['HOPGATE_ALLOCATOR'] if 'HOPGATE_ALLOCATOR' in os.environ else 'default'})",
-        file=sys.stderr,
-    )
+    preloaded, by the command's own rule (:func:`hopgate.cli.launch.preloaded_environment`),
+    for a child."""
+    changed = preloaded_environment(os.environ)
+    environ = dict(os.environ) if changed is None else changed
+    shown = "the allocator the process starts with" if changed is None else changed["LD_PRELOAD"]
+    print(f"per-size processes on {shown}", file=sys.stderr)
     return environ
 
 

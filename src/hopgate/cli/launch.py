@@ -75,20 +75,16 @@ def allocator_library(environ: Mapping[str, str]) -> Path | None:
     )
 
 
-def restart_environment(environ: Mapping[str, str], pid: int) -> dict[str, str] | None:
-    """The environment to start process ``pid`` again in, or None to go on as it is.
+def preloaded_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
+    """``environ`` with the allocator library preloaded, or None where nothing is to change.
 
-    None off Linux, when no allocator library is chosen or found, when it is
-    preloaded already, and in the restarted process itself (then ``environ``
-    is not changed here: :func:`restore_environment` does it). Unless
-    ``HOPGATE_ALLOCATOR`` names a library, also None when ``LD_PRELOAD`` is
-    set: a sanitizer's runtime must come first, valgrind's and a profiler's
-    preloads would be escaped by the restart, and an operator's own
-    allocator is their choice.
+    None off Linux, when no allocator library is chosen or found, and when it is
+    preloaded already. Unless ``HOPGATE_ALLOCATOR`` names a library, also None
+    when ``LD_PRELOAD`` is set: a sanitizer's runtime must come first,
+    valgrind's and a profiler's preloads would be escaped by the restart, and
+    an operator's own allocator is their choice.
     """
-    if not sys.platform.startswith("linux") or not sys.executable:
-        return None
-    if environ.get(_RESTARTED, "").partition(":")[0] == str(pid):
+    if not sys.platform.startswith("linux"):
         return None
     preloaded = environ.get("LD_PRELOAD")
     if preloaded and environ.get(CHOICE, "auto").strip() in ("", "auto"):
@@ -98,9 +94,22 @@ def restart_environment(environ: Mapping[str, str], pid: int) -> dict[str, str] 
         return None
     if preloaded is not None and str(library) in preloaded.replace(":", " ").split():
         return None
-    changed = dict(environ)
-    changed["LD_PRELOAD"] = f"{library} {preloaded}" if preloaded else str(library)
-    changed[_RESTARTED] = f"{pid}:{'' if preloaded is None else '=' + preloaded}"
+    return {**environ, "LD_PRELOAD": f"{library} {preloaded}" if preloaded else str(library)}
+
+
+def restart_environment(environ: Mapping[str, str], pid: int) -> dict[str, str] | None:
+    """The environment to start process ``pid`` again in (:func:`preloaded_environment`,
+    marked as this process's restart), or None to go on as it is: also in the
+    restarted process itself (then ``environ`` is not changed here:
+    :func:`restore_environment` does it).
+    """
+    if not sys.executable or environ.get(_RESTARTED, "").partition(":")[0] == str(pid):
+        return None
+    changed = preloaded_environment(environ)
+    if changed is None:
+        return None
+    before = environ.get("LD_PRELOAD")
+    changed[_RESTARTED] = f"{pid}:{'' if before is None else '=' + before}"
     return changed
 
 
@@ -157,6 +166,7 @@ __all__ = [
     "CHOICE",
     "allocator_library",
     "main",
+    "preloaded_environment",
     "restart_environment",
     "restart_on_allocator",
     "restore_environment",
