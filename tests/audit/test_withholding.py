@@ -149,7 +149,16 @@ _ROWS = st.lists(
         Proportion,
         st.integers(0, 3),
         st.one_of(_WORDS, st.none()),
-        st.one_of(_LEAVES, st.lists(_LEAVES, max_size=2), st.just([])),
+        st.one_of(
+            _LEAVES,
+            st.lists(_LEAVES, max_size=2),
+            st.just([]),
+            # A card's judgments and members: lists of flat dicts, a name key among them.
+            st.lists(
+                st.dictionaries(st.sampled_from(["id", "t", "secret words"]), _LEAVES, max_size=3),
+                max_size=3,
+            ),
+        ),
     ),
     min_size=2,
     max_size=6,

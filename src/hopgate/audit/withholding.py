@@ -234,6 +234,38 @@ def _text_fields(cls: type) -> tuple[frozenset[str], tuple[str, ...]]:
     return kept, tuple(f.name for f in fields(cls) if f.init and f.name not in kept)
 
 
+def _shallow_texts(column: list[Any]) -> set[str] | None:
+    """The distinct strings in a column of lists (or tuples) of strings, kept values
+    and flat dicts of them (a card's judgments, source truth, missing spans), dict keys
+    left out; None where something lies deeper, for the walk to take.
+
+    A column none of whose strings is withheld is passed over whole: walking
+    20,600 cards' 42,000 judgment and member dicts one by one was a third of
+    the filter's time in ``verdicts`` at 10k claims, and nearly every column
+    holds no withheld text. A name field's strings are looked at too, which
+    can only send the column to the walk.
+    """
+    texts: set[str] = set()
+    add = texts.add
+    for sequence in column:
+        if type(sequence) in _KEPT:
+            continue
+        for item in sequence:
+            kind = type(item)
+            if kind is str:
+                add(item)
+            elif kind is dict:
+                for value in item.values():
+                    value_kind = type(value)
+                    if value_kind is str:
+                        add(value)
+                    elif value_kind not in _KEPT:
+                        return None
+            elif kind not in _KEPT:
+                return None
+    return texts
+
+
 class Withholding:
     """The filter for one reader: its withheld texts, and what repeats them.
 
@@ -352,9 +384,10 @@ class Withholding:
 
     def _rows(self, value: list[Any] | tuple[Any, ...]) -> Any:
         """Rows of one dataclass (``verdicts``' 20,600 cards) walked field by field: a
-        field no row holds text in (flags, None, empty lists: most of a brief card) is
-        passed over in one scan of its column, a column of strings is looked up once
-        per distinct string; the same result as walking row by row (held by a test)."""
+        field no row holds text in (flags, None, empty lists: most of a brief card), or
+        whose lists and flat dicts hold no withheld text, is passed over in one scan of
+        its column, a column of strings is looked up once per distinct string; the same
+        result as walking row by row (held by a test)."""
         kept, walked = _text_fields(value[0].__class__)
         shown, redact = self.shown, self._redact
         changes: dict[int, dict[str, Any]] = {}
@@ -363,10 +396,10 @@ class Withholding:
             kinds = set(map(type, column))
             if kinds <= _KEPT:
                 continue
-            if kinds <= _KEPT | _SEQUENCES and not any(
-                item for item in column if type(item) in _SEQUENCES
-            ):
-                continue  # no text: every sequence in the column is empty
+            if kinds <= _KEPT | _SEQUENCES:
+                texts = _shallow_texts(column)
+                if texts is not None and not any(shown(text) is not text for text in texts):
+                    continue  # no withheld text in any of the column's lists
             if kinds <= _KEPT | {str}:
                 texts = {item for item in column if type(item) is str}
                 withheld = {text for text in texts if shown(text) is not text}
