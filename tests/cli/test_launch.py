@@ -110,14 +110,39 @@ def test_the_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert launch.allocator_library({"HOPGATE_ALLOCATOR": "/no/such/library.so"}) is None
     assert launch.allocator_library({"HOPGATE_ALLOCATOR": sys.executable}) == Path(sys.executable)
     # A relative path is made absolute: ld.so would look a bare name up elsewhere.
-    (tmp_path / "liballoc.so").write_bytes(b"")
+    (tmp_path / "liballoc.so").write_bytes(Path(sys.executable).read_bytes()[:64])
     monkeypatch.chdir(tmp_path)
     assert (
         launch.allocator_library({"HOPGATE_ALLOCATOR": "liballoc.so"}) == tmp_path / "liballoc.so"
     )
     # A path LD_PRELOAD cannot hold (it separates libraries by spaces and colons).
-    (tmp_path / "lib alloc.so").write_bytes(b"")
+    (tmp_path / "lib alloc.so").write_bytes(Path(sys.executable).read_bytes()[:64])
     assert launch.allocator_library({"HOPGATE_ALLOCATOR": str(tmp_path / "lib alloc.so")}) is None
+    # Not an ELF file, or one of the other word size: ld.so cannot preload it.
+    (tmp_path / "notes.so").write_text("not a library", encoding="utf-8")
+    assert launch.allocator_library({"HOPGATE_ALLOCATOR": str(tmp_path / "notes.so")}) is None
+    other = bytearray(Path(sys.executable).read_bytes()[:64])
+    other[4] = 3 - other[4]
+    (tmp_path / "other.so").write_bytes(bytes(other))
+    assert launch.allocator_library({"HOPGATE_ALLOCATOR": str(tmp_path / "other.so")}) is None
+    assert launch.allocator_library({"HOPGATE_ALLOCATOR": str(tmp_path)}) is None
+
+
+def test_a_file_ld_so_cannot_preload_starts_no_restart(tmp_path: Path) -> None:
+    """A chosen file that is not a library is not preloaded: no restart, and no ld.so
+    warning on the command's stderr."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the allocator is chosen on Linux only")
+    (tmp_path / "notes.so").write_text("not a library", encoding="utf-8")
+    script = tmp_path / "probe.py"
+    script.write_text(_PROBE, encoding="utf-8")
+    environ = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    environ["HOPGATE_ALLOCATOR"] = str(tmp_path / "notes.so")
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environ, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == ["None", "False", "None"]
+    assert "notes.so" not in done.stderr  # ld.so: "... cannot be preloaded ...: ignored."
 
 
 def test_asking_twice_in_one_process_restarts_once(tmp_path: Path) -> None:

@@ -59,8 +59,9 @@ def allocator_library(environ: Mapping[str, str]) -> Path | None:
 
     ``environ[HOPGATE_ALLOCATOR]``: unset or ``auto`` finds mimalloc in the
     system's library folders; ``system`` is None; anything else is the path
-    of a library, used when it is a file (a relative path from the working
-    folder: ld.so would look a bare name up in the system's folders).
+    of a library, used when it is an ELF file of this interpreter's word size
+    (a relative path from the working folder: ld.so would look a bare name up
+    in the system's folders).
     """
     choice = environ.get(CHOICE, "auto").strip() or "auto"
     if choice == "system":
@@ -69,10 +70,26 @@ def allocator_library(environ: Mapping[str, str]) -> Path | None:
         found = [Path(choice).absolute()]
     else:
         found = [folder / name for folder in _library_dirs() for name in _MIMALLOC]
-    # LD_PRELOAD separates libraries by spaces and colons: a path with one is not preloaded.
-    return next(
-        (path for path in found if path.is_file() and not set(str(path)) & {" ", ":"}), None
-    )
+    return next((path for path in found if _preloadable(path)), None)
+
+
+#: The start of an ELF file of this interpreter's word size (``EI_CLASS``: 1 for 32 bits,
+#: 2 for 64): what ld.so can preload into it.
+_ELF = b"\x7fELF" + (b"\x02" if sys.maxsize > 2**32 else b"\x01")
+
+
+def _preloadable(path: Path) -> bool:
+    """Whether ld.so can preload ``path``: an ELF file of this word size, named without
+    a space or colon (LD_PRELOAD separates libraries by both). Anything else would
+    be restarted on in vain, ld.so printing that it cannot be preloaded before
+    every command."""
+    if set(str(path)) & {" ", ":"}:
+        return False
+    try:
+        with path.open("rb") as file:
+            return file.read(len(_ELF)) == _ELF
+    except OSError:  # missing, a folder, unreadable
+        return False
 
 
 def preloaded_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
