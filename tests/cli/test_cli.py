@@ -122,11 +122,11 @@ def test_dump_formats(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
     lines = target.read_text(encoding="utf-8").splitlines()
     # 532, plus 4 rank triples (a prov:Usage with hg:rank) for each of the 8 retrieved spans,
     # less the 4 that recorded the OS user as the load's person (issue 15: only --by names
-    # one), plus the catalog's three snapshot digests and the digests of the reader rule's
-    # and the review queue's recorded answers, plus the recording number of the ledger's judgment
+    # one), plus the catalog's three snapshot digests and the digest of the reader rule's
+    # recorded answers, plus the recording number of the ledger's judgment
     # (docs/spec/adjudication.md "Recording"), plus the 7 authority and authority-basis
     # triples of its sources (docs/spec/ledger.md "Sources").
-    assert lines == sorted(lines) and len(lines) == 573
+    assert lines == sorted(lines) and len(lines) == 572
     trig = run("dump", "--format", "trig").output
     assert "GRAPH" in trig or "{" in trig
     missing = run("dump", "--graph", "https://example.org/nope")

@@ -303,8 +303,8 @@ def test_diff_on_the_server_is_the_embedded_stores(evaluated: RemoteStore, tmp_p
 def test_the_review_queue_s_rows_kept_on_the_server_are_the_query_s(
     evaluated: RemoteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each load keeps the review queue's rows on the server for the records it leaves;
-    an evaluation leaves them in use, a later load keeps its own (hopgate.store.queue_answers)."""
+    """Each evaluation keeps its run's review queue rows on the server, asked over the
+    loads it used; while it is current, reads take them (hopgate.store.queue_answers)."""
     unresolved = {"id": "k2", "claim": "cB", "span": "k1-span", "status": "unresolved"}
     contradiction = tmp_path / "contradiction.yaml"
     contradiction.write_text(json.dumps({"ledger": 1, "contradictions": [unresolved]}), "utf-8")

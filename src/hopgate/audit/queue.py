@@ -11,6 +11,7 @@ queue is the record as it stands, evaluated or not.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -132,7 +133,14 @@ def _judgments_by_subject(
     return grouped
 
 
-def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) -> list[QueueItem]:
+def queue(
+    store: Store,
+    run: str | None = None,
+    *,
+    with_judgments: bool = True,
+    runs: list[str] | None = None,
+    states: Mapping[str, catalog.Staleness] | None = None,
+) -> list[QueueItem]:
     """The subjects awaiting adjudication (for ``run``, when given): disagreements first.
 
     Reviewers' disagreements first, then a machine judgment's
@@ -140,18 +148,21 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
     a consequential output, then by run and subject id. Each carries the
     initial judgments of its question, machine ones among them.
 
+    ``runs``: only these runs' subjects (ledger ids; for a caller that knows they are
+    runs of the store), ``states`` their states where the caller read them.
+
     Raises:
         ReviewError: ``run`` is not a run of the store.
     """
-    run_iri = None
     if run is not None:
         if run not in catalog.runs(store):
             raise ReviewError(f"unknown run {run!r}")
-        run_iri = IRI(ids.mint("run", run))
+        runs = [run]
     items: dict[tuple[str, str, str], QueueItem] = {}
     subjects: dict[tuple[str, str, str], str] = {}
-    # Over the published records, as a load recorded them (hopgate.store.queue_answers).
-    for row in queue_answers.rows(store, run_iri):
+    # Over the published records: each run's rows as its current evaluation recorded
+    # them, the others asked (hopgate.store.queue_answers).
+    for row in queue_answers.rows(store, runs, states=states):
         run_id = ids.ledger_id(str(row["run"]))
         key = (run_id, str(row["subject"]), str(row["question"]))
         item = items.get(key)
@@ -197,13 +208,17 @@ def queue(store: Store, run: str | None = None, *, with_judgments: bool = True) 
     return [item for _, item in ordered]
 
 
-def awaiting(store: Store, runs: list[str]) -> dict[str, int]:
-    """How many subjects await adjudication for each of ``runs`` (docs/spec/adjudication.md).
+def awaiting(
+    store: Store, runs: list[str], states: Mapping[str, catalog.Staleness] | None = None
+) -> dict[str, int]:
+    """How many subjects await adjudication for each of ``runs`` (docs/spec/adjudication.md),
+    ``states`` their states where the caller read them.
 
-    One query answers every run: asked once per run, the queue's joins over
-    the whole store were paid again for each (1-2 s a run at 10k claims).
+    A current evaluation recorded its run's rows; the runs without are asked in
+    one query (asked once per run, the queue's joins over the whole store were
+    paid again for each: 1-2 s a run at 10k claims).
     """
-    items = queue(store, runs[0] if len(runs) == 1 else None, with_judgments=False)
+    items = queue(store, with_judgments=False, runs=runs, states=states)
     subjects: dict[str, set[tuple[str, str]]] = {run: set() for run in runs}
     for item in items:
         if item.run in subjects:

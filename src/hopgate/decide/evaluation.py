@@ -521,7 +521,9 @@ def _evaluate_run(
             # while the bundle is written, after the working copy is freed, so that the
             # two are not both held (at 100k claims, gigabytes).
             reading = copies.reading if copies is not None else None
-            recorder = later.enter_context(answers.recording(store, graphs, reading))
+            recorder = later.enter_context(
+                answers.recording(store, graphs, reading, run=str(params["run"]))
+            )
             bundle_file = Path(scratch_dir) / "bundle.nq"
             catalog_file = Path(scratch_dir) / "catalog.nq"
             writer = _write_bundle(

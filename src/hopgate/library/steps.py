@@ -65,6 +65,12 @@ BUNDLE_QUERIES = (
 #: hopgate.audit.peers): recorded with the bundle queries, else run on a copy of
 #: a bundle and what they read of its loads.
 PEER_QUERIES = ("peer-multihop-rag", "peer-ragas-context-recall", "peer-hotpotqa-sp", "peer-fever")
+#: The query an evaluation records for its run over the loads it used, not its bundle:
+#: the review queue (queries/review-queue.rq, which reads the published records only).
+#: While the evaluation is current, no load published since holds anything the run
+#: depends on, and the queue's rows for the run come from those same loads
+#: (hopgate.store.queue_answers says why).
+RUN_QUEUE = "review-queue"
 
 #: What the release gate weighs (docs/spec/acceptance.md "Release gate"; queries/gate.rq):
 #: ``marked``, the outputs asserting a claim marked consequential (the default: the
@@ -108,7 +114,7 @@ def evaluation_projection() -> Projection:
 @functools.cache
 def reading_projection() -> Projection:
     """The quads the queries that read a bundle (``BUNDLE_QUERIES`` and ``PEER_QUERIES``)
-    can read.
+    can read, and the review queue's (``RUN_QUEUE``).
 
     One projection for both: the evaluation records the answers of all of them
     on one copy of this projection of its loads (hopgate.store.answers). The
@@ -116,7 +122,9 @@ def reading_projection() -> Projection:
     a third more quads; with a projection of their own, ``metrics --peers``
     parsed a copy of them at every read (12 s at 10k claims, bench/README.md).
     """
-    return projection_of(library_query(name).text for name in (*BUNDLE_QUERIES, *PEER_QUERIES))
+    return projection_of(
+        library_query(name).text for name in (*BUNDLE_QUERIES, *PEER_QUERIES, RUN_QUEUE)
+    )
 
 
 @functools.cache
@@ -148,6 +156,7 @@ __all__ = [
     "GATE_POLICY",
     "PEER_QUERIES",
     "RESULT_QUERIES",
+    "RUN_QUEUE",
     "SCRATCH_UPDATES",
     "evaluation_projection",
     "load_projections",

@@ -43,6 +43,7 @@ from hopgate.library.artefacts import library_query
 from hopgate.library.steps import (
     PEER_QUERIES,
     REPORT_QUERIES,
+    RUN_QUEUE,
     reading_projection,
     recorded_requests,
 )
@@ -73,8 +74,11 @@ GROUPS = ("reads", "figures", "report", "peers")
 #: The files a server keeps (hopgate.store.remote.caches): not the peer figures'.
 SERVER_GROUPS = ("reads", "figures", "report")
 #: The queries ``metrics`` reads: at 10k claims 1.7 MB of a run's 17.7 MB of rows
-#: (the interventions' rows, which the cards read too, are most of it).
-_FIGURES = frozenset({"metrics", "metrics-by-question", "metrics-strata", "interventions"})
+#: (the interventions' rows, which the cards read too, are most of it), and the review
+#: queue's rows for the run (its count awaiting adjudication).
+_FIGURES = frozenset(
+    {"metrics", "metrics-by-question", "metrics-strata", "interventions", RUN_QUEUE}
+)
 
 
 def _group(name: str) -> str:
@@ -89,9 +93,10 @@ def _group(name: str) -> str:
 def cache_key(group: str) -> str:
     """The key of one file (``group``, one of :data:`GROUPS`): a digest of the format
     and of the id and text of every recorded query the file holds."""
+    names = {n for n, _ in recorded_requests()} | {RUN_QUEUE}
     text = _FORMAT + "".join(
         f"\n{name}\n{library_query(name).text}"
-        for name in sorted({n for n, _ in recorded_requests() if _group(n) == group})
+        for name in sorted(n for n in names if _group(n) == group)
     )
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return f"answers-{digest}" if group == "reads" else f"answers-{group}-{digest}"
@@ -264,9 +269,16 @@ class Recorder:
     Use :func:`recording`. On a store in memory nothing is copied or recorded.
     """
 
-    def __init__(self, store: Store, used: list[str], copies: ReadingCopies | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        used: list[str],
+        copies: ReadingCopies | None = None,
+        run: str | None = None,
+    ) -> None:
         self._store = store
         self._used = list(used)
+        self._run = run
         self._own = copies is None
         self._copies = ReadingCopies(store) if copies is None else copies
         self._copy = self._copies.of(used)
@@ -284,7 +296,13 @@ class Recorder:
         copy.add_graph(file, bundle, trusted=True)
         # The engine answers a query without the GIL: two at a time on the memory copy
         # took 0.6x the time of one after another (FEVER's bundle, bench/README.md).
-        return _keep(self._store, bundle, _answer(copy, bundle, threads=_QUERY_THREADS))
+        # The review queue reads the loads only, never the bundle.
+        tables = _answer(copy, bundle, threads=_QUERY_THREADS, queue=self._queue(copy))
+        return _keep(self._store, bundle, tables)
+
+    def _queue(self, source: Store) -> tuple[Store, str] | None:
+        """Where the run's review queue is asked: ``source`` seen through the loads used."""
+        return None if self._run is None else (source.view(self._used), self._run)
 
     def record_written(self, bundle: str) -> list[str]:
         """On a store that keeps its caches on its server (remote): run the recorded
@@ -303,7 +321,13 @@ class Recorder:
         # so on a server they run on a copy in the client (hopgate.audit.peers).
         on_server = self._store.scoped([*self._used, bundle])
         try:
-            tables = _answer(on_server, bundle, threads=_QUERY_THREADS, groups=SERVER_GROUPS)
+            tables = _answer(
+                on_server,
+                bundle,
+                threads=_QUERY_THREADS,
+                groups=SERVER_GROUPS,
+                queue=self._queue(self._store),
+            )
         except HopgateError as exc:
             # A cache: without it each read asks its queries of the server, as before.
             log.warning("hopgate: note: the answers of %s were not kept (%s)", bundle, exc)
@@ -318,18 +342,31 @@ class Recorder:
 
 
 def _answer(
-    source: Store, bundle: str, *, threads: int, groups: tuple[str, ...] = GROUPS
+    source: Store,
+    bundle: str,
+    *,
+    threads: int,
+    groups: tuple[str, ...] = GROUPS,
+    queue: tuple[Store, str] | None = None,
 ) -> dict[str, dict[str, str]]:
-    """Each recorded request of ``groups``' files, encoded, by file, as ``source`` answers it."""
+    """Each recorded request of ``groups``' files, encoded, by file, as ``source`` answers it;
+    with ``queue`` (a store seen through the loads used, and the run's id), the run's
+    review queue as that store answers it (:func:`queue_request`)."""
     tables: dict[str, dict[str, str]] = {group: {} for group in groups}
-    requests = [r for r in recorded_requests() if _group(r[0]) in groups]
+    requests: list[tuple[str, dict[str, str], Store]] = [
+        (name, params, source) for name, params in recorded_requests() if _group(name) in groups
+    ]
+    if queue is not None and _group(RUN_QUEUE) in groups:
+        requests.append((RUN_QUEUE, queue_request(queue[1]), queue[0]))
 
-    def answer(request: tuple[str, dict[str, str]]) -> tuple[str, str, str]:
+    def answer(request: tuple[str, dict[str, str], Store]) -> tuple[str, str, str]:
         # Each query's rows are encoded as soon as they are read: held as Python
         # rows until the end, the tables of a 100k-claim run took gigabytes.
-        name, params = request
+        name, params, asked = request
         bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
-        found = source.select(library_query(name).text, params=bound)
+        if name == RUN_QUEUE:  # not a bundle query: ?run, as an IRI
+            bound = {"run": IRI(params["run"])}
+        found = asked.select(library_query(name).text, params=bound)
         return _group(name), _request(name, params), _encode_table(found)
 
     # In the requests' order, so the file is the same.
@@ -347,14 +384,20 @@ def _keep(store: Store, bundle: str, tables: dict[str, dict[str, str]]) -> list[
     return lines
 
 
+def queue_request(run: str) -> dict[str, str]:
+    """The parameters under which an evaluation of the run IRI ``run`` records its review
+    queue (:data:`hopgate.library.steps.RUN_QUEUE`), for :meth:`Answers.get`."""
+    return {"run": run}
+
+
 @contextmanager
 def recording(
-    store: Store, used: list[str], copies: ReadingCopies | None = None
+    store: Store, used: list[str], copies: ReadingCopies | None = None, run: str | None = None
 ) -> Iterator[Recorder]:
     """A :class:`Recorder` of the answers of a bundle about to be published from ``used``,
     its copy started now (or by ``copies``, which then frees it) and freed at the end of
-    the block."""
-    recorder = Recorder(store, used, copies)
+    the block; with ``run`` (the run's IRI), also the run's review queue over ``used``."""
+    recorder = Recorder(store, used, copies, run)
     try:
         yield recorder
     finally:
@@ -496,6 +539,7 @@ __all__ = [
     "Answers",
     "Recorder",
     "cache_key",
+    "queue_request",
     "read",
     "record",
     "recording",

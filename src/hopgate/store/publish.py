@@ -20,7 +20,7 @@ from pathlib import Path
 from hopgate import faults
 from hopgate.library.projection import Projection
 from hopgate.library.steps import load_projections
-from hopgate.store import queue_answers, reader_answers, snapshots
+from hopgate.store import reader_answers, snapshots
 from hopgate.store.base import Store
 
 
@@ -102,9 +102,9 @@ def publish_records(
     trusted: bool = False,
 ) -> None:
     """:func:`publish` for a graph of ledger records (a load's, an intervention plan's):
-    with the loads' snapshots, and the answers of the reader rule and of the review
-    queue over the store as it will be with it (docs/spec/records.md "Caches"), which
-    every read's reader filter and ``metrics`` would otherwise ask."""
+    with the loads' snapshots, and the answers of the reader rule over the store as it
+    will be with it (docs/spec/records.md "Caches"), which every read's reader filter
+    would otherwise ask."""
     publish(
         store,
         graph,
@@ -114,12 +114,9 @@ def publish_records(
         projections=load_projections(),
         trusted=trusted,
         # On a store with snapshots the rule is asked of a copy while the graph is
-        # written; on a server, there once it is written; the queue, on every store,
-        # once it is written.
+        # written; on a server, there once it is written.
         caches=lambda: reader_answers.record(store, graph),
-        written=lambda: (
-            reader_answers.record_written(store, graph) + queue_answers.record_written(store, graph)
-        ),
+        written=lambda: reader_answers.record_written(store, graph),
     )
 
 

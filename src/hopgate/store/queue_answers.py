@@ -1,49 +1,47 @@
-"""The review queue's rows, recorded by each load (and intervention plan).
+"""The review queue's rows: each run's as its current evaluation recorded them, else asked.
 
 ``queries/review-queue.rq`` reads the published records only: the load and
 plan graphs (docs/spec/adjudication.md "Awaiting adjudication"), never a
-bundle or the catalog. A published load or plan graph never changes (a load
-graph's IRI is its ledger's digest; a plan graph is written once), so the
-query's answer for every run depends on nothing but which of them are
-published. A load, once its graph is written and before its catalog entry
-publishes it, asks the query over the records the store will then hold and
-keeps the rows, beside an on-disk store as a file or on a server in a graph
-outside every dataset (docs/spec/records.md "Caches"); a read takes them from
-there when their key is the key of the records as they are, and asks the
-query otherwise. At 10k claims the query was 0.7-0.95 s of ``metrics``' 1.0 s
-(its count of the subjects awaiting adjudication).
+bundle or the catalog. Each evaluation records the queue's rows for its run,
+asked over the loads it used, beside its bundle's answers
+(:mod:`hopgate.store.answers`; docs/spec/records.md "Caches"). While that
+evaluation is current (docs/spec/records.md "Staleness") those are the run's
+rows over every published record:
 
-The key is a digest of the query's text and of the sorted IRIs of the
-records; the file is verified against the digest its catalog line records
-before each use (missing or damaged, the query is asked, as before). Rows the
-file could not name (a blank node, an unexpected term) are not kept.
+- every fact the queue joins for a run is about a node the walk of the run's
+  inputs reaches (``queries/run-inputs.rq``): its cases and their outputs, the
+  claims the outputs assert and those claims' flags, their evidence sets and
+  contradictions, the judgments of those and of its outputs; and a record is
+  written in the graph of the ledger that first stated it, which the walk
+  finds, so every such fact is in a load the evaluation used;
+- a load published since that holds any of them makes the evaluation stale,
+  and so does a load it used being gone;
+- a plan graph holds none of them: its planned variants use none of the
+  queue's predicates, and its one ``prov:wasGeneratedBy`` names its planning
+  activity, which is no run's case.
+
+A read takes a run's recorded rows when the run's latest evaluation is
+current and its answers file verifies; for any other run (never evaluated,
+stale, or recorded by a hopgate that kept no queue) it asks the query over
+the records, as without. The queue is asked at evaluation, on the loads the
+run used: a load records nothing of it. (Each load used to ask the queue
+over every record it left, which grew with the store: 5.7 s of a 9.3 s load,
+the 13th of a history of 3k-claim runs; bench/README.md "7 December".)
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
+from collections.abc import Mapping, Sequence
 
-from hopgate.errors import HopgateError
+from hopgate import ids
 from hopgate.library.artefacts import library_query
-from hopgate.store import snapshots
+from hopgate.library.steps import RUN_QUEUE
+from hopgate.store import answers, catalog
 from hopgate.store.base import IRI, Row, Store, Value
 from hopgate.vocab import CATALOG_GRAPH
 
-log = logging.getLogger(__name__)
-
-#: The format of the file; part of its key.
-_FORMAT = "hopgate review queue answers 1"
-
-#: The query whose rows are kept.
-QUERY = "review-queue"
-
-#: Its columns by kind of value: IRIs, texts and flags (booleans; a server may
-#: type one as 0/1, docs/servers.md).
-_IRIS = ("run", "subject", "output")
-_TEXTS = ("kind", "question")
-_FLAGS = ("disagreement", "machineDisagreement", "consequential")
+#: The query whose rows are read.
+QUERY = RUN_QUEUE
 
 #: The published records: the graphs the catalog says a load or a plan generated.
 _RECORDS = (
@@ -58,11 +56,6 @@ def records(store: Store) -> list[str]:
     return sorted({str(row["g"]) for row in rows})
 
 
-def _key(graphs: list[str]) -> str:
-    text = "\n".join([_FORMAT, library_query(QUERY).text, *graphs])
-    return "queue-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
 def _asked(store: Store, graphs: list[str], params: dict[str, Value] | None = None) -> list[Row]:
     """The query's rows over ``graphs`` (none: no rows)."""
     if not graphs:
@@ -70,68 +63,57 @@ def _asked(store: Store, graphs: list[str], params: dict[str, Value] | None = No
     return store.view(graphs).select(library_query(QUERY).text, params=params)
 
 
-def _encoded(rows: list[Row]) -> bytes | None:
-    """The record's bytes: one list per row, in the order of the columns; None when a
-    row holds a value the columns do not expect."""
-    kept: list[list[object]] = []
-    for row in rows:
-        iris = [row.get(name) for name in _IRIS]
-        texts = [row.get(name) for name in _TEXTS]
-        flags = [row.get(name) for name in _FLAGS]
-        if not all(isinstance(v, IRI) for v in iris) or not all(type(v) is str for v in texts):
-            return None
-        if not all(v in (True, False) for v in flags):  # 1 and 0 too (a server's booleans)
-            return None
-        kept.append([*map(str, iris), *texts, *map(bool, flags)])
-    data = {"format": _FORMAT, "rows": kept}
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def _decoded(data: bytes) -> list[Row] | None:
-    found = json.loads(data)
-    if found.get("format") != _FORMAT:
+def recorded(store: Store, state: catalog.Staleness) -> list[Row] | None:
+    """The queue's rows for ``state``'s run as its latest evaluation recorded them, when
+    that evaluation is current and they were recorded (and verify); else None."""
+    if state.stale or state.evaluation is None:
         return None
-    iris = len(_IRIS)
-    rows: list[Row] = []
-    for kept in found["rows"]:
-        row: Row = dict(zip(_IRIS, map(IRI, kept[:iris]), strict=True))
-        row.update(zip((*_TEXTS, *_FLAGS), kept[iris:], strict=True))
-        rows.append(row)
-    return rows
+    found = answers.read(store, state.evaluation.bundle)
+    if found is None:
+        return None
+    return found.get(QUERY, answers.queue_request(ids.mint("run", state.run)))
 
 
-def record_written(store: Store, graph: str) -> list[str]:
-    """Ask the queue over the records as they will be once ``graph`` (a load's or a plan's,
-    written, not yet published) is; keep its rows; return the catalog line to publish
-    with it (none on a store in memory, or when the rows cannot be kept).
+def rows(
+    store: Store,
+    runs: Sequence[str] | None = None,
+    *,
+    states: Mapping[str, catalog.Staleness] | None = None,
+) -> list[Row]:
+    """``queries/review-queue.rq``'s rows over the published records, for the runs of the
+    ledger ids ``runs`` (default: every run): each run's as its current evaluation
+    recorded them, the others' asked.
 
-    Called by :func:`hopgate.store.publish.publish`'s ``written``. A server error
-    is a note: without the record each read asks the query, as before.
+    ``states``: the runs' states (:func:`hopgate.store.catalog.staleness`) where the
+    caller has them, by run id; the others are read.
     """
-    if store.folder is None and not store.server_caches:
-        return []
-    graphs = sorted({*records(store), graph})
-    try:
-        data = _encoded(_asked(store, graphs))
-    except HopgateError as exc:
-        log.warning("hopgate: note: the review queue's rows were not kept (%s)", exc)
-        return []
-    if data is None:
-        return []
-    return snapshots.keep_bytes(store, graph, _key(graphs), data)
+    wanted = catalog.runs(store) if runs is None else list(runs)
+    found: list[Row] = []
+    missing: list[str] = []
+    cached = store.folder is not None or store.server_caches
+    for run_id in wanted:
+        state = (states or {}).get(run_id) if cached else None
+        if cached and state is None:
+            state = catalog.staleness(store, run_id)
+        kept = None if state is None else recorded(store, state)
+        if kept is None:
+            missing.append(ids.mint("run", run_id))
+        else:
+            found += kept
+    if len(missing) == 1 and runs is not None:
+        found += _asked(store, records(store), {"run": IRI(missing[0])})
+    elif missing:
+        # One query for every run not recorded (asked run by run, the queue's joins over
+        # the whole store were paid again for each). Asked for every run, it also gives
+        # the rows of a run the catalog does not list.
+        kept_runs = {ids.mint("run", r) for r in wanted} - set(missing)
+        asked = set(missing) if runs is not None else None
+        found += [
+            row
+            for row in _asked(store, records(store))
+            if str(row["run"]) not in kept_runs and (asked is None or str(row["run"]) in asked)
+        ]
+    return found
 
 
-def rows(store: Store, run: IRI | None = None) -> list[Row]:
-    """``queries/review-queue.rq``'s rows over the published records (for ``run``, when
-    given): those a load recorded for the records as they are, else asked."""
-    graphs = records(store)
-    if graphs and (store.folder is not None or store.server_caches):
-        digests = snapshots.recorded(store, graphs)
-        data = snapshots.kept_by_any(store, graphs, _key(graphs), digests)
-        found = None if data is None else _decoded(data)
-        if found is not None:
-            return found if run is None else [row for row in found if row["run"] == run]
-    return _asked(store, graphs, None if run is None else {"run": run})
-
-
-__all__ = ["QUERY", "record_written", "records", "rows"]
+__all__ = ["QUERY", "recorded", "records", "rows"]
