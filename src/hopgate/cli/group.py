@@ -88,7 +88,8 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     """hopgate: decide whether cited evidence contains a complete, adjudicated evidence set.
 
     Exit codes: 0 ok, 1 a gate failed or violations were found, 2 usage or
-    input error (the message starts with "Error:").
+    input error (the message starts with "Error:"), 143 stopped by SIGTERM
+    (what it was writing is removed).
 
     On Linux the command runs on the mimalloc memory allocator where the
     system has it (apt install libmimalloc2.0; an evaluation takes 0.8-0.93x

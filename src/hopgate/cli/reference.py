@@ -59,7 +59,8 @@ def reference(group: click.Group = cli, *, width: int = WIDTH) -> str:
         "its help text, options and examples. Each command parses its options, calls",
         "one function of `hopgate.api` and prints the result; [api.md](api.md) lists",
         "the function of each command. Exit codes: 0 ok, 1 a gate failed or violations",
-        'were found, 2 usage or input error (the message starts with "Error:").',
+        'were found, 2 usage or input error (the message starts with "Error:"), 143',
+        "stopped by SIGTERM (what it was writing is removed).",
         "",
     ]
     for ctx in found:
