@@ -26,7 +26,7 @@ stale, or recorded by a hopgate that kept no queue) it asks the query over
 the records, as without. The queue is asked at evaluation, on the loads the
 run used: a load records nothing of it. (Each load used to ask the queue
 over every record it left, which grew with the store: 5.7 s of a 9.3 s load,
-the 13th of a history of 3k-claim runs; bench/README.md "7 December".)
+the 13th of a history of 3k-claim runs; bench/README.md "6 December, late morning".)
 """
 
 from __future__ import annotations
