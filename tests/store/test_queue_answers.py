@@ -69,9 +69,9 @@ def _not_asked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _answers_files(store: hopgate.OxigraphStore) -> list[Path]:
-    """The files of the evaluations' recorded figures (the queue's rows among them)."""
+    """The files of the evaluations' recorded review queues."""
     assert store.folder is not None
-    return sorted((store.folder / snapshots.FOLDER).glob(f"*{answers.cache_key('figures')}*"))
+    return sorted((store.folder / snapshots.FOLDER).glob(f"*{answers.cache_key('queue')}*"))
 
 
 def _recorded_for(store: hopgate.OxigraphStore, run: str) -> list[dict[str, Any]] | None:

@@ -68,20 +68,21 @@ _QUERY_THREADS = 2
 #: half of the bytes) in a file of its own, which the other reads do not read
 #: or hash; what ``metrics`` reads (:data:`_FIGURES`, a tenth of the rest) in
 #: another, so that it neither reads nor hashes (on a server: fetches) the
-#: cards' rows; and the peer figures' sums (``metrics --peers``), a few hundred
-#: bytes, in a fourth.
-GROUPS = ("reads", "figures", "report", "peers")
+#: cards' rows; the peer figures' sums (``metrics --peers``), a few hundred
+#: bytes, in a fourth; and the run's review queue (``RUN_QUEUE``) in a fifth, so
+#: that a store's earlier evaluations keep the files they recorded before it
+#: was recorded (each file's key is a digest of the query texts it holds).
+GROUPS = ("reads", "figures", "report", "peers", "queue")
 #: The files a server keeps (hopgate.store.remote.caches): not the peer figures'.
-SERVER_GROUPS = ("reads", "figures", "report")
+SERVER_GROUPS = ("reads", "figures", "report", "queue")
 #: The queries ``metrics`` reads: at 10k claims 1.7 MB of a run's 17.7 MB of rows
-#: (the interventions' rows, which the cards read too, are most of it), and the review
-#: queue's rows for the run (its count awaiting adjudication).
-_FIGURES = frozenset(
-    {"metrics", "metrics-by-question", "metrics-strata", "interventions", RUN_QUEUE}
-)
+#: (the interventions' rows, which the cards read too, are most of it).
+_FIGURES = frozenset({"metrics", "metrics-by-question", "metrics-strata", "interventions"})
 
 
 def _group(name: str) -> str:
+    if name == RUN_QUEUE:
+        return "queue"
     if name in REPORT_QUERIES:
         return "report"
     if name in _FIGURES:
