@@ -114,7 +114,7 @@ def evaluation_projection() -> Projection:
 @functools.cache
 def reading_projection() -> Projection:
     """The quads the queries that read a bundle (``BUNDLE_QUERIES`` and ``PEER_QUERIES``)
-    can read, and the review queue's (``RUN_QUEUE``).
+    can read.
 
     One projection for both: the evaluation records the answers of all of them
     on one copy of this projection of its loads (hopgate.store.answers). The
@@ -122,9 +122,7 @@ def reading_projection() -> Projection:
     a third more quads; with a projection of their own, ``metrics --peers``
     parsed a copy of them at every read (12 s at 10k claims, bench/README.md).
     """
-    return projection_of(
-        library_query(name).text for name in (*BUNDLE_QUERIES, *PEER_QUERIES, RUN_QUEUE)
-    )
+    return projection_of(library_query(name).text for name in (*BUNDLE_QUERIES, *PEER_QUERIES))
 
 
 @functools.cache

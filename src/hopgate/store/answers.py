@@ -297,13 +297,15 @@ class Recorder:
         copy.add_graph(file, bundle, trusted=True)
         # The engine answers a query without the GIL: two at a time on the memory copy
         # took 0.6x the time of one after another (FEVER's bundle, bench/README.md).
-        # The review queue reads the loads only, never the bundle.
-        tables = _answer(copy, bundle, threads=_QUERY_THREADS, queue=self._queue(copy))
+        # The review queue reads the loads only, never the bundle: asked of the store
+        # through the loads used (0.4 s for a run at 10k claims), so that the copy and
+        # the loads' snapshots hold nothing more for it.
+        tables = _answer(copy, bundle, threads=_QUERY_THREADS, queue=self._queue())
         return _keep(self._store, bundle, tables)
 
-    def _queue(self, source: Store) -> tuple[Store, str] | None:
-        """Where the run's review queue is asked: ``source`` seen through the loads used."""
-        return None if self._run is None else (source.view(self._used), self._run)
+    def _queue(self) -> tuple[Store, str] | None:
+        """Where the run's review queue is asked: the store seen through the loads used."""
+        return None if self._run is None else (self._store.view(self._used), self._run)
 
     def record_written(self, bundle: str) -> list[str]:
         """On a store that keeps its caches on its server (remote): run the recorded
@@ -327,7 +329,7 @@ class Recorder:
                 bundle,
                 threads=_QUERY_THREADS,
                 groups=SERVER_GROUPS,
-                queue=self._queue(self._store),
+                queue=self._queue(),
             )
         except HopgateError as exc:
             # A cache: without it each read asks its queries of the server, as before.
