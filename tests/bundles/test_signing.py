@@ -764,8 +764,8 @@ def test_a_forged_cache_behind_the_report_fails_its_signature_line(
     store, key, out = cedar_on_disk
     copy = tmp_path / "store"
     shutil.copytree(store, copy)
-    # The peer sums' file (shown only with --peers) and the figures' (counts and
-    # intervention outcomes) hold no verdict to forge.
+    # The peer sums' file (shown only with --peers), the figures' (counts and
+    # intervention outcomes) and the review queue's hold no verdict to forge.
     caches = [
         path
         for path in (copy / "hopgate-snapshots").iterdir()
@@ -774,6 +774,7 @@ def test_a_forged_cache_behind_the_report_fails_its_signature_line(
             "-answers-" in path.name
             and "-answers-peers-" not in path.name
             and "-answers-figures-" not in path.name
+            and "-answers-queue-" not in path.name
         )
     ]
     assert len(caches) == 2  # the bundle's two files of answers with verdicts
