@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CEDAR, write
+from conftest import CEDAR, examples, write
 from hypothesis import HealthCheck, given, settings
 from ledger_strategies import READERS as STRATEGY_READERS
 from ledger_strategies import ledgers
@@ -333,3 +333,112 @@ def test_an_intervention_plan_records_the_rule_s_answers_too(
     monkeypatch.setattr(withholding, "_rule_copy", no_copy)
     for reader in READERS:
         assert _shipped(disk_store, reader) == expected[reader], reader
+
+
+def _record_of(store: Any) -> bytes | None:
+    """The record the last load kept for the store as it is."""
+    graphs = store.graphs()
+    digests = snapshots.recorded(store, graphs)
+    key = reader_answers._key(store, graphs, digests)
+    return None if key is None else snapshots.kept_by_any(store, graphs, key, digests)
+
+
+def _asked_over_everything(store: Any) -> bytes | None:
+    """The record the rule gives asked over every load: what an added record must equal."""
+    with snapshots.working_copy(store, reader_projection(), catalog.load_graphs(store)) as copy:
+        return reader_answers._asked(copy)
+
+
+def test_a_load_of_new_spans_adds_their_answers_to_the_earlier_record(
+    disk_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later load that names no reader list (a run's cases, with inline chunks of the
+    narrowed version) is recorded from the earlier record and a copy of the graphs
+    holding versions and reader lists: the same record as the rule over everything,
+    and the chunk that repeats the narrowed words withheld."""
+    cases = {
+        "ledger": 1,
+        "runs": [{"id": "r3", "evaluation": "e2", "system": "rag"}],
+        "cases": [
+            {
+                "run": "r3",
+                "question": "q2",
+                "retrieved": [{"version": "open@1", "start": 16, "end": 40}],
+                "outputs": [{"id": "o3", "claim": "c2", "correct": True, "cites": []}],
+            }
+        ],
+    }
+    asked_over: list[int] = []
+    whole = reader_answers._asked
+
+    def counted(copy: Any) -> Any:
+        asked_over.append(1)
+        return whole(copy)
+
+    monkeypatch.setattr(reader_answers, "_asked", counted)
+    hopgate.load(disk_store, write(tmp_path / "cases", cases, "json"))
+    assert not asked_over, "the rule was asked over everything: the record was not added to"
+    monkeypatch.setattr(reader_answers, "_asked", whole)
+    assert _record_of(disk_store) == _asked_over_everything(disk_store)
+    chunk = ids.mint("span", "open@1[16:40]")
+    assert chunk in _one_query(disk_store, "public")[1]
+    for reader in READERS:
+        assert _shipped(disk_store, reader) == _one_query(disk_store, reader), reader
+
+
+def test_a_load_naming_a_reader_list_asks_the_rule_over_everything(
+    disk_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new narrowed span changes earlier nodes' answers (an earlier span overlapping
+    it): the rule is asked over everything, and the record is its answer."""
+    narrowed = {
+        "ledger": 1,
+        "spans": [
+            {"id": "late", "version": "open@1", "quote": "Public closing.", "readers": ["inner"]}
+        ],
+    }
+    asked_over: list[int] = []
+    whole = reader_answers._asked
+
+    def counted(copy: Any) -> Any:
+        asked_over.append(1)
+        return whole(copy)
+
+    monkeypatch.setattr(reader_answers, "_asked", counted)
+    hopgate.load(disk_store, write(tmp_path / "late", narrowed, "json"))
+    assert asked_over
+    monkeypatch.setattr(reader_answers, "_asked", whole)
+    assert _record_of(disk_store) == _asked_over_everything(disk_store)
+    far = ids.mint("span", "far")  # an earlier span, now overlapping a narrowed one
+    assert far in _one_query(disk_store, "public")[1]
+    for reader in READERS:
+        assert _shipped(disk_store, reader) == _one_query(disk_store, reader), reader
+
+
+@settings(
+    max_examples=examples(45),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(ledger=ledgers())
+def test_each_load_s_record_is_the_rule_s_answer_over_everything(
+    ledger: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Random ledgers loaded in four parts (the records without cases and judgments; the
+    cases of all runs but the last, and the last run's, their inline chunks new spans;
+    the judgments): after each load the record it kept is, byte for byte, the rule's
+    answer over every load."""
+    last = max((case["run"] for case in ledger["cases"]), default=None)
+    first = {**ledger, "cases": [], "judgments": []}
+    later = [
+        {"ledger": 1, "cases": [c for c in ledger["cases"] if c["run"] != last]},
+        {"ledger": 1, "cases": [c for c in ledger["cases"] if c["run"] == last]},
+        {"ledger": 1, "judgments": ledger["judgments"]},
+    ]
+    folder = tmp_path_factory.mktemp("parts")
+    with hopgate.open_store(folder / "store") as store:
+        for number, part in enumerate([first, *later]):
+            if not any(value for key, value in part.items() if key != "ledger"):
+                continue
+            hopgate.load(store, write(folder / f"part{number}", part, "json"))
+            assert _record_of(store) == _asked_over_everything(store), number

@@ -40,6 +40,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 
 from hopgate import ntriples as nt
 from hopgate.errors import HopgateError
@@ -187,9 +188,69 @@ def record(store: Store, graph: str) -> list[str]:
     key = _key(store, sorted([*published, graph]), digests)
     if key is None:
         return []
-    with snapshots.copy_with_file(store, reader_projection(), published, graph, cut) as copy:
-        data = _asked(copy)
+    data = _added(store, published, digests, graph, cut)
+    if data is None:
+        with snapshots.copy_with_file(store, reader_projection(), published, graph, cut) as copy:
+            data = _asked(copy)
     return [] if data is None else snapshots.keep_bytes(store, graph, key, data)
+
+
+#: The rule's context: a graph holding a version or a reader list (``_added``).
+_CONTEXT = "ASK { { ?node a hg:Version } UNION { ?node hg:readableBy ?reader } }"
+
+
+def _added(
+    store: Store, published: list[str], digests: dict[str, dict[str, str]], graph: str, cut: Path
+) -> bytes | None:
+    """The record of the published graphs and ``graph`` made from the record of the published
+    graphs, when ``graph`` only adds nodes that narrow nothing; else None (ask the rule
+    over everything).
+
+    A load defines each node once, in the graph of the ledger that first states it
+    (docs/spec/records.md "Records"): the nodes ``graph`` holds quads about are
+    new. When it names no reader list (no ``hg:readableBy``), the rule's answer
+    for every earlier node is what it was: a node is withheld by its own readers,
+    its version's, or a narrowed span of its version, and ``graph`` adds none of
+    these. The new nodes' answers depend on their own quads and on their versions'
+    reader lists and narrowed spans, which are in graphs holding a version or a
+    reader list: the rule is asked of a copy of those and ``graph`` only, and its
+    rows of the new nodes are added to the earlier record's. Each load of a run's
+    cases then parses the evidence and its own spans, not every earlier run's
+    (bench/README.md "6 December, late morning"). A new node the earlier record
+    names, or a change in the readers, asks the rule over everything instead.
+    """
+    kind = snapshots.projection_key(reader_projection())
+    earlier = _key(store, published, digests)
+    before = None if earlier is None else snapshots.kept_by_any(store, published, earlier, digests)
+    if before is None:
+        return None
+    found = json.loads(before)
+    if found.get("format") != _FORMAT:
+        return None
+    context = [g for g in published if kind in digests.get(g, {}) and store.view([g]).ask(_CONTEXT)]
+    with snapshots.copy_with_file(store, reader_projection(), context, graph, cut) as copy:
+        own = copy.view([graph])
+        if own.ask("ASK { ?node hg:readableBy ?reader }"):
+            return None
+        new = {str(row["node"]) for row in own.select("SELECT DISTINCT ?node { ?node ?p ?o }")}
+        kept: dict[str, list[tuple[str, str, bool]]] = {
+            reader: [(node, cls, bool(text)) for node, cls, text in rows]
+            for reader, rows in found["readers"].items()
+        }
+        if any(node in new for rows in kept.values() for node, _, _ in rows):
+            return None
+        readers = _readers(copy)
+        if readers is None or set(readers) != set(kept):
+            return None
+        added = _answers(copy, readers, only=new)
+        if added is None:
+            return None
+        texts = _texts(copy, added)
+    every = found["texts"]
+    for reader, numbers in found["withheld"].items():
+        texts[reader].update(every[n] for n in numbers)
+    merged = {reader: sorted([*kept[reader], *added[reader]]) for reader in readers}
+    return _encoded(merged, texts)
 
 
 def record_written(store: Store, graph: str) -> list[str]:
@@ -251,25 +312,56 @@ def _asked(copy: Store) -> bytes | None:
     of them), by node: on Virtuoso the rule's texts query, asked per reader, grew
     with the store (0.07 s at run1, 0.34 s at run29 of a 300-claim history, asked
     over the load graphs only; 0.74 s over every graph)."""
+    readers = _readers(copy)
+    if readers is None:
+        return None
+    found = _answers(copy, readers)
+    if found is None:
+        return None
+    return _encoded(found, _texts(copy, found))
+
+
+def _readers(copy: Store) -> list[str] | None:
+    """The readers a reader list names, and the one for all others; None when one is a
+    reader a read could not name."""
     listed = copy.select("SELECT DISTINCT ?reader WHERE { ?node hg:readableBy ?reader }")
     if not all(isinstance(row["reader"], IRI) for row in listed):
-        return None  # a reader a read could not name
-    readers = sorted(str(row["reader"]) for row in listed)
-    if _UNLISTED in readers:
         return None
+    readers = sorted(str(row["reader"]) for row in listed)
+    return None if _UNLISTED in readers else [*readers, _UNLISTED]
+
+
+def _answers(
+    copy: Store, readers: list[str], only: set[str] | None = None
+) -> dict[str, list[tuple[str, str, bool]]] | None:
+    """The rule's rows (node, class, text flag) for each of ``readers`` (``only``: the
+    rows of these nodes); None when a node is one a read could not name."""
     answers: dict[str, list[tuple[str, str, bool]]] = {}
-    for reader in [*readers, _UNLISTED]:
+    for reader in readers:
         rows = copy.select(VIEW_QUERY, params={"reader": IRI(reader)})
         if not all(isinstance(row["node"], IRI) for row in rows):
             return None
-        answers[reader] = sorted((str(r["node"]), str(r["class"]), _flag(r["text"])) for r in rows)
+        answers[reader] = sorted(
+            (str(r["node"]), str(r["class"]), _flag(r["text"]))
+            for r in rows
+            if only is None or str(r["node"]) in only
+        )
+    return answers
+
+
+def _texts(copy: Store, answers: dict[str, list[tuple[str, str, bool]]]) -> dict[str, set[str]]:
+    """Each reader's withheld texts: the texts, in ``copy``, of the nodes its rows mark."""
     of_node = _texts_of(
         copy, {node: cls for found in answers.values() for node, cls, text in found if text}
     )
-    texts = {
-        reader: sorted({t for node, _, text in found if text for t in of_node.get(node, ())})
+    return {
+        reader: {t for node, _, text in found if text for t in of_node.get(node, ())}
         for reader, found in answers.items()
     }
+
+
+def _encoded(answers: dict[str, list[tuple[str, str, bool]]], texts: dict[str, set[str]]) -> bytes:
+    """The record's bytes."""
     # Readers share most of their withheld texts: each text is kept once.
     every = sorted({text for found in texts.values() for text in found})
     number = {text: n for n, text in enumerate(every)}
@@ -278,7 +370,7 @@ def _asked(copy: Store) -> bytes | None:
             "format": _FORMAT,
             "readers": answers,
             "texts": every,
-            "withheld": {reader: [number[t] for t in found] for reader, found in texts.items()},
+            "withheld": {reader: sorted(number[t] for t in texts[reader]) for reader in answers},
         },
         ensure_ascii=False,
     )
