@@ -8,7 +8,10 @@ load's reader snapshot: at 10k claims that parse is most of a short read such
 as ``explain``. The answer depends on nothing else: so a load, once its graph
 is written, asks the rule for every reader on the copy of the store as it will
 be once published, and keeps the rows in a file beside the store, like a
-snapshot (docs/spec/records.md "Caches"); a read takes them from there.
+snapshot (docs/spec/records.md "Caches"); a read takes them from there. A
+load that names no reader list adds its new nodes' answers to the earlier
+record instead of asking the rule over the whole store (:func:`_added` says
+why that is the same answer).
 
 What makes the record the rule's answer, and never another's:
 
