@@ -237,6 +237,46 @@ def test_the_reader_rules_answers_kept_on_the_server_are_the_rules(
     assert all(_recorded(evaluated, reader) is None for reader in readers)
 
 
+def test_a_later_load_of_cases_adds_to_the_server_s_record(
+    evaluated: RemoteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load naming no reader list adds its new spans' answers to the record the load
+    before it kept, the rule asked over it and the graphs holding versions and reader
+    lists only (reader_answers._added): the same answers as the rule's over everything,
+    the chunk of the analysts' memo withheld from everyone else."""
+    hopgate.load(evaluated, WITHHELD)
+    later = {
+        "ledger": 1,
+        "runs": [{"id": "run-later", "evaluation": "eval-public", "system": "rag-v3"}],
+        "cases": [
+            {
+                "run": "run-later",
+                "question": "q-budget",
+                "retrieved": [{"version": "memo@1", "start": 0, "end": 14}],
+                "outputs": [],
+            }
+        ],
+    }
+    path = tmp_path / "later.json"
+    path.write_text(json.dumps(later), encoding="utf-8")
+    everything: list[int] = []
+    whole = reader_answers._asked
+
+    def counted(copy: Any) -> Any:
+        everything.append(1)
+        return whole(copy)
+
+    monkeypatch.setattr(reader_answers, "_asked", counted)
+    hopgate.load(evaluated, path)
+    assert not everything, "the rule was asked over everything: the record was not added to"
+    anyone = "urn:hopgate:test:anyone"
+    recorded = _recorded(evaluated, anyone)
+    assert recorded is not None and recorded == _asked_of_the_server(evaluated, anyone)
+    assert "Internal memo." in recorded[1]
+    analyst = "https://w3id.org/hopgate/id/reader/analyst"
+    assert _recorded(evaluated, analyst) == _asked_of_the_server(evaluated, analyst)
+
+
 def test_the_reader_rules_answers_are_kept_for_thousands_of_withheld_texts(
     evaluated: RemoteStore, tmp_path: Path
 ) -> None:

@@ -202,6 +202,21 @@ def record(store: Store, graph: str) -> list[str]:
 _CONTEXT = "ASK { { ?node a hg:Version } UNION { ?node hg:readableBy ?reader } }"
 
 
+def _nodes_query() -> str:
+    """The nodes a graph holds quads about that the rule and its texts can read (a
+    graph's other nodes, its cases and outputs, are none of the rule's)."""
+    projection = reader_projection()
+    predicates = " ".join(nt.iri(p) for p in sorted(projection.predicates - {RDF_TYPE}))
+    classes = " ".join(nt.iri(c) for c in sorted(projection.classes))
+    return (
+        f"SELECT DISTINCT ?node WHERE {{ {{ ?node ?p ?o VALUES ?p {{ {predicates} }} }} "
+        f"UNION {{ ?node a ?class VALUES ?class {{ {classes} }} }} }}"
+    )
+
+
+_NODES = _nodes_query()
+
+
 def _added(
     store: Store, published: list[str], digests: dict[str, dict[str, str]], graph: str, cut: Path
 ) -> bytes | None:
@@ -222,38 +237,59 @@ def _added(
     (bench/README.md "6 December, late morning"). A new node the earlier record
     names, or a change in the readers, asks the rule over everything instead.
     """
-    kind = snapshots.projection_key(reader_projection())
     earlier = _key(store, published, digests)
     before = None if earlier is None else snapshots.kept_by_any(store, published, earlier, digests)
     if before is None:
         return None
+    kind = snapshots.projection_key(reader_projection())
+    context = [g for g in published if kind in digests.get(g, {}) and store.view([g]).ask(_CONTEXT)]
+    with snapshots.copy_with_file(store, reader_projection(), context, graph, cut) as copy:
+        return _added_to(before, copy, copy.view([graph]))
+
+
+def _added_to(before: bytes, source: Store, own: Store) -> bytes | None:
+    """The record ``before`` with the rows and texts of the nodes ``own`` (a new graph)
+    holds quads about, as ``source`` (that graph and the graphs holding versions or
+    reader lists) answers the rule; None when :func:`_added`'s conditions fail."""
     found = json.loads(before)
     if found.get("format") != _FORMAT:
         return None
-    context = [g for g in published if kind in digests.get(g, {}) and store.view([g]).ask(_CONTEXT)]
-    with snapshots.copy_with_file(store, reader_projection(), context, graph, cut) as copy:
-        own = copy.view([graph])
-        if own.ask("ASK { ?node hg:readableBy ?reader }"):
-            return None
-        new = {str(row["node"]) for row in own.select("SELECT DISTINCT ?node { ?node ?p ?o }")}
-        kept: dict[str, list[tuple[str, str, bool]]] = {
-            reader: [(node, cls, bool(text)) for node, cls, text in rows]
-            for reader, rows in found["readers"].items()
-        }
-        if any(node in new for rows in kept.values() for node, _, _ in rows):
-            return None
-        readers = _readers(copy)
-        if readers is None or set(readers) != set(kept):
-            return None
-        added = _answers(copy, readers, only=new)
-        if added is None:
-            return None
-        texts = _texts(copy, added)
+    if own.ask("ASK { ?node hg:readableBy ?reader }"):
+        return None
+    new = {str(row["node"]) for row in own.select(_NODES)}
+    kept: dict[str, list[tuple[str, str, bool]]] = {
+        reader: [(node, cls, bool(text)) for node, cls, text in rows]
+        for reader, rows in found["readers"].items()
+    }
+    if any(node in new for rows in kept.values() for node, _, _ in rows):
+        return None
+    readers = _readers(source)
+    if readers is None or set(readers) != set(kept):
+        return None
+    added = _answers(source, readers, only=new)
+    if added is None:
+        return None
+    texts = _texts(source, added)
     every = found["texts"]
     for reader, numbers in found["withheld"].items():
         texts[reader].update(every[n] for n in numbers)
     merged = {reader: sorted([*kept[reader], *added[reader]]) for reader in readers}
     return _encoded(merged, texts)
+
+
+def _server_added(store: Store, published: list[str], graph: str) -> bytes | None:
+    """:func:`_added` on a server: the rule asked there over ``graph`` and the published
+    graphs holding versions or reader lists (one ``ASK`` each: over several graphs at
+    once it stops Virtuoso 7.2.5's server process), instead of over every load."""
+    earlier = _server_key(store, published)
+    if earlier is None:
+        return None
+    key, rule_graphs = earlier
+    before = snapshots.kept_by_any(store, published, key, snapshots.recorded(store, published))
+    if before is None:
+        return None
+    context = [g for g in rule_graphs if store.view([g]).ask(_CONTEXT)]
+    return _added_to(before, store.scoped([*context, graph]), store.view([graph]))
 
 
 def record_written(store: Store, graph: str) -> list[str]:
@@ -276,8 +312,11 @@ def record_written(store: Store, graph: str) -> list[str]:
         # Asked over the graphs that may hold the rule's quads only: on Virtuoso each
         # graph of a query's dataset costs on its own, and the bundles grow with the
         # history (the texts query took 0.07 s at run1 and 0.74 s at run29 of a
-        # 300-claim history over every graph).
-        data = _asked(store.scoped(rule_graphs))
+        # 300-claim history over every graph). A load that names no reader list only
+        # adds to the earlier record (_added).
+        data = _server_added(store, [g for g in graphs if g != graph], graph)
+        if data is None:
+            data = _asked(store.scoped(rule_graphs))
     except HopgateError as exc:
         log.warning("hopgate: note: the reader rule's answers were not kept (%s)", exc)
         return []
