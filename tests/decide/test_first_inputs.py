@@ -9,11 +9,15 @@ holds, and so record the same inputs and verdicts as the walk on the store.
 
 from __future__ import annotations
 
+import copy
 import io
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from conftest import CEDAR
 
 import hopgate
 from hopgate.audit import results
@@ -99,3 +103,61 @@ def test_first_evaluations_record_the_same_with_the_walk_on_the_store(
     assert max(len(used) for used in recorded(on_copy)[0].values()) > 1
     on_copy.close()
     on_store.close()
+
+
+def test_a_stale_run_s_evaluation_walks_its_inputs_again(tmp_path: Path) -> None:
+    """docs/spec/records.md "Staleness": an evaluation uses exactly the loads its run
+    depends on. A new case of the run asserting a consequential claim that an earlier,
+    unused load defines makes the run stale; its next evaluation must use that load
+    too (it used the loads of the latest evaluation and the new one, and the gate
+    passed an output that one evaluation of the same loads fails)."""
+    base = yaml.safe_load(CEDAR.read_text("utf-8"))
+    first = copy.deepcopy(base)
+    first["judgments"] = []
+    first["cases"] = [case for case in first["cases"] if case["question"] == "qC"]
+    claim = {
+        "ledger": 1,
+        "questions": [{"id": "qE", "text": "Does Cedar renew in 2030?", "claims": ["cE"]}],
+        "claims": [{"id": "cE", "text": "Cedar renews in 2030.", "consequential": True}],
+    }
+    case = {
+        "ledger": 1,
+        "cases": [
+            {
+                "run": "sys-a",
+                "question": "qE",
+                "retrieved": [],
+                "outputs": [
+                    {"id": "sys-a/qE/o1", "text": "Cedar renews in 2030.", "claim": "cE",
+                     "correct": True, "cites": []}
+                ],
+            }
+        ],
+    }  # fmt: skip
+    paths = []
+    for name, ledger in (("first", first), ("claim", claim), ("case", case)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(ledger, default=str), encoding="utf-8")
+        paths.append(path)
+
+    def gate(store: Any) -> tuple[bool, list[str]]:
+        found = hopgate.api.gate(store, run="sys-a")
+        return found.passed, sorted(f.output for f in found.failing)
+
+    with hopgate.open_store(tmp_path / "all-at-once") as store:
+        for path in paths:
+            hopgate.load(store, path)
+        hopgate.api.evaluate(store)
+        expected = gate(store)
+        used = set(catalog.latest(store, "sys-a").used)  # type: ignore[union-attr]
+    assert "sys-a/qE/o1" in expected[1]
+    with hopgate.open_store(tmp_path / "one-by-one") as store:
+        hopgate.load(store, paths[0])
+        hopgate.api.evaluate(store)
+        hopgate.load(store, paths[1])
+        assert not catalog.staleness(store, "sys-a").stale  # nothing reaches cE yet
+        hopgate.load(store, paths[2])
+        assert catalog.staleness(store, "sys-a").stale
+        hopgate.api.evaluate(store)
+        assert gate(store) == expected
+        assert set(catalog.latest(store, "sys-a").used) == used  # type: ignore[union-attr]

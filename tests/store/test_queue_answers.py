@@ -238,3 +238,40 @@ def test_recorded_rows_are_the_query_s_through_a_history(
                 assert _comparable(queue_answers.rows(store, [run])) == expected
             hopgate.api.evaluate(store)
             assert _comparable(queue_answers.rows(store)) == _asked(store)
+
+
+def test_a_stale_run_s_new_evaluation_records_the_queue_over_every_load_it_needs(
+    tmp_path: Path,
+) -> None:
+    """A new case of the run asserting a consequential claim that an earlier, unused
+    load defines, with a proposed set of it: the run's next evaluation walks its
+    inputs again, so the recorded rows carry the claim's flag as the query does."""
+    first = copy.deepcopy(yaml.safe_load(CEDAR.read_text("utf-8")))
+    first["judgments"] = []
+    claim = {
+        "ledger": 1,
+        "questions": [{"id": "qE", "text": "Who holds the rights, again?", "claims": ["cE"]}],
+        "claims": [{"id": "cE", "text": "Entity R holds the rights.", "consequential": True}],
+    }
+    later = {
+        "ledger": 1,
+        "evidence_sets": [
+            {"id": "gE", "claim": "cE", "members": ["a1", "a2"], "inference": "join",
+             "status": "proposed", "annotation": {"version": 1, "by": "annotator-1",
+                                                  "at": "2026-10-02"}}
+        ],
+        "cases": [
+            {"run": "sys-a", "question": "qE", "retrieved": ["a2"],
+             "outputs": [{"id": "sys-a/qE/o1", "text": "Entity R.", "claim": "cE",
+                          "correct": True, "cites": ["a2"]}]}
+        ],
+    }  # fmt: skip
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, write(tmp_path / "first", first, "yaml"))
+        hopgate.load(store, write(tmp_path / "claim", claim, "json"))
+        hopgate.api.evaluate(store)
+        hopgate.load(store, write(tmp_path / "later", later, "json"))
+        hopgate.api.evaluate(store)
+        assert _recorded_for(store, "sys-a") is not None
+        assert _comparable(queue_answers.rows(store)) == _asked(store)
+        assert ("gE", True) in [(i.subject, i.consequential) for i in queue.queue(store, "sys-a")]

@@ -263,9 +263,15 @@ def _evaluate_or_reuse(
     found = state.evaluation
     if found is not None and not state.stale and not force:
         return _reused(store, run_id, found)
-    if state.inputs is not None:
+    if state.inputs is not None and not state.stale:
+        # Forced while current: no load published since holds anything the run depends
+        # on, so its inputs are the ones the latest evaluation used.
         graphs = list(state.inputs)
     elif copies is not None:
+        # Walked again when stale, never the latest inputs plus the new relevant loads: a
+        # new case or set reaches claims, questions and spans that loads the latest
+        # evaluation did not use define (a consequential claim's flag left behind let
+        # the gate pass an output a single evaluation of the same loads fails).
         graphs = copies.inputs(run_id)
     else:
         graphs = catalog.run_inputs(store, run_id)

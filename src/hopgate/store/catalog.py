@@ -254,8 +254,9 @@ def staleness(store: Store, run: str) -> Staleness:
     when a load graph published after it holds something the run depends on
     (new cases of the run, new evidence sets or contradictions about its
     claims, new judgments of those or of its outputs). Loads that touch only
-    other runs leave it current. ``inputs`` is then what an evaluation now
-    would use: the graphs the latest one used and the new relevant ones.
+    other runs leave it current. ``inputs``: the graphs the latest one used and
+    the new relevant ones (an evaluation of a stale run walks its inputs again:
+    the new ones reach records that loads it did not use define).
     """
     # The loads first: an evaluation deciding its inputs from this answer records them,
     # and a load published after this read is then asked about by a later check.
