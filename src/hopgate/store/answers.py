@@ -356,19 +356,22 @@ def _answer(
     with ``queue`` (a store seen through the loads used, and the run's id), the run's
     review queue as that store answers it (:func:`queue_request`)."""
     tables: dict[str, dict[str, str]] = {group: {} for group in groups}
-    requests: list[tuple[str, dict[str, str], Store]] = [
-        (name, params, source) for name, params in recorded_requests() if _group(name) in groups
+    # Each request: the query, its key's parameters, where it is asked, what is bound.
+    requests: list[tuple[str, dict[str, str], Store, dict[str, Value]]] = [
+        (name, params, source, {"bundle": IRI(bundle), **params})
+        for name, params in recorded_requests()
+        if _group(name) in groups
     ]
     if queue is not None and _group(RUN_QUEUE) in groups:
-        requests.append((RUN_QUEUE, queue_request(queue[1]), queue[0]))
+        asked, run = queue  # not a bundle query: only ?run is bound
+        requests.append((RUN_QUEUE, queue_request(run), asked, {"run": IRI(run)}))
 
-    def answer(request: tuple[str, dict[str, str], Store]) -> tuple[str, str, str]:
+    def answer(
+        request: tuple[str, dict[str, str], Store, dict[str, Value]],
+    ) -> tuple[str, str, str]:
         # Each query's rows are encoded as soon as they are read: held as Python
         # rows until the end, the tables of a 100k-claim run took gigabytes.
-        name, params, asked = request
-        bound: dict[str, Value] = {"bundle": IRI(bundle), **params}
-        if name == RUN_QUEUE:  # not a bundle query: ?run, as an IRI
-            bound = {"run": IRI(params["run"])}
+        name, params, asked, bound = request
         found = asked.select(library_query(name).text, params=bound)
         return _group(name), _request(name, params), _encode_table(found)
 

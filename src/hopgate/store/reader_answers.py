@@ -83,12 +83,19 @@ def _hold_rule_quads(store: Store, graphs: Sequence[str]) -> bool:
 def _key(store: Store, graphs: Sequence[str], digests: dict[str, dict[str, str]]) -> str | None:
     """The key of the rule's answers over ``graphs``, None when one cannot be made."""
     kind = snapshots.projection_key(reader_projection())
-    parts = [f"{g} {digests[g][kind]}" for g in graphs if kind in digests.get(g, {})]
     # Every other graph (bundles, the catalog) must hold none of the rule's quads: they
     # have no recorded digest. One ASK for all of them: one a graph grew with the runs.
     others = [g for g in graphs if kind not in digests.get(g, {})]
     if others and _hold_rule_quads(store, others):
         return None
+    return _snapshots_key(graphs, digests)
+
+
+def _snapshots_key(graphs: Sequence[str], digests: dict[str, dict[str, str]]) -> str:
+    """:func:`_key` once the graphs without a reader snapshot are known to hold none of the
+    rule's quads: a digest of the rule and of the graphs' reader snapshot digests."""
+    kind = snapshots.projection_key(reader_projection())
+    parts = [f"{g} {digests[g][kind]}" for g in graphs if kind in digests.get(g, {})]
     text = "\n".join([_FORMAT, VIEW_QUERY, *sorted(parts)])
     return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -117,8 +124,14 @@ def _server_key(store: Store, graphs: Sequence[str]) -> tuple[str, list[str]] | 
     if CATALOG_GRAPH in graphs and _hold_rule_quads(store, [CATALOG_GRAPH]):
         return None
     parts = sorted(g for g in graphs if g not in bundles and g != CATALOG_GRAPH)
-    text = "\n".join([_FORMAT, "on a server", VIEW_QUERY, *parts])
-    return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32], parts
+    return _parts_key(parts), parts
+
+
+def _parts_key(parts: Sequence[str]) -> str:
+    """:func:`_server_key` once the bundles and the catalog are known to hold none of the
+    rule's quads: a digest of the rule and of the other graphs' IRIs."""
+    text = "\n".join([_FORMAT, "on a server", VIEW_QUERY, *sorted(parts)])
+    return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def _published(store: Store) -> list[str]:
@@ -237,8 +250,9 @@ def _added(
     (bench/README.md "6 December, late morning"). A new node the earlier record
     names, or a change in the readers, asks the rule over everything instead.
     """
-    earlier = _key(store, published, digests)
-    before = None if earlier is None else snapshots.kept_by_any(store, published, earlier, digests)
+    # The graphs without a reader snapshot are the ones record() asked about already.
+    earlier = _snapshots_key(published, digests)
+    before = snapshots.kept_by_any(store, published, earlier, digests)
     if before is None:
         return None
     kind = snapshots.projection_key(reader_projection())
@@ -277,18 +291,19 @@ def _added_to(before: bytes, source: Store, own: Store) -> bytes | None:
     return _encoded(merged, texts)
 
 
-def _server_added(store: Store, published: list[str], graph: str) -> bytes | None:
+def _server_added(store: Store, published: list[str], parts: list[str], graph: str) -> bytes | None:
     """:func:`_added` on a server: the rule asked there over ``graph`` and the published
     graphs holding versions or reader lists (one ``ASK`` each: over several graphs at
-    once it stops Virtuoso 7.2.5's server process), instead of over every load."""
-    earlier = _server_key(store, published)
-    if earlier is None:
-        return None
-    key, rule_graphs = earlier
-    before = snapshots.kept_by_any(store, published, key, snapshots.recorded(store, published))
+    once it stops Virtuoso 7.2.5's server process), instead of over every load.
+    ``parts``: :func:`_server_key`'s graphs for the store with ``graph`` (its checks
+    hold for the store without it: ``graph`` is no bundle)."""
+    earlier = [g for g in parts if g != graph]
+    before = snapshots.kept_by_any(
+        store, published, _parts_key(earlier), snapshots.recorded(store, published)
+    )
     if before is None:
         return None
-    context = [g for g in rule_graphs if store.view([g]).ask(_CONTEXT)]
+    context = [g for g in earlier if store.view([g]).ask(_CONTEXT)]
     return _added_to(before, store.scoped([*context, graph]), store.view([graph]))
 
 
@@ -314,7 +329,7 @@ def record_written(store: Store, graph: str) -> list[str]:
         # history (the texts query took 0.07 s at run1 and 0.74 s at run29 of a
         # 300-claim history over every graph). A load that names no reader list only
         # adds to the earlier record (_added).
-        data = _server_added(store, [g for g in graphs if g != graph], graph)
+        data = _server_added(store, [g for g in graphs if g != graph], rule_graphs, graph)
         if data is None:
             data = _asked(store.scoped(rule_graphs))
     except HopgateError as exc:
