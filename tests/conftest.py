@@ -15,6 +15,7 @@ import os
 import random
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -298,6 +299,22 @@ def where(ledger: dict[str, Any], plural: str, index: int, fmt: str) -> str:
             return f"line {line + index}"
         line += len(ledger.get(key) or [])
     raise KeyError(plural)
+
+
+@contextmanager
+def counted_calls(owner: Any, name: str) -> Iterator[list[int]]:
+    """Inside the block, ``owner.name`` still runs and each call appends to the yielded list
+    (a test that a cache was used asks that the function filling it never ran)."""
+    whole = getattr(owner, name)
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return whole(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(owner, name, counted)
+        yield calls
 
 
 def write(path: Path, ledger: dict[str, Any], fmt: str) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CEDAR, examples, write
+from conftest import CEDAR, counted_calls, examples, write
 from hypothesis import HealthCheck, given, settings
 from ledger_strategies import READERS as STRATEGY_READERS
 from ledger_strategies import ledgers
@@ -350,7 +350,7 @@ def _asked_over_everything(store: Any) -> bytes | None:
 
 
 def test_a_load_of_new_spans_adds_their_answers_to_the_earlier_record(
-    disk_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    disk_store: Any, tmp_path: Path
 ) -> None:
     """A later load that names no reader list (a run's cases, with inline chunks of the
     narrowed version) is recorded from the earlier record and a copy of the graphs
@@ -368,17 +368,9 @@ def test_a_load_of_new_spans_adds_their_answers_to_the_earlier_record(
             }
         ],
     }
-    asked_over: list[int] = []
-    whole = reader_answers._asked
-
-    def counted(copy: Any) -> Any:
-        asked_over.append(1)
-        return whole(copy)
-
-    monkeypatch.setattr(reader_answers, "_asked", counted)
-    hopgate.load(disk_store, write(tmp_path / "cases", cases, "json"))
+    with counted_calls(reader_answers, "_asked") as asked_over:
+        hopgate.load(disk_store, write(tmp_path / "cases", cases, "json"))
     assert not asked_over, "the rule was asked over everything: the record was not added to"
-    monkeypatch.setattr(reader_answers, "_asked", whole)
     assert _record_of(disk_store) == _asked_over_everything(disk_store)
     chunk = ids.mint("span", "open@1[16:40]")
     assert chunk in _one_query(disk_store, "public")[1]
@@ -387,7 +379,7 @@ def test_a_load_of_new_spans_adds_their_answers_to_the_earlier_record(
 
 
 def test_a_load_naming_a_reader_list_asks_the_rule_over_everything(
-    disk_store: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    disk_store: Any, tmp_path: Path
 ) -> None:
     """A new narrowed span changes earlier nodes' answers (an earlier span overlapping
     it): the rule is asked over everything, and the record is its answer."""
@@ -397,17 +389,9 @@ def test_a_load_naming_a_reader_list_asks_the_rule_over_everything(
             {"id": "late", "version": "open@1", "quote": "Public closing.", "readers": ["inner"]}
         ],
     }
-    asked_over: list[int] = []
-    whole = reader_answers._asked
-
-    def counted(copy: Any) -> Any:
-        asked_over.append(1)
-        return whole(copy)
-
-    monkeypatch.setattr(reader_answers, "_asked", counted)
-    hopgate.load(disk_store, write(tmp_path / "late", narrowed, "json"))
+    with counted_calls(reader_answers, "_asked") as asked_over:
+        hopgate.load(disk_store, write(tmp_path / "late", narrowed, "json"))
     assert asked_over
-    monkeypatch.setattr(reader_answers, "_asked", whole)
     assert _record_of(disk_store) == _asked_over_everything(disk_store)
     far = ids.mint("span", "far")  # an earlier span, now overlapping a narrowed one
     assert far in _one_query(disk_store, "public")[1]

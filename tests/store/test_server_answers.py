@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CEDAR, EXAMPLES
+from conftest import CEDAR, EXAMPLES, counted_calls
 
 import hopgate
 from hopgate.audit import results
@@ -238,7 +238,7 @@ def test_the_reader_rules_answers_kept_on_the_server_are_the_rules(
 
 
 def test_a_later_load_of_cases_adds_to_the_server_s_record(
-    evaluated: RemoteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    evaluated: RemoteStore, tmp_path: Path
 ) -> None:
     """A load naming no reader list adds its new spans' answers to the record the load
     before it kept, the rule asked over it and the graphs holding versions and reader
@@ -259,15 +259,8 @@ def test_a_later_load_of_cases_adds_to_the_server_s_record(
     }
     path = tmp_path / "later.json"
     path.write_text(json.dumps(later), encoding="utf-8")
-    everything: list[int] = []
-    whole = reader_answers._asked
-
-    def counted(copy: Any) -> Any:
-        everything.append(1)
-        return whole(copy)
-
-    monkeypatch.setattr(reader_answers, "_asked", counted)
-    hopgate.load(evaluated, path)
+    with counted_calls(reader_answers, "_asked") as everything:
+        hopgate.load(evaluated, path)
     assert not everything, "the rule was asked over everything: the record was not added to"
     anyone = "urn:hopgate:test:anyone"
     recorded = _recorded(evaluated, anyone)
