@@ -161,3 +161,36 @@ def test_a_stale_run_s_evaluation_walks_its_inputs_again(tmp_path: Path) -> None
         hopgate.api.evaluate(store)
         assert gate(store) == expected
         assert set(catalog.latest(store, "sys-a").used) == used  # type: ignore[union-attr]
+
+
+def test_a_forced_evaluation_decides_its_inputs_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/spec/records.md "Staleness": ``--force`` walks the run's inputs again rather
+    than trusting the latest evaluation's record of them, so it mends a store whose
+    latest evaluation used too few loads (an earlier release's stale re-evaluation did)."""
+    ledger = yaml.safe_load(CEDAR.read_text("utf-8"))
+    cases, ledger["cases"] = ledger["cases"], []
+    evidence, runs = tmp_path / "evidence.json", tmp_path / "cases.json"
+    evidence.write_text(json.dumps(ledger, default=str), encoding="utf-8")
+    runs.write_text(json.dumps({"ledger": 1, "cases": cases}, default=str), encoding="utf-8")
+
+    def cards(store: Any) -> list[tuple[str, str]]:
+        return sorted((row.output, row.verdict) for row in hopgate.api.verdicts(store))
+
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, evidence)
+        only_cases = [hopgate.load(store, runs).graph]
+        hopgate.api.evaluate(store)
+        expected, used = cards(store), set(catalog.latest(store, "sys-a").used)  # type: ignore[union-attr]
+        assert len(used) == 2
+        # The latest evaluation records only the cases' load, as a wrong walk would.
+        with monkeypatch.context() as patched:
+            patched.setattr(evaluation._SharedCopy, "inputs", lambda self, run: only_cases)
+            hopgate.api.evaluate(store, force=True)
+        assert set(catalog.latest(store, "sys-a").used) == set(only_cases)  # type: ignore[union-attr]
+        assert not catalog.staleness(store, "sys-a").stale
+        assert cards(store) != expected
+        hopgate.api.evaluate(store, run="sys-a", force=True)
+        assert set(catalog.latest(store, "sys-a").used) == used  # type: ignore[union-attr]
+        assert cards(store) == expected

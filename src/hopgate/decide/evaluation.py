@@ -263,18 +263,13 @@ def _evaluate_or_reuse(
     found = state.evaluation
     if found is not None and not state.stale and not force:
         return _reused(store, run_id, found)
-    if state.inputs is not None and not state.stale:
-        # Forced while current: no load published since holds anything the run depends
-        # on, so its inputs are the ones the latest evaluation used.
-        graphs = list(state.inputs)
-    elif copies is not None:
-        # Walked again when stale, never the latest inputs plus the new relevant loads: a
-        # new case or set reaches claims, questions and spans that loads the latest
-        # evaluation did not use define (a consequential claim's flag left behind let
-        # the gate pass an output a single evaluation of the same loads fails).
-        graphs = copies.inputs(run_id)
-    else:
-        graphs = catalog.run_inputs(store, run_id)
+    # Walked again, never the latest inputs plus the new relevant loads: a new case or
+    # set reaches claims, questions and spans that loads the latest evaluation did not
+    # use define (a consequential claim's flag left behind let the gate pass an output a
+    # single evaluation of the same loads fails). Forced while current too: ``--force``
+    # is how a store whose latest evaluation took the wrong loads (an earlier release
+    # did, after a stale run) is mended, so it trusts no record of them.
+    graphs = copies.inputs(run_id) if copies is not None else catalog.run_inputs(store, run_id)
     return _evaluate_run(
         store,
         run_id,
