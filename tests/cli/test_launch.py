@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import required
 
 from hopgate.cli import launch
-from tests.conftest import required
 
 #: A script that restarts as the console script does, then reports what it runs on and
 #: what a program it starts would inherit.

@@ -215,6 +215,35 @@ def test_loading_another_runs_cases_leaves_a_run_current(tmp_path: Path) -> None
     store.close()
 
 
+def test_the_states_of_every_run_read_together_are_each_runs_staleness(tmp_path: Path) -> None:
+    """catalog.states (one read of the loads and of the evaluations for every run) says
+    what catalog.staleness says run by run: never evaluated, current, stale."""
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    other = _other_run(tmp_path)
+    hopgate.load(store, other)
+    runs = ["sys-a", "sys-b"]
+
+    def one_by_one() -> dict[str, catalog.Staleness]:
+        return {run: catalog.staleness(store, run) for run in runs}
+
+    seen = []
+    for step in ("none evaluated", "one evaluated", "both evaluated", "both stale"):
+        if step == "one evaluated":
+            evaluate(store, run="sys-a")
+        elif step == "both evaluated":
+            evaluate(store)
+            evaluate(store, run="sys-a", force=True)  # a second evaluation: the latest counts
+        elif step == "both stale":
+            hopgate.load(store, MORE_FOR_A)
+        together = catalog.states(store, runs)
+        assert together == one_by_one(), step
+        assert list(together) == runs
+        seen.append(tuple(state.stale for state in together.values()))
+    assert seen == [(True, True), (False, True), (False, False), (True, True)]
+    store.close()
+
+
 def test_the_walks_predicates_are_every_predicate_its_patterns_match() -> None:
     # The check that lets Virtuoso walk a run's inputs over every graph asks which
     # graphs hold these predicates: one missed would let another graph's step through.

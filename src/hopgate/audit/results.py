@@ -196,7 +196,10 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
     known = catalog.runs(store)
     if run is not None and run not in known:
         raise NotEvaluatedError(unknown_run(run, known))
-    states = [catalog.staleness(store, r) for r in ([run] if run is not None else known)]
+    if run is not None:
+        states = [catalog.staleness(store, run)]
+    else:
+        states = list(catalog.states(store, known).values())
     if run is not None and states[0].evaluation is None:
         raise NotEvaluatedError(
             f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}`"

@@ -91,10 +91,12 @@ def rows(
     found: list[Row] = []
     missing: list[str] = []
     cached = store.folder is not None or store.server_caches
+    given = dict(states or {})
+    unread = [run_id for run_id in wanted if run_id not in given]
+    if cached and unread:
+        given.update(catalog.states(store, unread))
     for run_id in wanted:
-        state = (states or {}).get(run_id) if cached else None
-        if cached and state is None:
-            state = catalog.staleness(store, run_id)
+        state = given.get(run_id) if cached else None
         kept = None if state is None else recorded(store, state)
         if kept is None:
             missing.append(ids.mint("run", run_id))
