@@ -17,6 +17,7 @@ per run and the ratio of each evaluation to the first; asserts nothing.
     nice python bench/team_history.py --claims 10000 --runs 8 --phases --pause 240
     nice python bench/team_history.py --claims 10000 --runs 8 --phases --buffers 1360000
     nice python bench/team_history.py --claims 1000000 --runs 1   # one large store
+    nice python bench/team_history.py --claims 2000 --runs 10 --on-client   # rules in the client
 
 Step 0 loads the evidence with run0's cases; the others load one run's cases.
 """
@@ -95,8 +96,12 @@ def _child(
     phases: bool = False,
     checkpoint_port: str | None = None,
     pause: float = 0.0,
+    on_client: bool = False,
 ) -> None:
     """Load ``ledger``, evaluate ``run`` on the server, read its verdicts and metrics; print JSON.
+
+    ``on_client``: the evaluation's rule files run on a copy of the run's load graphs in
+    the client (``--evaluate-on-client``), not on the server.
 
     ``checkpoint_port``: the server's SQL port, where a checkpoint is made after the
     load (timed apart), so that the evaluation does not meet the load's writes.
@@ -116,6 +121,7 @@ def _child(
         user=USER,
         password=PASSWORD,
         timeout=7200,
+        evaluate_on_server=not on_client,
     )
     times: dict[str, Any] = {}
     clock = time.perf_counter()
@@ -196,10 +202,15 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="seconds to wait between each load and its evaluation (default none)",
     )
-    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--on-client",
+        action="store_true",
+        help="evaluate with the rule files on a copy in the client (--evaluate-on-client)",
+    )
+    parser.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        port, run, ledger, phases, checkpoint, pause = args.child
+        port, run, ledger, phases, checkpoint, pause, where = args.child
         _child(
             port,
             run,
@@ -207,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             phases == "phases",
             None if checkpoint == "-" else checkpoint,
             float(pause),
+            where == "client",
         )
         return 0
     from virtuoso import VirtuosoServer, missing
@@ -250,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                         "phases" if args.phases else "-",
                         str(server.sql_port) if args.checkpoint else "-",
                         str(args.pause),
+                        "client" if args.on_client else "server",
                     ],
                     capture_output=True,
                     text=True,
