@@ -26,7 +26,11 @@ from hopgate.escaping import json_text, terminal
 
 @click.command()
 @click.option("--run", "run", help="Evaluate only this run (its ledger id).")
-@click.option("--force", is_flag=True, help="Evaluate even when the latest evaluation is current.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Evaluate even when the latest evaluation is current (its inputs are walked again).",
+)
 @click.option(
     "--by",
     envvar="HOPGATE_USER",
