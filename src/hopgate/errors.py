@@ -57,6 +57,11 @@ class StoreLockedError(StoreError):
     """Another process holds the on-disk store."""
 
 
+class DiskFullError(StoreError):
+    """A disk filled while hopgate wrote a graph or its temporary files; nothing half
+    written was kept in the store."""
+
+
 class QueryError(HopgateError):
     """A SPARQL query or its parameters are invalid."""
 
@@ -232,6 +237,7 @@ __all__ = [
     "BaselineError",
     "CommandError",
     "ConflictError",
+    "DiskFullError",
     "EvaluationError",
     "ExplainError",
     "ExportError",

@@ -17,9 +17,12 @@ in ``pyproject.toml`` keeps it so).
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +31,7 @@ from urllib.parse import urlsplit
 import click
 
 from hopgate import api
-from hopgate.errors import HopgateError
+from hopgate.errors import DiskFullError, HopgateError
 from hopgate.escaping import terminal
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -163,16 +166,47 @@ class UsageError(click.ClickException):
 
 
 def handle_errors(func: F) -> F:
-    """Let a command's :class:`~hopgate.errors.HopgateError` end it as a :class:`UsageError`."""
+    """Let a command's :class:`~hopgate.errors.HopgateError`, or a full disk, end it as a
+    :class:`UsageError`."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except DiskFullError as exc:
+            raise UsageError(f"{exc}. {_free_space()}") from None
         except HopgateError as exc:
             raise UsageError(str(exc)) from None
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            # A load's or an evaluation's temporary files, an output file, standard output.
+            where = f" of {exc.filename}" if exc.filename else ""
+            raise UsageError(
+                f"no space left on the device{where}; nothing half written is visible in "
+                f"the store. {_free_space()}"
+            ) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _free_space() -> str:
+    """Where a command writes and how much room each place has, for a full disk's message."""
+    places = [(Path(tempfile.gettempdir()), "the temporary folder (set TMPDIR to move it)")]
+    context = click.get_current_context(silent=True)
+    settings = {} if context is None else (context.find_root().obj or {})
+    if settings.get("remote") is None and settings.get("store_path") is not None:
+        places.append((Path(settings["store_path"]), "the store"))
+    found = []
+    for path, what in places:
+        existing = next((p for p in [path, *path.parents] if p.exists()), path)
+        try:
+            free = shutil.disk_usage(existing).free
+        except OSError:
+            continue
+        size = f"{free / 2**30:.1f} GB" if free >= 2**30 else f"{free / 2**20:.1f} MB"
+        found.append(f"{what}, {path}: {size} free")
+    return "Free space, then run the command again: " + "; ".join(found) + "."
 
 
 def format_option(*choices: str) -> Callable[[F], F]:

@@ -23,6 +23,7 @@ docs/spec/ledger.md "Errors" and "Loading".
 
 from __future__ import annotations
 
+import errno
 import tempfile
 import time
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
-from hopgate.errors import LedgerError
+from hopgate.errors import DiskFullError, LedgerError
 from hopgate.ids import case_iri, case_key
 from hopgate.ingest.emitters import Context, record_lines
 from hopgate.ingest.emitters.adjudication import recording_numbers
@@ -143,8 +144,17 @@ def _load(
     )
     with tempfile.TemporaryDirectory(prefix="hopgate-load-") as scratch:
         records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
-        with records.open("w", encoding="utf-8") as out:
-            written = _emit(ctx, path, graph, out, existing)  # pass two
+        try:
+            with records.open("w", encoding="utf-8") as out:
+                written = _emit(ctx, path, graph, out, existing)  # pass two
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise DiskFullError(
+                f"{path}: the temporary folder {scratch} filled while the records were "
+                "written (N-Quads, about 13 times the size of bench/'s JSON Lines ledgers); "
+                "nothing was loaded"
+            ) from None
         if file_digest(path) != digest:
             # Pass two reads without the schema: it must read what pass one checked.
             raise LedgerError("the ledger changed while it was being loaded", file=str(path))
@@ -156,7 +166,10 @@ def _load(
             return catalog
 
         with _progress.phase(f"load {path.name}: store"):
-            publish_records(store, graph, records, catalog_entry=entry, kind="load")
+            try:
+                publish_records(store, graph, records, catalog_entry=entry, kind="load")
+            except DiskFullError as exc:
+                raise DiskFullError(f"{path}: {exc}") from None
     return LoadResult(
         file=str(path),
         graph=graph,

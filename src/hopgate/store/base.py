@@ -114,6 +114,11 @@ class Store(ABC):
         """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
         return []
 
+    def remove_leftovers(self) -> list[Path]:
+        """Remove the files an interrupted bulk write left beside the store (a writer calls
+        it before it writes); the files removed."""
+        return []
+
     #: Whether an evaluation runs its rule files on this store itself, through
     #: :meth:`scoped`, rather than on a working copy (a remote server: yes).
     evaluates_in_place: bool = False

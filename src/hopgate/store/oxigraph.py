@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -10,11 +11,18 @@ from typing import BinaryIO
 
 import pyoxigraph as ox
 
-from hopgate.errors import QueryError, StoreError, StoreLockedError
+from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedError
 from hopgate.library.projection import Projection
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
 from hopgate.store.terms import bind_values, from_term, refuse_service
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF_TYPE, sparql_prologue
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full (the engine reports it in its message)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return isinstance(exc, OSError) and "No space left on device" in str(exc)
 
 
 def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
@@ -242,14 +250,40 @@ class OxigraphStore(Store):
             # at 10k claims (bench/README.md "6 December, morning").
             self.add_nquads(path, lenient=trusted)
             return
+        before = set(self._bulk_files())
         try:
             self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=trusted)
             self._store.flush()
         except BaseException as exc:
             self._store.remove_graph(ox.NamedNode(graph))
+            # The bulk loader's sorted files not yet ingested stay beside the store when it
+            # fails (a full disk): gigabytes at 1M claims.
+            for leftover in set(self._bulk_files()) - before:
+                leftover.unlink(missing_ok=True)
+            if _disk_full(exc):
+                raise DiskFullError(
+                    f"the disk of the store at {self.path} is full: {graph} could not be "
+                    "written, and nothing of it was kept"
+                ) from None
             if isinstance(exc, OSError | SyntaxError):
                 raise StoreError(f"cannot add {path} to the store: {exc}") from None
             raise
+
+    def _bulk_files(self) -> list[Path]:
+        """The sorted files Oxigraph's bulk loader writes beside the store (``bulk-*.sst``)
+        before it hands them to the store; none remain once it has."""
+        return [] if self.path is None else list(self.path.glob("bulk-*.sst"))
+
+    def remove_leftovers(self) -> list[Path]:
+        """Remove the bulk loader's files a killed bulk write left beside the store.
+
+        This process holds the store's lock, so no other is bulk-writing into it, and
+        one of its own leaves none once it returns: any such file is a leftover.
+        """
+        found = self._bulk_files()
+        for leftover in found:
+            leftover.unlink(missing_ok=True)
+        return found
 
     def remove_graph(self, graph: str) -> None:
         """Remove one named graph and all its quads."""

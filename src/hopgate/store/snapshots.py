@@ -487,15 +487,17 @@ def discard_unpublished(store: Store) -> list[str]:
     """Remove the graphs a killed load or evaluation left without a catalog entry.
 
     Such a graph is already invisible to every query; a writer (load,
-    evaluate) removes it and its snapshot files, so a corrected reload
-    starts from the store as it was before the killed write. Returns the
-    removed graphs.
+    evaluate) removes it and its snapshot files, and the files its bulk
+    write left beside the store (:meth:`~hopgate.store.Store.remove_leftovers`),
+    so a corrected reload starts from the store as it was before the killed
+    write. Returns the removed graphs.
     """
     removed = store.unpublished_graphs()
     for graph in removed:
         store.remove_graph(graph)
         remove(store, graph)
     _remove_orphans(store)
+    store.remove_leftovers()
     return removed
 
 
