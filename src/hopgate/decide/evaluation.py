@@ -12,7 +12,6 @@ nothing is overwritten. What is decided: docs/spec/acceptance.md
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -37,6 +36,7 @@ from hopgate.library.steps import (
     evaluation_projection,
 )
 from hopgate.memory import paused_gc, return_freed_memory
+from hopgate.scratch import folder as scratch_folder
 from hopgate.store import (
     IRI,
     SCRATCH_SUFFIX,
@@ -504,7 +504,7 @@ def _evaluate_run(
         # The copy the answers are recorded on, parsed beside the rules when small enough.
         copies.reading.start(graphs)
     with (
-        tempfile.TemporaryDirectory(prefix="hopgate-eval-") as scratch_dir,
+        scratch_folder("eval") as scratch_dir,
         ExitStack() as later,
     ):
         spool = Spool(Path(scratch_dir))

@@ -15,7 +15,6 @@ ordinary ledger (retrieved lists in rank order) and loaded like any other.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from importlib import metadata
@@ -26,6 +25,7 @@ from hopgate import ids
 from hopgate.errors import BaselineError
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.library.artefacts import library_query
+from hopgate.scratch import folder as scratch_folder
 from hopgate.store import IRI, Store
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ def baseline(
     from hopgate.ingest.loader import load
 
     if output is None:
-        with tempfile.TemporaryDirectory(prefix="hopgate-baseline-") as scratch:
+        with scratch_folder("baseline") as scratch:
             path = Path(scratch) / f"{run}.jsonl"
             write_ledger(records, path)
             loaded = load(store, path)

@@ -24,7 +24,6 @@ docs/spec/ledger.md "Errors" and "Loading".
 from __future__ import annotations
 
 import errno
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,6 +42,7 @@ from hopgate.ingest.emitters.context import stamp
 from hopgate.ingest.index import ID_KINDS, index_ledger
 from hopgate.ingest.ledger import Record, file_digest, read_records
 from hopgate.ingest.stored import StoredRecords
+from hopgate.scratch import folder as scratch_folder
 from hopgate.store import IRI, Store, snapshots
 from hopgate.store.publish import publish_records
 from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV
@@ -142,7 +142,7 @@ def _load(
         recorded_at=started,  # a judgment may not claim a later time
         numbers=recording_numbers(index, existing, stored),
     )
-    with tempfile.TemporaryDirectory(prefix="hopgate-load-") as scratch:
+    with scratch_folder("load") as scratch:
         records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
         try:
             with records.open("w", encoding="utf-8") as out:

@@ -18,7 +18,6 @@ evaluate); ``hopgate.testing.assert_gate`` fails a test on the gate.
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from hopgate.ingest.adapters.corpus import Corpus
 from hopgate.ingest.adapters.items import Item, ItemError, item_error
 from hopgate.ingest.correctness import Tally
 from hopgate.ingest.loader import LoadResult, load
+from hopgate.scratch import folder as scratch_folder
 from hopgate.store import IRI, Store
 from hopgate.times import xsd_datetime
 
@@ -254,7 +254,7 @@ class LedgerBuilder:
 
     def load(self, store: Store) -> LoadResult:
         """Load the ledger into ``store`` (written to a temporary file first)."""
-        with tempfile.TemporaryDirectory(prefix="hopgate-pipeline-") as scratch:
+        with scratch_folder("pipeline") as scratch:
             path = Path(scratch) / f"{self.run}.jsonl"
             self.write(path)
             return load(store, path)
@@ -307,7 +307,7 @@ def record(
         records.append(rag.case_record(corpus, asked, item, run=run, judging=Tally()))
     except ItemError as exc:
         raise item_error(SOURCE, f"record (question {question!r})", exc) from None
-    with tempfile.TemporaryDirectory(prefix="hopgate-record-") as scratch:
+    with scratch_folder("record") as scratch:
         name = hashlib.sha256(f"{run}\n{question}".encode()).hexdigest()[:16]
         path = Path(scratch) / f"record-{name}.jsonl"
         write_ledger(records, path)

@@ -13,7 +13,6 @@ catalog as loads and evaluations are.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
 from hopgate.library.steps import SCRATCH_UPDATES
+from hopgate.scratch import folder as scratch_folder
 from hopgate.store import (
     IRI,
     SCRATCH_SUFFIX,
@@ -398,7 +398,7 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
         f"{nt.iri(activity)} <{PROV}endedAtTime> {nt.datetime(stamp)}",
     ]
     snapshots.discard_unpublished(store)
-    with tempfile.TemporaryDirectory(prefix="hopgate-plan-") as scratch:
+    with scratch_folder("plan") as scratch:
         graph_file = Path(scratch) / "plan.nq"
         graph_file.write_text("".join(line + g for line in lines), encoding="utf-8")
         catalog_file = Path(scratch) / "catalog.nq"

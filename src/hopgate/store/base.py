@@ -9,7 +9,6 @@ see the union of all named graphs as their default graph.
 
 from __future__ import annotations
 
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ import pyoxigraph as ox
 
 from hopgate.errors import QueryError, StoreError
 from hopgate.library.projection import Projection
+from hopgate.scratch import folder as scratch_folder
 
 #: The suffix of an evaluation's scratch graph (written and removed by the evaluation).
 SCRATCH_SUFFIX = "/scratch"
@@ -214,7 +214,7 @@ class Store(ABC):
 
     def add_quads(self, quads: Iterable[ox.Quad]) -> None:
         """Add quads built in this process (pyoxigraph ``Quad`` objects), all or nothing."""
-        with tempfile.TemporaryDirectory(prefix="hopgate-quads-") as scratch:
+        with scratch_folder("quads") as scratch:
             path = Path(scratch) / "quads.nq"
             ox.serialize(quads, str(path), format=ox.RdfFormat.N_QUADS)
             self.add_nquads(path)

@@ -38,6 +38,7 @@ from typing import BinaryIO
 from hopgate import ntriples as nt
 from hopgate.errors import QueryError, StoreError
 from hopgate.library.projection import Projection
+from hopgate.scratch import remove_abandoned
 from hopgate.store.base import IRI, Store
 from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE
 
@@ -490,7 +491,8 @@ def discard_unpublished(store: Store) -> list[str]:
     evaluate) removes it and its snapshot files, and the files its bulk
     write left beside the store (:meth:`~hopgate.store.Store.remove_leftovers`),
     so a corrected reload starts from the store as it was before the killed
-    write. Returns the removed graphs.
+    write; and the temporary folders of hopgate commands that have ended
+    (:func:`hopgate.scratch.remove_abandoned`). Returns the removed graphs.
     """
     removed = store.unpublished_graphs()
     for graph in removed:
@@ -498,6 +500,8 @@ def discard_unpublished(store: Store) -> list[str]:
         remove(store, graph)
     _remove_orphans(store)
     store.remove_leftovers()
+    # And the temporary folders of commands killed at once (their N-Quads: 32 GB at 1M claims).
+    remove_abandoned()
     return removed
 
 
