@@ -20,8 +20,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy
-
 from hopgate.errors import StoreError
 from hopgate.store.base import check_iri
 from hopgate.store.remote.transport import Transport
@@ -149,6 +147,10 @@ def _distinct(hashes: array[int]) -> int:
     half done (bench/README.md "6 December, midday"). The array takes 8 and
     the count sorts a copy of it.
     """
+    # Imported here: 0.1 s that every command on a server would pay, and only a load
+    # of a file hopgate did not write counts.
+    import numpy
+
     return int(numpy.unique(numpy.frombuffer(hashes, dtype=numpy.int64)).size)
 
 
