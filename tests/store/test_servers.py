@@ -502,7 +502,7 @@ def test_a_graph_beyond_one_transaction_is_refused_before_its_upload(
         encoding="utf-8",
     )
     staged_before = packaged_store._graph_size(uploads.staging_graph(graph))
-    with pytest.raises(StoreError, match=r"5,001 triples are more than Virtuoso can publish"):
+    with pytest.raises(StoreError, match=r"its 5,001 triples are more than Virtuoso can publish"):
         packaged_store.add_graph(path, graph)
     assert packaged_store._graph_size(uploads.staging_graph(graph)) == staged_before == 0
     assert graph not in packaged_store.graphs()

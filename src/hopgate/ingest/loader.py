@@ -34,7 +34,7 @@ from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
-from hopgate.errors import DiskFullError, LedgerError
+from hopgate.errors import DiskFullError, LedgerError, StoreError
 from hopgate.ids import case_iri, case_key
 from hopgate.ingest.emitters import Context, record_lines
 from hopgate.ingest.emitters.adjudication import recording_numbers
@@ -168,8 +168,11 @@ def _load(
         with _progress.phase(f"load {path.name}: store"):
             try:
                 publish_records(store, graph, records, catalog_entry=entry, kind="load")
-            except DiskFullError as exc:
-                raise DiskFullError(f"{path}: {exc}") from None
+            except StoreError as exc:
+                # Said of the ledger, not of the temporary file the store was given.
+                if type(exc) not in (StoreError, DiskFullError):
+                    raise
+                raise type(exc)(f"{path}: {exc}") from None
     return LoadResult(
         file=str(path),
         graph=graph,

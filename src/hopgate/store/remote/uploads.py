@@ -91,7 +91,7 @@ class Uploads(Transport):
                 lines += chunk.count(b"\n")
         if lines > most:
             raise StoreError(
-                f"{path}: {lines:,} triples are more than Virtuoso can publish in one "
+                f"its {lines:,} triples are more than Virtuoso can publish in one "
                 f"transaction: at least {AFTER_IMAGE_BYTES_PER_TRIPLE} bytes of its "
                 f"transaction log each, and its [Parameters] TransactionAfterImageLimit "
                 f"is {limit:,} (read as 32 bits: 2,147,483,647 at most); load the ledger "
