@@ -184,8 +184,8 @@ class Uploads(Transport):
 def _distinct(hashes: array[int]) -> int:
     """How many distinct values ``hashes`` holds.
 
-    A set of the hashes took some 70 bytes a triple: a load of 1M claims
-    (123M triples) to Virtuoso passed 8 GB in the client before its upload was
+    A set of the hashes took some 75 bytes a triple: a load of 1M claims
+    (133M triples) to Virtuoso passed 8 GB in the client before its upload was
     half done (bench/README.md "6 December, midday"). The array takes 8 and
     the count sorts a copy of it.
     """
