@@ -492,9 +492,9 @@ def test_a_graph_beyond_one_transaction_is_refused_before_its_upload(
     triples pass it at the fewest bytes a triple measured is refused before anything is
     sent (a 1M-claim load learnt it after a 33-minute upload); one that fits is published.
     The bytes a triple are raised here so that a small file passes the packaged limit."""
-    from hopgate.store.remote import uploads
+    from hopgate.store.remote import limits, uploads
 
-    monkeypatch.setattr(uploads, "AFTER_IMAGE_BYTES_PER_TRIPLE", 10_000)  # 5,000 triples
+    monkeypatch.setattr(limits, "AFTER_IMAGE_BYTES_PER_TRIPLE", 10_000)  # 5,000 triples
     graph = f"https://w3id.org/hopgate/id/test/large-{uuid.uuid4().hex}"
     path = tmp_path / "large.nq"
     path.write_text(

@@ -53,6 +53,19 @@ VIRTUOSO_SETTINGS = (
     ("SPARQL", "MaxQueryExecutionTime", None),
     ("Parameters", "TransactionAfterImageLimit", "50000000"),
 )
+#: Bytes of Virtuoso's transaction log (its after-image) that publishing a new graph in one
+#: transaction takes for each triple, at least: 28.4-39.8 measured at 264k triples and
+#: 24.4-30.5 at 1.64M (bench/README.md "6 December, midday"). A graph of more triples than
+#: ``TransactionAfterImageLimit`` divided by this is refused (SR325), after its upload.
+AFTER_IMAGE_BYTES_PER_TRIPLE = 24
+
+
+def one_load_triples(limit: int) -> int:
+    """The most triples one load can hold when Virtuoso's ``TransactionAfterImageLimit`` is
+    ``limit`` bytes (its 32-bit maximum, 2,147,483,647, gives some 89M)."""
+    return limit // AFTER_IMAGE_BYTES_PER_TRIPLE
+
+
 #: What hopgate's tests and benchmarks run Virtuoso with (tests/virtuoso.py).
 VIRTUOSO_ADVICE = {
     "ResultSetMaxRows": "100000000",
@@ -253,12 +266,22 @@ def virtuoso_findings(limits: Limits, *, client_timeout: float) -> list[Finding]
                 "transaction size",
                 "note",
                 f"a transaction's log is capped at {image:,} bytes; hopgate publishes each "
-                "load in one transaction, and a larger load is refused whole (SR325)",
+                "load in one transaction, and a larger load is refused whole (SR325): "
+                f"one load may hold about {one_load_triples(image):,} triples",
                 change_image,
             )
         )
     else:
-        found.append(Finding("transaction size", "ok", f"limit {image or 'unknown'} bytes"))
+        found.append(
+            Finding(
+                "transaction size",
+                "ok",
+                f"limit {image:,} bytes: one load may hold about {one_load_triples(image):,} "
+                "triples (a larger ledger is loaded as several files)"
+                if image
+                else "limit unknown",
+            )
+        )
     return found
 
 

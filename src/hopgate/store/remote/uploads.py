@@ -22,6 +22,8 @@ from typing import Any
 
 from hopgate.errors import StoreError
 from hopgate.store.base import check_iri
+from hopgate.store.remote import limits as limits_module
+from hopgate.store.remote.limits import one_load_triples
 from hopgate.store.remote.transport import Transport
 from hopgate.store.remote.values import integer, rows
 
@@ -34,12 +36,6 @@ DEFAULT_BATCH_BYTES = 4_000_000
 UPDATE_BATCH_TRIPLES = 1_000
 #: Write batches in flight at once.
 WRITE_WORKERS = 2
-#: Bytes of Virtuoso's transaction log (its after-image) that publishing a new graph in one
-#: transaction takes for each triple, at least: 28.4-39.8 measured at 264k triples and
-#: 24.4-30.5 at 1.64M (bench/README.md "6 December, midday"), so a graph of more triples
-#: than its ``TransactionAfterImageLimit`` divided by this is refused (SR325) after its
-#: whole upload.
-AFTER_IMAGE_BYTES_PER_TRIPLE = 24
 #: The fewest bytes an N-Quads line of a graph hopgate writes takes (four IRIs or
 #: literals, spaces, the dot): a file this many times the limit's triples may fit.
 SHORTEST_LINE = 20
@@ -82,7 +78,7 @@ class Uploads(Transport):
         limit = limits.setting("TransactionAfterImageLimit") if limits.kind == "virtuoso" else None
         if limit is None or limit <= 0:
             return
-        most = limit // AFTER_IMAGE_BYTES_PER_TRIPLE
+        most = one_load_triples(limit)
         if path.stat().st_size <= most * SHORTEST_LINE:
             return
         lines = 0
@@ -92,7 +88,7 @@ class Uploads(Transport):
         if lines > most:
             raise StoreError(
                 f"its {lines:,} triples are more than Virtuoso can publish in one "
-                f"transaction: at least {AFTER_IMAGE_BYTES_PER_TRIPLE} bytes of its "
+                f"transaction: at least {limits_module.AFTER_IMAGE_BYTES_PER_TRIPLE} bytes of its "
                 f"transaction log each, and its [Parameters] TransactionAfterImageLimit "
                 f"is {limit:,} (read as 32 bits: 2,147,483,647 at most); load the ledger "
                 f"in parts of at most {most:,} triples, one file after another; nothing "
