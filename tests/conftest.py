@@ -9,14 +9,18 @@ CI run; the seed is printed in the session header (``HOPGATE_HYPOTHESIS_SEED`` r
 from __future__ import annotations
 
 import copy
+import functools
 import gzip
+import importlib.util
 import json
 import os
 import random
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeVar
 
 import pytest
@@ -70,6 +74,17 @@ def examples(count: int) -> int:
     """How many examples a Hypothesis test draws: ``count`` under CI (or with slow tests),
     a third of it otherwise, so that `make test` on a workstation stays within minutes."""
     return count if RUN_SLOW else max(5, count // 3)
+
+
+@functools.cache
+def bench_module(name: str) -> ModuleType:
+    """``bench/<name>.py`` (bench/ is no package) as the module ``bench_<name>``, loaded once."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def required(reason: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
-from conftest import CEDAR, required
+from conftest import CEDAR, bench_module, required
 from evaluated import export_bundle
 
 import hopgate
@@ -618,12 +618,7 @@ def test_demo_exports_provn_and_trig(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def synthetic_10k(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hopgate.OxigraphStore]:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
-    assert spec and spec.loader
-    synthetic = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(synthetic)
+    synthetic = bench_module("synthetic")
     ledger = tmp_path_factory.mktemp("synthetic") / "ledger.jsonl"
     synthetic.write_ledger(ledger, 10_000)
     with hopgate.open_store(None) as store:

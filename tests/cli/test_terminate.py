@@ -7,7 +7,6 @@ stopped that way left its N-Quads in the temporary folder (30 GB at 1M claims).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -16,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import bench_module
 
 import hopgate
 from hopgate.cli.group import TERMINATED
@@ -24,11 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ledger(path: Path, claims: int) -> Path:
-    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
-    assert spec and spec.loader
-    synthetic = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(synthetic)
-    synthetic.write_ledger(path, claims)
+    bench_module("synthetic").write_ledger(path, claims)
     return path
 
 

@@ -10,10 +10,7 @@ small random ledgers with judgments and withheld texts
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,27 +20,18 @@ import hopgate
 from hopgate.library.artefacts import artefact
 
 try:
-    from tests.conftest import write
+    from tests.conftest import bench_module, write
     from tests.ledger_strategies import ledgers
 except ImportError:  # run from inside tests/
-    from conftest import write  # type: ignore[no-redef]
+    from conftest import bench_module, write  # type: ignore[no-redef]
     from ledger_strategies import ledgers  # type: ignore[no-redef]
 
 ROOT = Path(__file__).parents[2]
 LEDGERS = ROOT / "tests" / "fixtures" / "ledgers"
 
 
-def _bench(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-reference = _bench("reference")
-synthetic = _bench("synthetic")
+reference = bench_module("reference")
+synthetic = bench_module("synthetic")
 
 
 def _differences(paths: list[Path]) -> tuple[list[str], int]:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import bench_module
 
 import hopgate
 
@@ -15,18 +13,7 @@ ROOT = Path(__file__).parents[2]
 CLAIMS = 200
 
 
-def _synthetic() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_synthetic", ROOT / "bench" / "synthetic.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-synthetic = _synthetic()
+synthetic = bench_module("synthetic")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ Chromium the tests skip, except under CI=true, where they fail.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from browser import LOCAL_SCHEMES, Browser, chromium
-from conftest import CEDAR, required
+from conftest import CEDAR, bench_module, required
 
 import hopgate
 from hopgate.audit.results import gate
@@ -127,20 +126,12 @@ def test_a_printed_card_keeps_its_picture_on_its_page(
     assert printed <= len(cards) + 5, printed
 
 
-def _synthetic() -> Any:
-    spec = importlib.util.spec_from_file_location("synthetic", ROOT / "bench" / "synthetic.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 def test_1k_claim_report_in_a_browser(browser: Browser, tmp_path: Path) -> None:
     """A 1k-claim report renders whole, and lays out only its first page of cards: the
     rest sit in collapsed sections (the page's load time: bench/report.py)."""
     ledger = tmp_path / "ledger.jsonl"
-    _synthetic().write_ledger(ledger, 1_000)
+    bench_module("synthetic").write_ledger(ledger, 1_000)
     with hopgate.open_store(None) as store:
         hopgate.load(store, ledger)
         evaluate(store)

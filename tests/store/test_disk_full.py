@@ -14,33 +14,20 @@ the tests that need one skip.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
-from conftest import CEDAR
+from conftest import CEDAR, bench_module
 
 import hopgate
 from hopgate.cli.group import cli
 
 ROOT = Path(__file__).parents[2]
-
-
-def _synthetic() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_synthetic_disk", ROOT / "bench" / "synthetic.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -83,7 +70,7 @@ def _quads(store: Path) -> bytes:
 def ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 2,000-claim ledger: 4.6 MB, about 60 MB of N-Quads."""
     path = tmp_path_factory.mktemp("disk-full") / "l2k.jsonl"
-    _synthetic().write_ledger(path, 2_000)
+    bench_module("synthetic").write_ledger(path, 2_000)
     return path
 
 
