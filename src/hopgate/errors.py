@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -60,6 +61,14 @@ class StoreLockedError(StoreError):
 class DiskFullError(StoreError):
     """A disk filled while hopgate wrote a graph or its temporary files; nothing half
     written was kept in the store."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says a disk (or the user's quota on it) is full: by its error number,
+    or, from the engine, which gives none, by its message."""
+    if not isinstance(exc, OSError):
+        return False
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left on device" in str(exc)
 
 
 class QueryError(HopgateError):

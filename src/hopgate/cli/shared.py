@@ -17,7 +17,6 @@ in ``pyproject.toml`` keeps it so).
 
 from __future__ import annotations
 
-import errno
 import functools
 import logging
 import os
@@ -31,7 +30,7 @@ from urllib.parse import urlsplit
 import click
 
 from hopgate import api
-from hopgate.errors import DiskFullError, HopgateError
+from hopgate.errors import DiskFullError, HopgateError, is_disk_full
 from hopgate.escaping import terminal
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -178,7 +177,7 @@ def handle_errors(func: F) -> F:
         except HopgateError as exc:
             raise UsageError(str(exc)) from None
         except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            if not is_disk_full(exc):
                 raise
             # A load's or an evaluation's temporary files, an output file, standard output.
             where = f" of {exc.filename}" if exc.filename else ""

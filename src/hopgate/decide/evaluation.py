@@ -507,7 +507,7 @@ def _evaluate_run(
         scratch_folder("eval") as scratch_dir,
         ExitStack() as later,
     ):
-        spool = Spool(Path(scratch_dir))
+        spool = Spool(scratch_dir)
         try:
             with (
                 _progress.phase(f"evaluate {run}: decide"),
@@ -525,8 +525,8 @@ def _evaluate_run(
             recorder = later.enter_context(
                 answers.recording(store, graphs, reading, run=str(params["run"]))
             )
-            bundle_file = Path(scratch_dir) / "bundle.nq"
-            catalog_file = Path(scratch_dir) / "catalog.nq"
+            bundle_file = scratch_dir / "bundle.nq"
+            catalog_file = scratch_dir / "catalog.nq"
             writer = _write_bundle(
                 decided,
                 store,

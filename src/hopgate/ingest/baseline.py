@@ -177,7 +177,7 @@ def baseline(
 
     if output is None:
         with scratch_folder("baseline") as scratch:
-            path = Path(scratch) / f"{run}.jsonl"
+            path = scratch / f"{run}.jsonl"
             write_ledger(records, path)
             loaded = load(store, path)
     else:

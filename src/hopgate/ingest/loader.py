@@ -23,7 +23,6 @@ docs/spec/ledger.md "Errors" and "Loading".
 
 from __future__ import annotations
 
-import errno
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,7 +33,7 @@ from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
-from hopgate.errors import DiskFullError, LedgerError, StoreError
+from hopgate.errors import DiskFullError, LedgerError, StoreError, is_disk_full
 from hopgate.ids import case_iri, case_key
 from hopgate.ingest.emitters import Context, record_lines
 from hopgate.ingest.emitters.adjudication import recording_numbers
@@ -143,12 +142,12 @@ def _load(
         numbers=recording_numbers(index, existing, stored),
     )
     with scratch_folder("load") as scratch:
-        records, catalog = Path(scratch) / "records.nq", Path(scratch) / "catalog.nq"
+        records, catalog = scratch / "records.nq", scratch / "catalog.nq"
         try:
             with records.open("w", encoding="utf-8") as out:
                 written = _emit(ctx, path, graph, out, existing)  # pass two
         except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            if not is_disk_full(exc):
                 raise
             raise DiskFullError(
                 f"{path}: the temporary folder {scratch} filled while the records were "

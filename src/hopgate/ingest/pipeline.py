@@ -255,7 +255,7 @@ class LedgerBuilder:
     def load(self, store: Store) -> LoadResult:
         """Load the ledger into ``store`` (written to a temporary file first)."""
         with scratch_folder("pipeline") as scratch:
-            path = Path(scratch) / f"{self.run}.jsonl"
+            path = scratch / f"{self.run}.jsonl"
             self.write(path)
             return load(store, path)
 
@@ -309,7 +309,7 @@ def record(
         raise item_error(SOURCE, f"record (question {question!r})", exc) from None
     with scratch_folder("record") as scratch:
         name = hashlib.sha256(f"{run}\n{question}".encode()).hexdigest()[:16]
-        path = Path(scratch) / f"record-{name}.jsonl"
+        path = scratch / f"record-{name}.jsonl"
         write_ledger(records, path)
         return load(store, path)
 

@@ -399,9 +399,9 @@ def _record(store: Store, run: str, result: PlanResult, found: _Found, stamp: st
     ]
     snapshots.discard_unpublished(store)
     with scratch_folder("plan") as scratch:
-        graph_file = Path(scratch) / "plan.nq"
+        graph_file = scratch / "plan.nq"
         graph_file.write_text("".join(line + g for line in lines), encoding="utf-8")
-        catalog_file = Path(scratch) / "catalog.nq"
+        catalog_file = scratch / "catalog.nq"
 
         def entry(kept: list[str]) -> Path:
             catalog_file.write_text(

@@ -215,7 +215,7 @@ class Store(ABC):
     def add_quads(self, quads: Iterable[ox.Quad]) -> None:
         """Add quads built in this process (pyoxigraph ``Quad`` objects), all or nothing."""
         with scratch_folder("quads") as scratch:
-            path = Path(scratch) / "quads.nq"
+            path = scratch / "quads.nq"
             ox.serialize(quads, str(path), format=ox.RdfFormat.N_QUADS)
             self.add_nquads(path)
 

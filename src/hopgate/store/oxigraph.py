@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import io
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -11,18 +10,11 @@ from typing import BinaryIO
 
 import pyoxigraph as ox
 
-from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedError
+from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedError, is_disk_full
 from hopgate.library.projection import Projection
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
 from hopgate.store.terms import bind_values, from_term, refuse_service
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF_TYPE, sparql_prologue
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """Whether ``exc`` says the disk is full (the engine reports it in its message)."""
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return True
-    return isinstance(exc, OSError) and "No space left on device" in str(exc)
 
 
 def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
@@ -260,7 +252,7 @@ class OxigraphStore(Store):
             # fails (a full disk): gigabytes at 1M claims.
             for leftover in set(self._bulk_files()) - before:
                 leftover.unlink(missing_ok=True)
-            if _disk_full(exc):
+            if is_disk_full(exc):
                 raise DiskFullError(
                     f"the disk of the store at {self.path} is full: {graph} could not be "
                     "written, and nothing of it was kept"
