@@ -165,12 +165,38 @@ _ROWS = st.lists(
 )
 
 
+_NOTE_LEAVES = st.one_of(_LEAVES, st.lists(_LEAVES, max_size=2))
+
+
+def _rows_of(notes: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.builds(Proportion, st.integers(0, 3), st.one_of(_WORDS, st.none()), notes)
+
+
+#: Rows whose column holds rows itself (a card's row), or lists and tuples of rows
+#: (a card's sets and spans, their members a level deeper), kept values among them.
+_NESTED_ROWS = st.lists(
+    _rows_of(
+        st.one_of(
+            _rows_of(_NOTE_LEAVES),
+            st.one_of(
+                st.none(),
+                st.lists(_rows_of(st.lists(_rows_of(_NOTE_LEAVES), max_size=2)), max_size=3),
+                st.lists(_rows_of(_NOTE_LEAVES), max_size=3).map(tuple),
+            ),
+        )
+    ),
+    min_size=2,
+    max_size=5,
+)
+
+
 @settings(max_examples=300, deadline=None, database=None)
-@given(rows=st.one_of(_ROWS, _ROWS.map(tuple)))
+@given(rows=st.one_of(_ROWS, _ROWS.map(tuple), _NESTED_ROWS))
 def test_rows_of_one_class_walked_by_field_are_redacted_as_row_by_row(rows: Any) -> None:
     """A list of rows of one dataclass (``verdicts``' cards) is walked field by field,
-    a column without text passed over in one scan: the same rows as walking each row,
-    name fields kept, and the very list when nothing changed."""
+    a column without text passed over in one scan, a column of rows or of lists of
+    rows (a report's cards' sets and spans) walked as rows: the same rows as walking
+    each row, name fields kept, and the very list when nothing changed."""
     rule = Withholding("public", ["secret words"])
     found = rule.redact(rows)
     assert found == _reference_redact(rule, rows, frozenset())

@@ -234,6 +234,49 @@ def _text_fields(cls: type) -> tuple[frozenset[str], tuple[str, ...]]:
     return kept, tuple(f.name for f in fields(cls) if f.init and f.name not in kept)
 
 
+def _is_row(value: Any) -> bool:
+    """True for a dataclass instance (not a dataclass itself)."""
+    return is_dataclass(value) and not isinstance(value, type)
+
+
+def _flat_rows(column: list[Any]) -> list[Any] | None:
+    """The items of a column of lists (or tuples) and kept values, one list, when they
+    are all instances of one dataclass; else None."""
+    flat = [item for sequence in column if type(sequence) in _SEQUENCES for item in sequence]
+    if not flat or len(set(map(type, flat))) != 1 or not _is_row(flat[0]):
+        return None
+    return flat
+
+
+def _regrouped(column: list[Any], flat: list[Any]) -> list[Any]:
+    """``column`` with its lists' items taken in turn from ``flat`` (as
+    :func:`_flat_rows` listed them): each list or tuple rebuilt only where an item
+    changed."""
+    found: list[Any] = []
+    start = 0
+    for sequence in column:
+        if type(sequence) not in _SEQUENCES:
+            found.append(sequence)
+            continue
+        end = start + len(sequence)
+        items = flat[start:end]
+        start = end
+        if all(map(operator.is_, items, sequence)):
+            found.append(sequence)
+        else:
+            found.append(items if type(sequence) is list else tuple(items))
+    return found
+
+
+def _changed(before: list[Any], after: list[Any]) -> Iterator[tuple[int, Any]]:
+    """The positions where ``after`` holds another object than ``before``, with it."""
+    if after is before:
+        return
+    for at, (old, new) in enumerate(zip(before, after, strict=True)):
+        if new is not old:
+            yield at, new
+
+
 def _shallow_texts(column: list[Any]) -> set[str] | None:
     """The distinct strings in a column of lists (or tuples) of strings, kept values
     and flat dicts of them (a card's judgments, source truth, missing spans), dict keys
@@ -396,10 +439,26 @@ class Withholding:
             kinds = set(map(type, column))
             if kinds <= _KEPT:
                 continue
+            if len(kinds) == 1 and _is_row(column[0]):
+                # A column of one dataclass (each card's row) is walked as rows itself.
+                for at, found in _changed(column, self._rows(column)):
+                    changes.setdefault(at, {})[name] = found
+                continue
             if kinds <= _KEPT | _SEQUENCES:
                 texts = _shallow_texts(column)
                 if texts is not None and not any(shown(text) is not text for text in texts):
                     continue  # no withheld text in any of the column's lists
+                flat = _flat_rows(column)
+                if flat is not None:
+                    # Lists of one dataclass (each card's sets and spans) are walked as
+                    # the rows of one list: a walk per list of one to three rows cost
+                    # more than its rows (the report's filter at 10k claims 0.89 ->
+                    # 0.62 s, its walk without the texts' checks 0.51 -> 0.26 s).
+                    shown_rows = self._rows(flat)
+                    if shown_rows is not flat:
+                        for at, found in _changed(column, _regrouped(column, shown_rows)):
+                            changes.setdefault(at, {})[name] = found
+                    continue
             if kinds <= _KEPT | {str}:
                 texts = {item for item in column if type(item) is str}
                 withheld = {text for text in texts if shown(text) is not text}

@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from hopgate import escaping
 from hopgate.errors import ReportError
+from hopgate.memory import paused_gc
 from hopgate.report import charts
 from hopgate.report.build import COUNT_LABELS, COUNTS, DEFINITIONS, FORMATS, METRIC_LABELS, Report
 from hopgate.report.sentences import ADMISSIBILITY, interval_text
@@ -194,9 +195,11 @@ def render(report: Report, fmt: str) -> str:
     Raises:
         ReportError: an unknown format.
     """
-    if fmt == "json":
-        # Written at once: the cards' rows are not copied first (the same text).
-        return escaping.json_text(report.as_dict(copies=False)) + "\n"
     if fmt not in FORMATS:
         raise ReportError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
-    return render_page(report, fmt)
+    # The collector is paused as the report was built (hopgate.report.build).
+    with paused_gc():
+        if fmt == "json":
+            # Written at once: the cards' rows are not copied first (the same text).
+            return escaping.json_text(report.as_dict(copies=False)) + "\n"
+        return render_page(report, fmt)
