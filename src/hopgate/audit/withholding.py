@@ -388,7 +388,7 @@ class Withholding:
             return self._mapping(value, names)
         if isinstance(value, list | tuple):
             return self._sequence(value, names)
-        if is_dataclass(value) and not isinstance(value, type):
+        if _is_row(value):
             kept, walked = _text_fields(value.__class__)
             shown, redact = self.shown, self._redact
             changes = {}
@@ -405,12 +405,7 @@ class Withholding:
 
     def _sequence(self, value: list[Any] | tuple[Any, ...], names: frozenset[str]) -> Any:
         first = value[0] if value else None
-        if (
-            len(value) > 1
-            and is_dataclass(first)
-            and not isinstance(first, type)
-            and len(set(map(type, value))) == 1
-        ):
+        if len(value) > 1 and _is_row(first) and len(set(map(type, value))) == 1:
             return self._rows(value)
         shown, redact = self.shown, self._redact
         items = [

@@ -156,6 +156,9 @@ def _blocking(reads: BundleReads, policy: str, require_authority: str) -> tuple[
     return len(weighed), failing
 
 
+# A report builds a few objects per card and span (a million at 10k claims), none in
+# a cycle: the collector's passes over them were a tenth of its time.
+@paused_gc()
 def build_report(
     store: Store,
     *,
@@ -199,36 +202,6 @@ def build_report(
         >>> found.gate.passed, found.gate.failing, len(found.cards)
         (False, ['sys-a/qA/o1'], 4)
     """
-    # A report builds a few objects per card and span (a million at 10k claims), none
-    # in a cycle: the collector's passes over them were a tenth of its time.
-    with paused_gc():
-        return _read(
-            store,
-            run=run,
-            reader=reader,
-            evaluation=evaluation,
-            pictures=pictures,
-            peers=peers,
-            signed_export=signed_export,
-            trusted=trusted,
-            consequential=consequential,
-            require_authority=require_authority,
-        )
-
-
-def _read(
-    store: Store,
-    *,
-    run: str,
-    reader: str | None,
-    evaluation: str | None,
-    pictures: int,
-    peers: bool,
-    signed_export: Path | None,
-    trusted: Sequence[str] | None,
-    consequential: str,
-    require_authority: str,
-) -> Report:
     chosen = resolve_evaluation(store, run=run, evaluation=evaluation, reader=reader)
     # The reader rule is asked once for both its answers, beside the rest (its
     # copy's parse and the rule cost most, and leave Python's lock free).
