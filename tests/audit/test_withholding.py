@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hopgate.audit.withholding import MARKER, NAMES, NOTHING, Withholding, normalize
@@ -192,6 +192,19 @@ _NESTED_ROWS = st.lists(
 
 @settings(max_examples=300, deadline=None, database=None)
 @given(rows=st.one_of(_ROWS, _ROWS.map(tuple), _NESTED_ROWS))
+# Always tried: a withheld text in a row inside a tuple of rows, and inside a row in a row.
+@example(
+    rows=[
+        Proportion(1, None, (Proportion(0, None, "secret words"),)),
+        Proportion(2, None, None),
+    ]
+)
+@example(
+    rows=[
+        Proportion(1, None, Proportion(0, None, ["the secret words"])),
+        Proportion(2, None, Proportion(3, "x")),
+    ]
+)
 def test_rows_of_one_class_walked_by_field_are_redacted_as_row_by_row(rows: Any) -> None:
     """A list of rows of one dataclass (``verdicts``' cards) is walked field by field,
     a column without text passed over in one scan, a column of rows or of lists of
