@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,9 @@ from test_shapes import ENTRIES, HGT, MANIFEST, MF, _data, _key, _shapes
 import hopgate
 from hopgate import load, open_store
 from hopgate.decide.evaluation import evaluate
-from hopgate.errors import UnsupportedShape, ValidationError
+from hopgate.errors import QueryError, UnsupportedShape, ValidationError
 from hopgate.shacl.compiler import compile_shapes, path_sparql
+from hopgate.shacl.components.base import Check
 from hopgate.shacl.graphs import validate_graph
 from hopgate.shacl.runner import run_checks
 from hopgate.shacl.validation import ShapeResult, validate
@@ -284,3 +286,32 @@ def test_a_closed_property_shape_reports_its_value_nodes_other_properties(
         found[engine] = {(str(r.focus_node), str(r.path), str(r.value)) for r in report.results}
     assert found["store"] == {("https://example.org/a", "https://example.org/q", "2")}
     assert found["store"] == found["pyshacl"]
+
+
+def test_checks_answered_two_at_a_time_keep_their_order_and_their_errors() -> None:
+    """The runner answers checks ahead in threads: the report is each check's own rows,
+    a check that does not parse is the QueryError it was one at a time, and no
+    thread outlives the call."""
+    data = rdflib.Graph()
+    for n in range(5):
+        data.add((URIRef(f"urn:x{n}"), URIRef("urn:p"), rdflib.Literal(n)))
+
+    def check(query: str, shape: str) -> Check:
+        return Check(
+            query=query,
+            source_shape=URIRef(shape),
+            component=SH.SPARQLConstraintComponent,
+            severity=SH.Violation,
+            messages=(),
+        )
+
+    odd = check("SELECT ?this WHERE { ?this <urn:p> ?n FILTER(?n IN (1, 3)) }", "urn:odd")
+    every = check("SELECT ?this WHERE { ?this <urn:p> ?n }", "urn:every")
+    broken = check("SELECT ?this WHERE { ?this <urn:p> }", "urn:broken")
+    with _store_of(data) as store:
+        report = run_checks(store, [odd, every, odd], rdflib.Graph())
+        with pytest.raises(QueryError, match="does not parse"):
+            run_checks(store, [every, broken, odd], rdflib.Graph())
+    shapes = Counter(str(report.value(r, SH.sourceShape)) for r in report.objects(None, SH.result))
+    assert shapes == {"urn:odd": 4, "urn:every": 5}
+    assert not [t for t in threading.enumerate() if t.name.startswith("hopgate-ahead")]

@@ -24,8 +24,8 @@ from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate import progress as _progress
 from hopgate._version import __version__
+from hopgate.ahead import answered_ahead
 from hopgate.decide import outcomes as interventions
-from hopgate.decide.ahead import answered_ahead
 from hopgate.decide.annotations import AnnotationState
 from hopgate.decide.spool import Card, Spool
 from hopgate.errors import EvaluationError
@@ -402,7 +402,7 @@ def _compute(
             return lambda: _rows(store, query_id, run, scratch)
 
         # Two queries answered at a time while the spool takes their rows in this
-        # order (hopgate.decide.ahead); the threads are done before the scratch graph goes.
+        # order (hopgate.ahead); the threads are done before the scratch graph goes.
         with answered_ahead(
             [
                 rows("evaluation-verdicts"),

@@ -10,7 +10,7 @@ engines.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 import rdflib
@@ -18,6 +18,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH, XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from hopgate.ahead import answered_ahead
 from hopgate.errors import QueryError
 from hopgate.shacl.compiler import Check
 from hopgate.shacl.lexical import unwrite
@@ -104,40 +105,64 @@ def run_checks(
 
     ``sh:conforms`` is true when no result is reported at all; callers that
     treat Warnings differently set it themselves.
+
+    The checks are answered two at a time (:mod:`hopgate.ahead`): the engine
+    answers a query without holding Python's lock, so the second core answers
+    the next check while this one's rows become the report (at 10k claims the
+    loads' checks took 11 s one at a time and 6.5 s two at a time).
     """
+    checks = list(checks)
     report = rdflib.Graph()
     root = BNode()
     report.add((root, RDF.type, SH.ValidationReport))
     count = 0
-    for check in checks:
-        for row in _rows(store, check, union=union):
-            focus = row.get("this")
-            if focus is None:
-                continue
-            result = BNode()
-            count += 1
-            report.add((root, SH.result, result))
-            report.add((result, RDF.type, SH.ValidationResult))
-            report.add((result, SH.focusNode, focus))
-            report.add((result, SH.resultSeverity, check.severity))
-            report.add((result, SH.sourceShape, check.source_shape))
-            report.add((result, SH.sourceConstraintComponent, check.component))
-            if check.constraint is not None:
-                report.add((result, SH.sourceConstraint, check.constraint))
-            value = row.get("value")
-            if value is None and check.value_is_focus:
-                value = focus
-            if value is not None:
-                report.add((result, SH.value, value))
-            bound_path = row.get("path")
-            if isinstance(bound_path, URIRef):
-                report.add((result, SH.resultPath, bound_path))
-            elif check.path is not None:
-                report.add((result, SH.resultPath, _copy_path(shapes, report, check.path)))
-            for template in check.messages:
-                report.add((result, SH.resultMessage, _message(template, row)))
+
+    def rows(check: Check) -> Callable[[], Iterator[dict[str, Node]]]:
+        return lambda: _rows(store, check, union=union)
+
+    with answered_ahead([rows(check) for check in checks]) as answered:
+        for check, answer in zip(checks, answered, strict=True):
+            count += _report_rows(report, root, shapes, check, answer)
     report.add((root, SH.conforms, Literal(count == 0)))
     return report
+
+
+def _report_rows(
+    report: rdflib.Graph,
+    root: BNode,
+    shapes: rdflib.Graph,
+    check: Check,
+    rows: Iterable[dict[str, Node]],
+) -> int:
+    """Add one ``sh:result`` node per row of ``check`` to ``report``; return how many."""
+    count = 0
+    for row in rows:
+        focus = row.get("this")
+        if focus is None:
+            continue
+        result = BNode()
+        count += 1
+        report.add((root, SH.result, result))
+        report.add((result, RDF.type, SH.ValidationResult))
+        report.add((result, SH.focusNode, focus))
+        report.add((result, SH.resultSeverity, check.severity))
+        report.add((result, SH.sourceShape, check.source_shape))
+        report.add((result, SH.sourceConstraintComponent, check.component))
+        if check.constraint is not None:
+            report.add((result, SH.sourceConstraint, check.constraint))
+        value = row.get("value")
+        if value is None and check.value_is_focus:
+            value = focus
+        if value is not None:
+            report.add((result, SH.value, value))
+        bound_path = row.get("path")
+        if isinstance(bound_path, URIRef):
+            report.add((result, SH.resultPath, bound_path))
+        elif check.path is not None:
+            report.add((result, SH.resultPath, _copy_path(shapes, report, check.path)))
+        for template in check.messages:
+            report.add((result, SH.resultMessage, _message(template, row)))
+    return count
 
 
 __all__ = ["run_checks"]

@@ -1,4 +1,4 @@
-"""Result queries answered ahead, two at a time: the same rows in the same order, bounded, stoppable."""
+"""Answers read ahead, two at a time: the same rows in the same order, bounded, stoppable."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from hopgate.decide import ahead
-from hopgate.decide.ahead import answered_ahead
+from hopgate import ahead
+from hopgate.ahead import answered_ahead
 
 
 def _threads() -> list[threading.Thread]:

@@ -1,13 +1,14 @@
 """Queries answered ahead of their reader, two at a time, their rows handed over in order.
 
-An evaluation reads its result queries one after another into the spool
-(:mod:`hopgate.decide.spool`). The engine answers a query without holding
-Python's lock for most of its work, so while the spool takes one query's rows
-the next query can be answered on the other core: at 10k claims nine of the
-result queries took 3.1-3.3 s one after another and 1.95-2.2 s two at a time
-(bench/README.md "6 December, morning"). Each query's rows still come
-in batches, at most a few batches ahead of the reader: the evaluation holds a
-bounded number of rows, never a whole answer (the spool's reason to be).
+The engine answers a query without holding Python's lock for most of its
+work, so while the reader takes one query's rows the next query can be
+answered on the other core. Two readers use it: an evaluation's result queries
+into the spool (:mod:`hopgate.decide.spool`; at 10k claims nine of them took
+3.1-3.3 s one after another and 1.95-2.2 s two at a time, bench/README.md
+"6 December, morning") and the compiled SHACL checks of ``validate``
+(:mod:`hopgate.shacl.runner`). Each query's rows still come in batches, at
+most a few batches ahead of the reader: the reader holds a bounded number of
+rows, never a whole answer (the spool's reason to be).
 """
 
 from __future__ import annotations
