@@ -30,7 +30,7 @@ from hopgate.shacl.compiler import compile_shapes, path_sparql
 from hopgate.shacl.components.base import Check
 from hopgate.shacl.graphs import validate_graph
 from hopgate.shacl.runner import run_checks
-from hopgate.shacl.validation import ShapeResult, validate
+from hopgate.shacl.validation import ShapeResult, _merge_reports, validate
 from hopgate.store import OxigraphStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -315,3 +315,27 @@ def test_checks_answered_two_at_a_time_keep_their_order_and_their_errors() -> No
     shapes = Counter(str(report.value(r, SH.sourceShape)) for r in report.objects(None, SH.result))
     assert shapes == {"urn:odd": 4, "urn:every": 5}
     assert not [t for t in threading.enumerate() if t.name.startswith("hopgate-ahead")]
+
+
+def test_a_result_found_twice_is_reported_once_with_its_path() -> None:
+    """The merged report holds each distinct result once, whichever part (or the same
+    part twice) found it, and a dropped copy leaves none of its path's triples."""
+
+    def report(copies: int, focus: str) -> rdflib.Graph:
+        graph = rdflib.Graph()
+        root = rdflib.BNode()
+        graph.add((root, rdflib.RDF.type, SH.ValidationReport))
+        for _ in range(copies):
+            result, path = rdflib.BNode(), rdflib.BNode()
+            graph.add((root, SH.result, result))
+            graph.add((result, SH.focusNode, URIRef(focus)))
+            graph.add((result, SH.sourceShape, URIRef("urn:shape")))
+            graph.add((result, SH.resultPath, path))
+            graph.add((path, SH.inversePath, URIRef("urn:p")))
+        return graph
+
+    merged = _merge_reports([report(2, "urn:a"), report(1, "urn:a"), report(1, "urn:b")])
+    assert sorted(str(f) for f in merged.objects(None, SH.focusNode)) == ["urn:a", "urn:b"]
+    assert len(list(merged.subject_objects(SH.inversePath))) == 2
+    assert list(merged.objects(None, SH.conforms)) == [rdflib.Literal(False)]
+    assert list(_merge_reports([]).objects(None, SH.conforms)) == [rdflib.Literal(True)]
