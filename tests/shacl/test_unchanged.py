@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from algebra import path_iris, patterns
+import rdflib
+from algebra import mappings, path_iris, patterns
 from rdflib import paths
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.term import URIRef, Variable
@@ -99,8 +100,8 @@ def test_skipping_the_loads_checks_in_each_run_part_changes_no_result(
         skipped: list[set[int]] = []
         answered = unchanged.answered
 
-        def spy(checks: Any, changed: frozenset[str]) -> set[int]:
-            found = answered(checks, changed)
+        def spy(checks: Any, changed: frozenset[str], *rest: Any) -> set[int]:
+            found = answered(checks, changed, *rest)
             skipped.append(found)
             return found
 
@@ -111,8 +112,11 @@ def test_skipping_the_loads_checks_in_each_run_part_changes_no_result(
         names = {str(checks[i].source_shape).rsplit("#", 1)[-1] for i in skipped[0]}
         # (The results name their shapes in the report's short form, ``shapes:...``.)
         assert {"SpanAnchorShape", "PositionSelector-order"} <= names
+        # The versions' observation times: read along paths whose predicates the
+        # bundle holds only about its own nodes (unchanged.owned).
+        assert {"Version-observedAt", "EvidenceSet-annotatedAt"} <= names
         assert not any("Card" in name for name in names)
-        monkeypatch.setattr(unchanged, "answered", lambda checks, changed: set())
+        monkeypatch.setattr(unchanged, "answered", lambda *args: set())
         without = _results(store)
     assert with_skipping == without
     kinds = {row[1].rsplit(":", 1)[-1] for row in without}
@@ -134,3 +138,101 @@ def test_a_graph_that_holds_what_a_check_reads_makes_it_run(tmp_path: Path) -> N
             RDF_TYPE,
         }
         assert unchanged.present(store, ["http://ex/other"], iris) == frozenset()
+
+
+@pytest.mark.parametrize("about", ["its own nodes", "a version of the load"])
+def test_a_bundle_triple_about_a_load_node_makes_the_path_checks_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, about: str
+) -> None:
+    """A predicate the bundle holds is skipped along a path only while every bundle
+    triple with it is about the bundle's own nodes: one about a version of the load
+    (a second fetch) makes the versions' checks run in the run's part, which then
+    reports what skipping them would have hidden."""
+    sys.path.insert(0, str(ROOT))
+    from bench.synthetic import write_ledger
+
+    ledger = tmp_path / "ledger.jsonl"
+    write_ledger(ledger, 6, seed=5, runs=1)
+    with open_store(tmp_path / "store") as store:
+        load(store, ledger)
+        evaluate(store)
+        [run] = catalog.runs(store)
+        bundle = catalog.latest(store, run).bundle
+        subject = "?card" if about == "its own nodes" else "?version"
+        store._store.update(
+            "PREFIX prov: <http://www.w3.org/ns/prov#> PREFIX hg: <https://w3id.org/hopgate/ns#> "
+            f"INSERT {{ GRAPH <{bundle}> {{ {subject} prov:wasGeneratedBy <urn:second-fetch> }} }} "
+            "WHERE { { SELECT ?card WHERE { GRAPH ?b { ?card a hg:AcceptanceCard } } LIMIT 1 } "
+            "{ SELECT ?version WHERE { GRAPH ?l { ?version a hg:Version } } LIMIT 1 } }"
+        )
+        graphs = sorted(store.graphs())
+        owned = unchanged.owned(
+            store,
+            [bundle],
+            [g for g in graphs if g != bundle],
+            ["http://www.w3.org/ns/prov#wasGeneratedBy"],
+        )
+        assert bool(owned) is (about == "its own nodes")
+        with_skipping = _results(store)
+        monkeypatch.setattr(unchanged, "answered", lambda *args: set())
+        without = _results(store)
+    assert with_skipping == without
+    fetches = [row for row in without if row[1].endswith("Version-fetch")]
+    assert bool(fetches) is (about == "a version of the load")
+
+
+def test_only_forward_steps_from_targeted_focus_nodes_are_followed() -> None:
+    """followed() names a path's predicates only for a value check of a property shape
+    of a node shape with targets, on a path of forward steps, and never a predicate
+    some shape targets by."""
+    shapes = rdflib.Graph().parse(
+        format="turtle",
+        data="""
+        @prefix sh: <http://www.w3.org/ns/shacl#> .
+        @prefix ex: <http://ex/> .
+        ex:Node a sh:NodeShape ; sh:targetClass ex:C ;
+            sh:property ex:seq, ex:inverse, ex:targetted, ex:outer .
+        ex:seq sh:path ( ex:p ex:q ) ; sh:minCount 1 ; sh:datatype ex:D .
+        ex:inverse sh:path [ sh:inversePath ex:p ] ; sh:minCount 1 .
+        ex:targetted sh:path ex:t ; sh:maxCount 1 .
+        ex:outer sh:path ex:o ; sh:property ex:inner .
+        ex:inner sh:path ex:i ; sh:minCount 1 .
+        ex:Other a sh:NodeShape ; sh:targetSubjectsOf ex:t .
+        ex:Classy a sh:NodeShape ; sh:targetClass ex:C ; sh:property ex:typed .
+        ex:typed sh:path ex:r ; sh:class ex:K .
+        """,
+    )
+    followed = {}
+    for check in compile_shapes(shapes):
+        name = str(check.source_shape).rsplit("/", 1)[-1]
+        followed.setdefault(name, set()).update(unchanged.followed(check, shapes))
+    assert followed["seq"] == {"http://ex/p", "http://ex/q"}
+    assert followed["inverse"] == set()
+    assert followed["targetted"] == set()  # ex:t selects ex:Other's focus nodes
+    assert followed["inner"] == set()  # its focus nodes are ex:outer's values
+    assert followed["typed"] == set()  # sh:class reads the values' types
+
+
+@pytest.mark.parametrize("shapes", ["shipped", "compiler tests"])
+def test_a_followed_predicate_is_read_only_forward_from_the_focus_node(shapes: str) -> None:
+    """The premise of following: in the compiled query, every triple pattern that can
+    read a followed predicate starts at ?this and steps forward (an IRI, or a
+    sequence of IRIs), never inverse, repeated or from another variable."""
+    graph = shapes_graph() if shapes == "shipped" else SHAPES
+    judged = 0
+    for check in compile_shapes(graph):
+        steps = unchanged.followed(check, graph)
+        if not steps:
+            continue
+        judged += 1
+        for mapping in mappings(prepareQuery(check.prologue + check.query).algebra):
+            triples = mapping.get("triples")
+            for subject, predicate, _ in triples if isinstance(triples, list) else ():
+                if not path_iris(predicate) & steps:
+                    continue
+                assert subject == Variable("this"), check.query
+                forward = (
+                    predicate.args if isinstance(predicate, paths.SequencePath) else [predicate]
+                )
+                assert all(isinstance(step, URIRef) for step in forward), check.query
+    assert judged > 0

@@ -33,6 +33,7 @@ from hopgate.ingest.ledger import file_digest
 from hopgate.ingest.loader import graph_for_digest
 from hopgate.library.artefacts import library_queries, library_update
 from hopgate.library.steps import SCRATCH_UPDATES, evaluation_projection
+from hopgate.shacl import unchanged
 from hopgate.shacl.validation import validate
 from hopgate.store import catalog
 from hopgate.store.catalog import load_graphs as evidence_graphs
@@ -390,6 +391,33 @@ def test_validate_agrees(remote: RemoteStore) -> None:
     assert sorted((r.focus, r.shape) for r in mine.results) == sorted(
         (r.focus, r.shape) for r in theirs.results
     )
+
+
+def test_the_predicates_a_bundle_owns_are_those_the_embedded_store_finds(
+    remote: RemoteStore,
+) -> None:
+    """validate skips a path check in a run's part only on unchanged.owned's answer,
+    which the server gives: the same as the embedded store's, both ways round."""
+    asked = [PROV + "wasGeneratedBy", PROV + "endedAtTime", HG + "forClaim", HG + "supportsClaim"]
+    found = []
+    for store in (hopgate.open_store(None), remote):
+        hopgate.load(store, CEDAR)
+        evaluate(store)
+        bundle = catalog.latest(store, "sys-a").bundle
+        loads = evidence_graphs(store)
+        found.append(
+            (
+                unchanged.owned(store, [bundle], loads, asked),
+                unchanged.owned(store, loads, [bundle], asked),
+            )
+        )
+    embedded, server = found
+    assert server == embedded
+    # A card's triples are about the card (and the bundle holds no hg:supportsClaim);
+    # the loads hold no hg:forClaim, and their evidence sets and versions (the subjects
+    # of their prov:wasGeneratedBy, hg:supportsClaim) are named by the cards.
+    assert embedded[0] == set(asked)
+    assert embedded[1] == {PROV + "endedAtTime", HG + "forClaim"}
 
 
 #: Queries Virtuoso 7.2.5 answers wrongly, and why they can stay so: none of them is

@@ -337,8 +337,11 @@ def _report_in_store(
             checks = compile_shapes(shapes, subclasses=True)
         elif first is not None and first.plain:
             read = {iri for check in checks for iri in unchanged.read_iris(check) or ()}
-            changed = unchanged.present(store, sorted(first.graphs ^ set(names)), read)
-            skipped = unchanged.answered(checks, changed)
+            differing = sorted(first.graphs ^ set(names))
+            changed = unchanged.present(store, differing, read)
+            asked = unchanged.candidates(checks, changed, shapes)
+            owned = unchanged.owned(store, differing, sorted(first.graphs & set(names)), asked)
+            skipped = unchanged.answered(checks, changed, owned, shapes)
             checks = [c for i, c in enumerate(checks) if i not in skipped]
         report = run_checks(view, checks, shapes)
         return report, first or _FirstPart(frozenset(names), plain)
