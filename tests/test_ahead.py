@@ -83,3 +83,26 @@ def test_an_iterator_read_after_its_block_raises() -> None:
         late = answered[0]
     with pytest.raises(RuntimeError, match="after their block ended"):
         list(late)
+
+
+def test_unbounded_sources_are_read_to_their_end_while_the_reader_waits() -> None:
+    """bounded=False: a later source is answered whole while the reader still waits
+    on an earlier one, so its thread is free for the next source."""
+    finished = threading.Event()
+    release = threading.Event()
+
+    def slow() -> Iterator[int]:
+        release.wait(5)
+        yield 1
+
+    def many() -> Iterator[int]:
+        yield from range(ahead._BATCH * (ahead._DEPTH + 3))
+        finished.set()
+
+    with answered_ahead([slow, many], bounded=False) as answered:
+        # The reader has not read anything yet: the long source still ran to its end.
+        assert finished.wait(5)
+        release.set()
+        first, second = answered
+        assert list(first) == [1]
+        assert len(list(second)) == ahead._BATCH * (ahead._DEPTH + 3)

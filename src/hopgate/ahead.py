@@ -33,7 +33,7 @@ _DONE = object()
 
 @contextmanager
 def answered_ahead(
-    sources: Sequence[Callable[[], Iterable[T]]], *, workers: int = 2
+    sources: Sequence[Callable[[], Iterable[T]]], *, workers: int = 2, bounded: bool = True
 ) -> Iterator[list[Iterator[T]]]:
     """Each source's items as an iterator, for the length of the block.
 
@@ -44,9 +44,16 @@ def answered_ahead(
     block, the threads stop within a few hundred rows and are waited for (an
     interrupt meanwhile is raised once they are): nothing reads the store
     afterwards. An iterator read after the block raises RuntimeError.
+
+    ``bounded``: each source at most a few batches ahead of the reader, so the
+    block holds a bounded number of items. Without, a source is read to its
+    end while the reader waits on an earlier one: for a reader that keeps every
+    item anyway (a validation report), where a thread waiting for the reader
+    would leave its core idle.
     """
     stop = threading.Event()
-    handed: list[queue.Queue[object]] = [queue.Queue(maxsize=_DEPTH) for _ in sources]
+    depth = _DEPTH if bounded else 0  # 0: a queue without bound
+    handed: list[queue.Queue[object]] = [queue.Queue(maxsize=depth) for _ in sources]
 
     def hand(into: queue.Queue[object], item: object) -> bool:
         while not stop.is_set():
