@@ -190,6 +190,7 @@ def test_only_forward_steps_from_targeted_focus_nodes_are_followed() -> None:
         data="""
         @prefix sh: <http://www.w3.org/ns/shacl#> .
         @prefix ex: <http://ex/> .
+        @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
         ex:Node a sh:NodeShape ; sh:targetClass ex:C ;
             sh:property ex:seq, ex:inverse, ex:targetted, ex:outer .
         ex:seq sh:path ( ex:p ex:q ) ; sh:minCount 1 ; sh:datatype ex:D .
@@ -200,6 +201,8 @@ def test_only_forward_steps_from_targeted_focus_nodes_are_followed() -> None:
         ex:Other a sh:NodeShape ; sh:targetSubjectsOf ex:t .
         ex:Classy a sh:NodeShape ; sh:targetClass ex:C ; sh:property ex:typed .
         ex:typed sh:path ex:r ; sh:class ex:K .
+        ex:Implicit a sh:NodeShape, rdfs:Class ; sh:property ex:self .
+        ex:self sh:path ( ex:s ex:Implicit ) ; sh:minCount 1 .
         """,
     )
     followed = {}
@@ -211,6 +214,8 @@ def test_only_forward_steps_from_targeted_focus_nodes_are_followed() -> None:
     assert followed["targetted"] == set()  # ex:t selects ex:Other's focus nodes
     assert followed["inner"] == set()  # its focus nodes are ex:outer's values
     assert followed["typed"] == set()  # sh:class reads the values' types
+    # A class that chooses focus nodes (here implicitly) is never followed as a step.
+    assert followed["self"] == {"http://ex/s"}
 
 
 @pytest.mark.parametrize("shapes", ["shipped", "compiler tests"])
