@@ -11,6 +11,7 @@ import pytest
 import rdflib
 from algebra import mappings, path_iris, patterns
 from rdflib import paths
+from rdflib.namespace import SH
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.term import URIRef, Variable
 from test_compiler import SHAPES
@@ -18,6 +19,7 @@ from test_compiler import SHAPES
 from hopgate import evaluate, load, open_store
 from hopgate.shacl import unchanged
 from hopgate.shacl.compiler import compile_shapes
+from hopgate.shacl.components.base import Check
 from hopgate.shacl.validation import shapes_graph, validate
 from hopgate.store import catalog
 from hopgate.vocab import RDF_TYPE
@@ -181,6 +183,50 @@ def test_a_bundle_triple_about_a_load_node_makes_the_path_checks_run(
     assert bool(fetches) is (about == "a version of the load")
 
 
+@pytest.mark.parametrize("about", ["a card", "a claim of the load"])
+def test_a_bundle_ledger_id_of_a_load_node_makes_the_claim_family_checks_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, about: str
+) -> None:
+    """The claim-family checks (SPARQL) read hg:ledgerId only in OPTIONAL blocks from
+    the sets and claims they bind, so a bundle's ids of its own cards leave their
+    answer as it was; an id the bundle gives a claim of the load makes them run in
+    the run's part, which reports the claim under that id too."""
+    sys.path.insert(0, str(ROOT))
+    from bench.synthetic import write_ledger
+
+    ledger = tmp_path / "ledger.jsonl"
+    write_ledger(ledger, 6, seed=5, runs=1)
+    with open_store(tmp_path / "store") as store:
+        load(store, ledger)
+        evaluate(store)
+        [run] = catalog.runs(store)
+        bundle = catalog.latest(store, run).bundle
+        families = [r for r in validate(store).results if "ClaimFamily" in r.source_shape]
+        subject = "?card" if about == "a card" else f"<{families[0].focus}>"
+        store._store.update(
+            "PREFIX hg: <https://w3id.org/hopgate/ns#> "
+            f'INSERT {{ GRAPH <{bundle}> {{ {subject} hg:ledgerId "forged" }} }} '
+            "WHERE { SELECT ?card WHERE { GRAPH ?b { ?card a hg:AcceptanceCard } } LIMIT 1 }"
+        )
+        skipped: list[set[int]] = []
+        answered = unchanged.answered
+
+        def spy(checks: Any, changed: frozenset[str], *rest: Any) -> set[int]:
+            skipped.append(answered(checks, changed, *rest))
+            return skipped[-1]
+
+        monkeypatch.setattr(unchanged, "answered", spy)
+        with_skipping = _results(store)
+        checks = compile_shapes(shapes_graph())
+        names = {str(checks[i].source_shape).rsplit("#", 1)[-1] for i in skipped[-1]}
+        monkeypatch.setattr(unchanged, "answered", lambda *args: set())
+        without = _results(store)
+    assert with_skipping == without
+    assert ("ClaimFamilyShape" in names) is (about == "a card")
+    forged = [row for row in without if "ClaimFamily" in row[1] and "forged" in row[3]]
+    assert bool(forged) is (about == "a claim of the load")
+
+
 def test_only_forward_steps_from_targeted_focus_nodes_are_followed() -> None:
     """followed() names a path's predicates only for a value check of a property shape
     of a node shape with targets, on a path of forward steps, and never a predicate
@@ -241,3 +287,51 @@ def test_a_followed_predicate_is_read_only_forward_from_the_focus_node(shapes: s
                 )
                 assert all(isinstance(step, URIRef) for step in forward), check.query
     assert judged > 0
+
+
+def _sparql(body: str) -> Check:
+    return Check(
+        query=f"SELECT ?this WHERE {{ {body} }}",
+        source_shape=URIRef("urn:shape"),
+        component=SH.SPARQLConstraintComponent,
+        severity=SH.Violation,
+        messages=(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # An id read in an OPTIONAL from a node the group binds: followed.
+        ("?this a <urn:C> ; <urn:p> ?x . OPTIONAL { ?x <urn:id> ?name }", {"urn:id"}),
+        # The same predicate also read in a filter: not followed.
+        (
+            "?this a <urn:C> ; <urn:p> ?x . OPTIONAL { ?x <urn:id> ?name } "
+            "FILTER NOT EXISTS { ?this <urn:id> ?other }",
+            set(),
+        ),
+        # From a node the OPTIONAL's own pattern binds, or two patterns in it: not followed.
+        ("?this a <urn:C> . OPTIONAL { ?y <urn:id> ?this }", set()),
+        ("?this a <urn:C> . OPTIONAL { ?this <urn:p> ?x . ?x <urn:id> ?n }", None),
+        # An OPTIONAL before the patterns that bind its subject changes the plan's
+        # meaning (an empty left side joins anything): not this structure.
+        ("OPTIONAL { ?x <urn:id> ?name } ?this a <urn:C> ; <urn:p> ?x", None),
+        # What cannot be told from triple patterns: nothing is read by name.
+        ("?this ?p ?o", None),
+        ("?this <urn:p>/<urn:q> ?o", None),
+        ("?this a ?class", None),
+        ("GRAPH ?g { ?this <urn:p> ?o }", None),
+        ("?this a <urn:C> FILTER EXISTS { GRAPH ?g { ?this <urn:p> ?o } }", None),
+        ("{ ?this <urn:p> ?o } UNION { ?this <urn:q> ?o }", None),
+    ],
+)
+def test_sparql_reads_follow_only_single_optionals_from_bound_nodes(
+    body: str, expected: set[str] | None
+) -> None:
+    """sparql_reads() names a predicate as read from bound nodes only for an OPTIONAL
+    of one pattern whose subject the group's own patterns bind, and read nowhere
+    else; any other structure, a variable or path predicate, or GRAPH gives None."""
+    found = unchanged.sparql_reads(_sparql(body))
+    assert (None if found is None else set(found[1])) == expected
+    if found is not None:
+        assert "urn:C" in found[0] or "urn:C" not in body

@@ -30,8 +30,19 @@ owned predicate's differing triples never have, so every match reached from
 a focus node is a common graph's; and a match that starts at a differing
 graph's own node binds a focus variable no focus node has.
 
-Never skipped: SPARQL-based constraints (their text is the shapes author's),
-``sh:closed`` (it reads every predicate of its focus nodes), any check with a
+A SPARQL-based constraint's text is the shapes author's, so it is read on its
+algebra (:func:`sparql_reads`), and only one form is judged: a group of triple
+patterns with constant predicates (and classes), filters, and ``OPTIONAL``
+blocks of one pattern each. Its reads are the IRIs of every pattern, those of
+its filters' ``EXISTS`` included. A predicate read only in such an ``OPTIONAL``
+from a variable the group's patterns bind (the ledger ids a message shows) is
+followed like a path step: the group binds only nodes of the common graphs,
+and an owned predicate's differing triples never have one as their subject,
+so the optional part binds what it bound before. An ``OPTIONAL`` written
+before the patterns that bind its subject is another form (with an empty
+left side, a match anywhere changes its answer), and so is ``GRAPH``.
+
+Never skipped: any other SPARQL-based constraint, ``sh:closed`` (it reads every predicate of its focus nodes), any check with a
 repeated path step (a zero-length match reaches every node of the data), and
 every check when the first part needed class membership through
 ``rdfs:subClassOf`` (its checks were compiled differently).
@@ -40,12 +51,16 @@ every check when the first part needed class membership through
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from functools import cache
 
 import rdflib
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, RDFS, SH
-from rdflib.term import Node, URIRef
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.term import Node, URIRef, Variable
 
 from hopgate.library.projection import query_iris, without_literals
 from hopgate.shacl.components import CORE
@@ -78,8 +93,22 @@ _VALUES_ONLY = frozenset(
     }
 )
 _TARGETS = (SH.targetClass, SH.targetSubjectsOf, SH.targetObjectsOf)
+#: The predicate :func:`_triples` gives a construct that reads otherwise (``GRAPH``,
+#: ``SERVICE``): a check holding one is never skipped.
+_SERVICE = "urn:hopgate:not-a-triple-pattern"
+_OTHER_READS = frozenset({"ServiceGraphPattern", "Graph", "GraphGraphPattern"})
 #: A character an IRI written between ``<`` and ``>`` may not hold.
 _UNWRITABLE = re.compile(r'[<>"{}|^`\\\s]')
+
+
+def reads(check: Check, shapes: rdflib.Graph) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The IRIs ``check`` can read triples by (:func:`read_iris`, :func:`sparql_reads`),
+    with those of them it reads only from nodes its focus binds (:func:`followed`,
+    :func:`sparql_reads`); None when that cannot be told."""
+    if check.component == SH.SPARQLConstraintComponent:
+        return sparql_reads(check)
+    iris = read_iris(check)
+    return None if iris is None else (iris, followed(check, shapes))
 
 
 def read_iris(check: Check) -> frozenset[str] | None:
@@ -109,6 +138,77 @@ def present(store: Store, graphs: Iterable[str], iris: Iterable[str]) -> frozens
             ):
                 found.add(iri)
     return frozenset(found)
+
+
+def sparql_reads(check: Check) -> tuple[frozenset[str], frozenset[str]] | None:
+    """A SPARQL-based check's reads, when its query is a group of triple patterns with
+    ``OPTIONAL`` blocks and filters: the IRIs it reads (predicates, and classes of
+    ``rdf:type``), and the predicates it reads only in an ``OPTIONAL`` block of one
+    triple pattern whose subject the group's patterns bind (the ledger ids its message
+    shows). None for any other query, or one with a variable or path as predicate."""
+    return _sparql_reads(check.prologue, check.query)
+
+
+@cache
+def _sparql_reads(prologue: str, query: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    try:
+        algebra = prepareQuery(prologue + query).algebra
+    except Exception:  # rdflib raises several unrelated parser exceptions
+        return None
+    if algebra.get("datasetClause"):
+        return None
+    node = algebra.p
+    while node.name in ("Project", "Distinct", "Filter"):
+        node = node.p
+    optionals = []
+    while node.name == "LeftJoin":
+        if node.expr.name != "TrueFilter" or node.p2.name != "BGP" or len(node.p2.triples) != 1:
+            return None
+        optionals.append(node.p2.triples[0])
+        node = node.p1
+    if node.name != "BGP":
+        return None
+    triples = list(_triples(algebra))
+    read: set[str] = set()
+    for _, predicate, obj in triples:
+        if not isinstance(predicate, URIRef):
+            return None
+        if predicate == RDF.type:
+            if not isinstance(obj, URIRef):
+                return None
+            read.add(str(obj))
+        else:
+            read.add(str(predicate))
+    bound = {term for triple in node.triples for term in triple if isinstance(term, Variable)}
+    from_bound = Counter(
+        str(predicate)
+        for subject, predicate, obj in optionals
+        if subject in bound and isinstance(obj, Variable) and obj not in bound
+    )
+    # Read anywhere else too (the group, a filter, another kind of OPTIONAL): not followed.
+    elsewhere = Counter(str(predicate) for _, predicate, _ in triples) - from_bound
+    optional = {p for p in from_bound if not elsewhere[p] and p != str(RDF.type)}
+    return frozenset(read), frozenset(optional)
+
+
+def _triples(node: object) -> Iterator[tuple[object, object, object]]:
+    """Every triple pattern anywhere in rdflib's algebra (a filter's EXISTS too), or a
+    sentinel predicate for a construct whose reads are not triple patterns."""
+    if isinstance(node, CompValue) and node.name in _OTHER_READS:
+        yield (None, _SERVICE, None)
+    if isinstance(node, CompValue | dict):
+        for key, value in node.items():
+            if key == "triples" and isinstance(value, list):
+                for triple in value:
+                    if isinstance(triple, list | tuple) and len(triple) == 3:
+                        yield (triple[0], triple[1], triple[2])
+                    else:
+                        yield (None, _SERVICE, None)
+            else:
+                yield from _triples(value)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            yield from _triples(value)
 
 
 def followed(check: Check, shapes: rdflib.Graph) -> frozenset[str]:
@@ -183,9 +283,9 @@ def candidates(checks: list[Check], changed: frozenset[str], shapes: rdflib.Grap
     the checks some IRI of ``changed`` makes run, those that read no other."""
     found: set[str] = set()
     for check in checks:
-        iris = read_iris(check)
-        left = iris & changed if iris is not None else frozenset()
-        if left and left <= followed(check, shapes):
+        read = reads(check, shapes)
+        left = read[0] & changed if read is not None else frozenset()
+        if read is not None and left and left <= read[1]:
             found |= left
     return found
 
@@ -199,18 +299,31 @@ def answered(
     """The positions in ``checks`` of those whose answer the first part gave: every IRI
     they read is absent from the graphs that differ (``changed`` are the IRIs found
     there by :func:`present`), or is an ``owned`` predicate (:func:`owned`) they read
-    only along their path (:func:`followed`, which needs the ``shapes``)."""
+    only from nodes their focus binds (:func:`reads`, which needs the ``shapes``)."""
     found: set[int] = set()
     for position, check in enumerate(checks):
-        iris = read_iris(check)
-        if iris is None:
+        if shapes is not None:
+            read = reads(check, shapes)
+        else:
+            iris = read_iris(check)
+            read = None if iris is None else (iris, frozenset())
+        if read is None:
             continue
-        left = iris & changed
-        if left and owned and shapes is not None:
-            left -= owned & followed(check, shapes)
+        left = read[0] & changed
+        if left:
+            left -= owned & read[1]
         if not left:
             found.add(position)
     return found
 
 
-__all__ = ["answered", "candidates", "followed", "owned", "present", "read_iris"]
+__all__ = [
+    "answered",
+    "candidates",
+    "followed",
+    "owned",
+    "present",
+    "read_iris",
+    "reads",
+    "sparql_reads",
+]
