@@ -101,12 +101,18 @@ def _rows(store: Store, check: Check, *, union: bool) -> Iterator[dict[str, Node
         raise QueryError(f"a compiled check does not parse: {exc}") from None
     assert isinstance(solutions, ox.QuerySolutions)
     names = [variable.value for variable in solutions.variables]
-    for solution in solutions:
-        yield {
-            name: _node(term)
-            for name, term in zip(names, solution, strict=True)
-            if term is not None
-        }
+    try:
+        for solution in solutions:
+            yield {
+                name: _node(term)
+                for name, term in zip(names, solution, strict=True)
+                if term is not None
+            }
+    finally:
+        # Dropped by the thread that made it (hopgate.ahead answers in threads): an
+        # error's traceback keeps this frame, and Oxigraph's solutions may not be
+        # dropped on another thread.
+        del solutions
 
 
 def run_checks(

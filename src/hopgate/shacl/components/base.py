@@ -104,6 +104,11 @@ class Compiler(Protocol):
         """A SHACL property path as a SPARQL property path."""
         ...
 
+    def pairs(self, focus: str, path: Node, value: str) -> str:
+        """A pattern binding ``focus`` and ``value`` to each pair the path joins, for a
+        pattern evaluated without outer bindings (a subquery, a ``MINUS``)."""
+        ...
+
     def not_conforming(self, shape: Node, ctx: str, focus: str) -> str:
         """A pattern with a solution for each ``focus`` bound by ``ctx`` that violates ``shape``."""
         ...
@@ -139,6 +144,12 @@ class Scope:
     def path_repeats(self) -> bool:
         """True when the shape's path has a repeated step (:func:`path_repeats`)."""
         return self.path is not None and path_repeats(self.compiler.shapes, self.path)
+
+    def pairs(self, value: str) -> str:
+        """The focus node and each ``value`` its path reaches, as a pattern evaluated
+        without outer bindings (:meth:`Compiler.pairs`); only for a property shape."""
+        assert self.path is not None
+        return self.compiler.pairs(self.focus, self.path, value)
 
     def needs_path(self, parameter: URIRef) -> str:
         """The shape's path as SPARQL, for a parameter that only property shapes may carry.

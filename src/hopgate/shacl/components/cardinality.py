@@ -32,7 +32,7 @@ def min_count(scope: Scope) -> Iterator[Constraint]:
             # The common case as an anti-join: the right side is evaluated
             # once. (Oxigraph plans a FILTER NOT EXISTS over a path without
             # the outer bindings, re-evaluating it per focus node.)
-            pattern = f"{ctx} MINUS {{ {focus} {steps} {other} }}"
+            pattern = f"{ctx} MINUS {{ {scope.pairs(other)} }}"
         elif minimum == 0:
             pattern = f"{ctx} FILTER(false)"
         else:
@@ -57,7 +57,7 @@ def max_count(scope: Scope) -> Iterator[Constraint]:
             # up node by node on the disk store (44.6k spans: 0.82 s against 3.6 s;
             # bench/README.md). The count of a node does not depend on the context.
             pattern = (
-                f"{ctx} {{ SELECT {focus} WHERE {{ {focus} {steps} {other} . }} "
+                f"{ctx} {{ SELECT {focus} WHERE {{ {scope.pairs(other)} }} "
                 f"GROUP BY {focus} HAVING (COUNT(DISTINCT {other}) > {maximum}) }}"
             )
         elif maximum == 1:
@@ -92,7 +92,7 @@ def bounds(scope: Scope) -> Constraint | None:
     # A focus node without values has no row in the count: COALESCE makes it 0.
     pattern = (
         f"{ctx} OPTIONAL {{ SELECT {focus} (COUNT(DISTINCT {other}) AS {count}) WHERE {{ "
-        f"{focus} {scope.steps} {other} . }} GROUP BY {focus} }} "
+        f"{scope.pairs(other)} }} GROUP BY {focus} }} "
         f"FILTER(COALESCE({count}, 0) < {minimum} || COALESCE({count}, 0) > {maximum})"
     )
     return Constraint(SH.MinCountConstraintComponent, pattern, focus)
