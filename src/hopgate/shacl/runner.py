@@ -26,7 +26,7 @@ from hopgate.store import Store
 
 _TEMPLATE = re.compile(r"\{[?$](\w+)\}")
 #: Components whose checks join more than one path (SPARQL, shapes of the values):
-#: at 100k claims each took 10-60 s where the others took 1-6 s.
+#: at 100k claims each took 5-60 s where the others took 1-6 s (bench/README.md).
 _HEAVY = frozenset(
     {
         SH.SPARQLConstraintComponent,
@@ -140,9 +140,12 @@ def run_checks(
     def rows(check: Check) -> Callable[[], Iterator[dict[str, Node]]]:
         return lambda: _rows(store, check, union=union)
 
-    # The heavy checks first, so that neither core waits alone for one at the end; not
-    # bounded, as the report keeps every row anyway.
-    checks.sort(key=lambda check: check.component not in _HEAVY)
+    # The heavy checks first (SPARQL-based ones, the longest, before the others), so
+    # that neither core waits alone for one at the end; not bounded, as the report
+    # keeps every row anyway.
+    checks.sort(
+        key=lambda c: (c.component != SH.SPARQLConstraintComponent, c.component not in _HEAVY)
+    )
     with answered_ahead([rows(check) for check in checks], bounded=False) as answered:
         for check, answer in zip(checks, answered, strict=True):
             count += _report_rows(report, root, shapes, check, answer)
