@@ -6,9 +6,10 @@ answered on the other core. Two readers use it: an evaluation's result queries
 into the spool (:mod:`hopgate.decide.spool`; at 10k claims nine of them took
 3.1-3.3 s one after another and 1.95-2.2 s two at a time, bench/README.md
 "6 December, morning") and the compiled SHACL checks of ``validate``
-(:mod:`hopgate.shacl.runner`). Each query's rows still come in batches, at
-most a few batches ahead of the reader: the reader holds a bounded number of
-rows, never a whole answer (the spool's reason to be).
+(:mod:`hopgate.shacl.runner`). Each query's rows come in batches, for the
+spool at most a few batches ahead of the reader: it holds a bounded number of
+rows, never a whole answer (its reason to be). The validation report keeps
+every row anyway, so there each query is read to its end at once.
 """
 
 from __future__ import annotations
