@@ -336,7 +336,9 @@ def _report_in_store(
         if not plain:
             checks = compile_shapes(shapes, subclasses=True)
         elif first is not None and first.plain:
-            read = {iri for c in checks for iri in (unchanged.reads(c, shapes) or ((),))[0]}
+            read = {
+                iri for c in checks if (found := unchanged.reads(c, shapes)) for iri in found[0]
+            }
             differing = sorted(first.graphs ^ set(names))
             changed = unchanged.present(store, differing, read)
             asked = unchanged.candidates(checks, changed, shapes)
