@@ -15,7 +15,14 @@ byte-identical file.
 Usable as a module (``bench.synthetic`` from the repository root, or loaded
 by path) and from the shell::
 
-    python bench/synthetic.py 10000 ledger.jsonl [--seed 0] [--runs 1]
+    python bench/synthetic.py 10000 ledger.jsonl [--seed 0] [--runs 1] [--parts 1]
+
+``--parts N`` writes the same records as N ledgers (``ledger.part1.jsonl``
+...), split between claims, the evaluation, readers and runs in the first:
+loaded one after another they give the store one ledger gives (a later part's
+records refer to the first part's, which the loader finds in the store). A
+server that publishes a load in one transaction needs this for 1M claims
+(bench/README.md "1M claims on Virtuoso, in parts").
 """
 
 from __future__ import annotations
@@ -377,16 +384,31 @@ def _case(
     return case
 
 
-def write_ledger(path: Path, claims: int, *, seed: int = 0, runs: int = 1) -> dict[str, int]:
+def part_paths(path: Path, parts: int) -> list[Path]:
+    """The files :func:`write_ledger` writes with ``parts``: ``path`` itself for one part,
+    else ``NAME.part1.jsonl`` ... beside it."""
+    path = Path(path)
+    if parts == 1:
+        return [path]
+    return [path.with_name(f"{path.stem}.part{k}{path.suffix}") for k in range(1, parts + 1)]
+
+
+def write_ledger(
+    path: Path, claims: int, *, seed: int = 0, runs: int = 1, parts: int = 1
+) -> dict[str, int]:
     """Stream a JSON Lines ledger of ``claims`` claims to ``path``; return counts by kind.
 
     The counts use the keys of ``hopgate.load``'s ``LoadResult.records``: one per
     record kind written, plus ``"output"`` (output claims inside cases) and
     ``"inline span"`` (distinct inline spans delivered by cases). Only records
-    and lines of one claim are held in memory at a time.
+    and lines of one claim are held in memory at a time. ``parts`` splits the
+    records between claims into that many files (:func:`part_paths`), each with
+    the ledger header; the records are those of one file, in the same order.
     """
     if claims < 1 or runs < 1:
         raise ValueError("expected at least one claim and one run")
+    if not 1 <= parts <= claims:
+        raise ValueError("expected between one part and one part per claim")
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -411,16 +433,19 @@ def write_ledger(path: Path, claims: int, *, seed: int = 0, runs: int = 1) -> di
             for run in range(runs)
         ),
     ]
-    with Path(path).open("w", encoding="utf-8", newline="\n") as out:
-        out.write('{"type":"ledger","ledger":1}\n')
-        for record in head:
-            counts[record["type"]] += 1
-            out.write(dumps(record) + "\n")
-        for i in range(1, claims + 1):
-            records = _claim_lines(rng, i, runs, counts)
-            for record in records:
+    # Part k holds claims first[k-1] .. first[k]-1: the claims shared out evenly.
+    first = [1 + claims * k // parts for k in range(parts + 1)]
+    for k, part in enumerate(part_paths(path, parts)):
+        with part.open("w", encoding="utf-8", newline="\n") as out:
+            out.write('{"type":"ledger","ledger":1}\n')
+            for record in head if k == 0 else ():
                 counts[record["type"]] += 1
-            out.write("".join(dumps(record) + "\n" for record in records))
+                out.write(dumps(record) + "\n")
+            for i in range(first[k], first[k + 1]):
+                records = _claim_lines(rng, i, runs, counts)
+                for record in records:
+                    counts[record["type"]] += 1
+                out.write("".join(dumps(record) + "\n" for record in records))
     return dict(counts)
 
 
@@ -430,8 +455,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="the .jsonl file to write")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=1, help="system runs (one case per question)")
+    parser.add_argument(
+        "--parts", type=int, default=1, help="write the records as this many ledgers, in order"
+    )
     args = parser.parse_args(argv)
-    counts = write_ledger(args.out, args.claims, seed=args.seed, runs=args.runs)
+    counts = write_ledger(args.out, args.claims, seed=args.seed, runs=args.runs, parts=args.parts)
     print(json.dumps(counts, sort_keys=True))
     return 0
 

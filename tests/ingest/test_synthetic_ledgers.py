@@ -117,3 +117,36 @@ def test_on_disk_evaluation_agrees_with_memory(tmp_path: Path) -> None:
         store.close()
     assert answers[0] == answers[1]
     assert len(answers[0][0]) > CLAIMS
+
+
+def test_parts_loaded_in_turn_give_the_whole_ledgers_answers(tmp_path: Path) -> None:
+    # bench/'s 1M-claim server runs load a ledger in parts (one transaction each): the
+    # parts must hold the whole ledger's records, and the store they make must answer
+    # as the whole ledger's does.
+    from evaluated import metrics, verdicts
+
+    from hopgate.decide.evaluation import evaluate
+
+    whole = tmp_path / "whole.jsonl"
+    counts = synthetic.write_ledger(whole, 30, seed=5, runs=2)
+    assert synthetic.write_ledger(tmp_path / "split.jsonl", 30, seed=5, runs=2, parts=3) == counts
+    parts = synthetic.part_paths(tmp_path / "split.jsonl", 3)
+    header, *records = whole.read_text(encoding="utf-8").splitlines()
+    texts = [part.read_text(encoding="utf-8").splitlines() for part in parts]
+    assert all(text[0] == header and len(text) > 1 for text in texts)
+    assert [line for text in texts for line in text[1:]] == records
+    answers = []
+    for ledgers in ([whole], parts):
+        store = hopgate.open_store(None)
+        for ledger in ledgers:
+            hopgate.load(store, ledger)
+        evaluate(store)
+        answers.append(
+            (
+                [{**row.as_dict(), "card": None} for row in verdicts(store)],
+                {run: {**f.as_dict(), "evaluation": None} for run, f in metrics(store).items()},
+            )
+        )
+    assert answers[0] == answers[1]
+    with pytest.raises(ValueError, match="one part per claim"):
+        synthetic.write_ledger(tmp_path / "x.jsonl", 2, parts=3)

@@ -1,0 +1,179 @@
+"""1M claims in one Virtuoso store: the ledger loaded in parts, then evaluated on the server.
+
+Issue 26 item 5 and issue 29 item 4 ask for 1M claims on Virtuoso with the
+evaluation on the server: time, memory, and where it stops if it does. One
+load is published in one transaction, which Virtuoso holds to at most some
+83M triples (bench/README.md "6 December, midday: 1M claims on Virtuoso"),
+so the ledger (``bench/synthetic.py --parts``) is loaded as several ledgers,
+one after another. Each step is a ``hopgate`` command, as a user runs it,
+under ``/usr/bin/time -v``; every ``--every`` seconds the client's and the
+server's resident memory, the database's size and the free disk are printed.
+A step is stopped (SIGTERM: it removes what it was writing) when the free
+disk falls under ``--min-free-gb`` or at the ``--minutes`` deadline, and
+the steps after it are not run. Prints figures and asserts nothing.
+
+    nice python bench/million_server.py --claims 1000000 --parts 3 --minutes 140 \\
+        --folder /work/vt1m
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from bench.synthetic import part_paths, write_ledger  # noqa: E402
+
+
+def _rss_mb(pid: int) -> int:
+    """A process's resident memory (VmRSS), 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _size_mb(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) // 2**20
+
+
+def _step(
+    name: str,
+    command: list[str],
+    *,
+    env: dict[str, str],
+    folder: Path,
+    server_pid: int,
+    db: Path,
+    deadline: float,
+    min_free_gb: float,
+    every: float,
+) -> bool:
+    """Run one hopgate command under /usr/bin/time -v, sampled; whether it succeeded."""
+    print(f"== {name} (started {time.strftime('%H:%M:%S')})", flush=True)
+    log_path = folder / f"{name}.log"
+    clock = time.perf_counter()
+    with log_path.open("w") as log:
+        child = subprocess.Popen(
+            ["/usr/bin/time", "-v", *command],
+            stdout=log,
+            stderr=log,
+            env=env,
+            start_new_session=True,
+        )
+        stopped = None
+        peak = server_peak = 0
+        while child.poll() is None:
+            time.sleep(every)
+            found = subprocess.run(
+                ["pgrep", "-P", str(child.pid)], capture_output=True, text=True
+            ).stdout.split()
+            client = max([_rss_mb(int(pid)) for pid in found] or [0])
+            server = _rss_mb(server_pid)
+            peak, server_peak = max(peak, client), max(server_peak, server)
+            free = shutil.disk_usage(folder).free / 2**30
+            print(
+                f"  {time.perf_counter() - clock:7.0f} s  client {client:6} MB  server "
+                f"{server:6} MB  database {_size_mb(db):7} MB  free disk {free:5.1f} GB",
+                flush=True,
+            )
+            if stopped is None and (free < min_free_gb or time.time() > deadline):
+                stopped = "disk" if free < min_free_gb else "deadline"
+                print(f"  stopping it ({stopped})", flush=True)
+                for pid in found:
+                    os.kill(int(pid), signal.SIGTERM)
+    seconds = time.perf_counter() - clock
+    text = log_path.read_text(errors="replace").splitlines()
+    said = [line for line in text if line.startswith(("hopgate:", "Error", "/"))]
+    peak_kb = [line.split(":")[-1].strip() for line in text if "Maximum resident" in line]
+    print(
+        f"  {name}: exit {child.returncode} after {seconds:.0f} s; client peak "
+        f"{int(peak_kb[-1]) // 1024 if peak_kb else peak} MB; server peak {server_peak} MB",
+        flush=True,
+    )
+    for line in said[-12:]:
+        print(f"    {line[:400]}", flush=True)
+    return child.returncode == 0 and stopped is None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--claims", type=int, default=1_000_000)
+    parser.add_argument("--parts", type=int, default=3, help="ledgers the claims are split into")
+    parser.add_argument("--folder", type=Path, required=True, help="for the ledgers and server")
+    parser.add_argument("--minutes", type=float, default=120, help="stop everything after this")
+    parser.add_argument("--buffers", type=int, default=1_000_000, help="NumberOfBuffers (8 kB)")
+    parser.add_argument("--min-free-gb", type=float, default=8.0)
+    parser.add_argument("--every", type=float, default=30.0, help="seconds between samples")
+    args = parser.parse_args(argv)
+    from virtuoso import PASSWORD, USER, VirtuosoServer, missing
+
+    reason = missing()
+    if reason:
+        print(reason)
+        return 1
+    deadline = time.time() + args.minutes * 60
+    args.folder.mkdir(parents=True, exist_ok=True)
+    ledger = args.folder / "ledger.jsonl"
+    parts = part_paths(ledger, args.parts)
+    if not all(part.is_file() for part in parts):
+        clock = time.perf_counter()
+        counts = write_ledger(ledger, args.claims, runs=1, parts=args.parts)
+        print(f"{args.parts} ledgers of {counts} in {time.perf_counter() - clock:.0f} s")
+    server = VirtuosoServer(
+        args.folder / "virtuoso",
+        settings={
+            ("Parameters", "NumberOfBuffers"): str(args.buffers),
+            ("Parameters", "MaxDirtyBuffers"): str(args.buffers * 3 // 4),
+        },
+    )
+    server.start()
+    assert server.process is not None
+    env = {**os.environ, "HOPGATE_BENCH_PASSWORD": PASSWORD}
+    hopgate = [
+        str(Path(sys.executable).with_name("hopgate")),
+        "--endpoint",
+        server.endpoint,
+        "--update-endpoint",
+        server.update_endpoint,
+        "--graph-store",
+        f"http://127.0.0.1:{server.http_port}/sparql-graph-crud-auth",
+        "--user",
+        USER,
+        "--password-env",
+        "HOPGATE_BENCH_PASSWORD",
+    ]
+    common = {
+        "env": env,
+        "folder": args.folder,
+        "server_pid": server.process.pid,
+        "db": server.directory / "db",
+        "deadline": deadline,
+        "min_free_gb": args.min_free_gb,
+        "every": args.every,
+    }
+    try:
+        steps = [(f"load-part{k}", ["load", str(part)]) for k, part in enumerate(parts, 1)]
+        steps += [("evaluate", ["evaluate"]), ("metrics", ["metrics"])]
+        for name, command in steps:
+            if not _step(name, [*hopgate, *command], **common):  # type: ignore[arg-type]
+                break
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
