@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+from urllib.parse import quote
 
 import pyoxigraph as ox
 import pytest
@@ -163,6 +164,12 @@ def test_the_id_segment_is_one_safe_path_segment(kind: str, ledger_id: str) -> N
         assert raw not in segment
     assert segment.isascii()
     ox.NamedNode(iri)  # a valid IRI for the store
+
+
+@given(ledger_ids | st.text(alphabet="Az09_.~-/%\n ", min_size=1))
+def test_an_id_is_encoded_as_quote_encodes_it(ledger_id: str) -> None:
+    # encode_id passes the ids quote() leaves as they are without calling it.
+    assert ids.encode_id.__wrapped__(ledger_id) == quote(ledger_id, safe="")
 
 
 @given(kinds, ledger_ids, ledger_ids)

@@ -225,7 +225,8 @@ def _emit(ctx: Context, path: Path, graph: str, out: TextIO, existing: set[str])
         if record.kind == "case":
             outputs = [o["id"] for o in record.data.get("outputs") or []]
             taken += [("output", o) for o in outputs if ids.mint("output", o) in existing]
-        out.write("".join(line + graph_term for line in lines))
+        if lines:
+            out.write(graph_term.join(lines) + graph_term)
         triples += len(lines)
     ctx.check_references()
     skipped = ctx.stored.settle(ctx.file, captured, taken) if captured or taken else 0
