@@ -22,7 +22,7 @@ from hopgate.shacl.compiler import compile_shapes
 from hopgate.shacl.components.base import Check
 from hopgate.shacl.validation import shapes_graph, validate
 from hopgate.store import catalog
-from hopgate.vocab import RDF_TYPE
+from hopgate.vocab import HG, RDF_TYPE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,14 +42,35 @@ def _repeats(predicate: Any) -> bool:
     return False
 
 
+#: A closed shape reached through each construct that nests a shape: its compiled query
+#: reads by every predicate although its component is sh:node, sh:or ... (found by a review).
+NESTED_CLOSED = rdflib.Graph().parse(
+    format="turtle",
+    data="""
+    @prefix sh: <http://www.w3.org/ns/shacl#> .
+    @prefix ex: <http://ex/> .
+    ex:Bare a sh:NodeShape ; sh:closed true .
+    ex:ByNode a sh:NodeShape ; sh:targetClass ex:C ; sh:node ex:Bare .
+    ex:ByOr a sh:NodeShape ; sh:targetClass ex:C ; sh:or ( ex:Bare ex:Bare ) .
+    ex:ByAnd a sh:NodeShape ; sh:targetClass ex:C ; sh:and ( ex:Bare ) .
+    ex:ByXone a sh:NodeShape ; sh:targetClass ex:C ; sh:xone ( ex:Bare ) .
+    ex:ByNotNot a sh:NodeShape ; sh:targetClass ex:C ; sh:not [ sh:not ex:Bare ] .
+    ex:ByQualified a sh:NodeShape ; sh:targetClass ex:C ;
+        sh:property [ sh:path ex:p ; sh:qualifiedValueShape ex:Bare ; sh:qualifiedMinCount 1 ] .
+    ex:ByProperty a sh:NodeShape ; sh:targetClass ex:C ;
+        sh:property [ sh:path ex:p ; sh:node ex:Bare ] .
+    """,
+)
+
+
 @pytest.mark.parametrize("subclasses", [False, True])
-@pytest.mark.parametrize("shapes", ["shipped", "compiler tests"])
+@pytest.mark.parametrize("shapes", ["shipped", "compiler tests", "nested closed"])
 def test_a_check_that_may_be_skipped_reads_only_the_iris_its_text_names(
     shapes: str, subclasses: bool
 ) -> None:
     """The premise of skipping: every triple pattern of such a check has a constant
     predicate named in its text, no repeated step, and an rdf:type of a named class."""
-    graph = shapes_graph() if shapes == "shipped" else SHAPES
+    graph = {"shipped": shapes_graph(), "compiler tests": SHAPES}.get(shapes, NESTED_CLOSED)
     checks = compile_shapes(graph, subclasses=subclasses)
     judged = 0
     for check in checks:
@@ -68,6 +89,10 @@ def test_a_check_that_may_be_skipped_reads_only_the_iris_its_text_names(
                 assert isinstance(obj, URIRef) and str(obj) in iris, check.query
             else:
                 assert path_iris(predicate) <= iris, check.query
+    if shapes == "nested closed":
+        # Each reads by every predicate (the qualified shape's count of its values, too).
+        assert judged == 0 and len(checks) >= 7
+        return
     # Most core checks qualify, and not one with class membership through subclasses.
     assert judged > len(checks) // 2 if not subclasses else judged < len(checks)
 
@@ -309,6 +334,9 @@ def _sparql(body: str) -> Check:
             "FILTER NOT EXISTS { ?this <urn:id> ?other }",
             set(),
         ),
+        # The same IRI also read as a class (here of other nodes): not followed.
+        ("?this a <urn:C> . ?e a <urn:id> . OPTIONAL { ?this <urn:id> ?z }", set()),
+        ("?this a <urn:C> . OPTIONAL { ?this <urn:id> ?z } FILTER EXISTS { ?e a <urn:id> }", set()),
         # From a node the OPTIONAL's own pattern binds, or two patterns in it: not followed.
         ("?this a <urn:C> . OPTIONAL { ?y <urn:id> ?this }", set()),
         ("?this a <urn:C> . OPTIONAL { ?this <urn:p> ?x . ?x <urn:id> ?n }", None),
@@ -334,3 +362,71 @@ def test_sparql_reads_follow_only_single_optionals_from_bound_nodes(
     assert (None if found is None else set(found[1])) == expected
     if found is not None:
         assert "urn:C" in found[0] or "urn:C" not in body
+
+
+def test_user_shapes_that_read_beyond_their_names_are_run_in_every_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four forms a review found skipped although a run's bundle changes their answer
+    (each failed here before the fix): a value check from a ``sh:targetNode`` that only
+    the bundle holds (an acceptance card); a closed shape nested under ``sh:node``,
+    from that card and from nodes of the loads (one bundle triple about one of them); a
+    SPARQL constraint that reads an IRI as a class and as an optional predicate; and a
+    declared SPARQL-based component named with a core component's IRI. With skipping,
+    ``validate`` reports what it reports without."""
+    with open_store(tmp_path / "store") as store:
+        load(store, _ledger(tmp_path, 6, seed=5, runs=1))
+        evaluate(store)
+        (run,) = catalog.runs(store)
+        bundle = catalog.latest(store, run).bundle
+        card = store.select(
+            f"SELECT ?c WHERE {{ GRAPH <{bundle}> {{ ?c a <{HG}AcceptanceCard> }} }} LIMIT 1"
+        )[0]["c"]
+        store._store.update(
+            f"INSERT DATA {{ GRAPH <{bundle}> {{ <{HG}Adjudicated> "
+            '<http://www.w3.org/2000/01/rdf-schema#comment> "an adjudicated set" } }'
+        )
+        shapes = tmp_path / "review.ttl"
+        shapes.write_text(
+            f"""
+            @prefix sh: <http://www.w3.org/ns/shacl#> .
+            @prefix hg: <{HG}> .
+            @prefix ex: <http://example.org/review#> .
+            ex:CardSupported a sh:NodeShape ; sh:targetNode <{card}> ; sh:targetClass hg:Version ;
+                sh:property ex:CardSupported-none .
+            ex:CardSupported-none sh:path hg:supported ; sh:maxCount 0 .
+            ex:CardBare a sh:NodeShape ; sh:targetNode <{card}> ; sh:node ex:NoProperties .
+            ex:StatusBare a sh:NodeShape ; sh:targetObjectsOf hg:setStatus ;
+                sh:node ex:NoProperties .
+            ex:NoProperties a sh:NodeShape ; sh:closed true .
+            ex:VersionNoCards a sh:NodeShape ; sh:targetClass hg:Version ; sh:sparql [
+                sh:message "an acceptance card exists beside {{$this}}" ;
+                sh:select \"\"\"SELECT $this WHERE {{ $this a <{HG}Version> .
+                    ?e a <http://www.w3.org/ns/prov#Entity> .
+                    OPTIONAL {{ $this <http://www.w3.org/ns/prov#Entity> ?z }}
+                    FILTER(STRSTARTS(STR(?e), "https://w3id.org/hopgate/id/card/")) }}\"\"\" ] .
+            sh:HasValueConstraintComponent sh:parameter [ sh:path ex:noCoverage ] ;
+                sh:nodeValidator [ sh:message "{{$this}} is covered" ; sh:select
+                    \"\"\"SELECT $this WHERE {{ $this ?p ?o .
+                        FILTER(STRENDS(STR(?p), "coversSpan")) }}\"\"\" ] .
+            ex:SpanShape a sh:NodeShape ; sh:targetClass hg:Span ; ex:noCoverage true .
+            """,
+            encoding="utf-8",
+        )
+
+        def results() -> list[tuple[str, ...]]:
+            found = validate(store, extra_shapes=[shapes])
+            return sorted(
+                (r.focus, r.source_shape, r.message, r.value or "") for r in found.results
+            )
+
+        skipped = _spy_on_skipping(monkeypatch)
+        with_skipping = results()
+        # The shipped checks of the loads are still skipped in the run's part.
+        assert "SpanAnchorShape" in skipped[-1]
+        review = {"CardSupported-none", "CardBare", "StatusBare", "VersionNoCards", "SpanShape"}
+        assert not skipped[-1] & review
+        monkeypatch.setattr(unchanged, "answered", lambda *args: set())
+        without = results()
+    assert with_skipping == without
+    assert review <= {row[1].rsplit("#", 1)[-1] for row in without}

@@ -8,7 +8,11 @@ were about half of each run's part (bench/README.md).
 
 A compiled core check whose query names only constant predicates (and
 ``rdf:type`` with constant classes) can match only triples with one of the
-IRIs its text names. Two datasets that hold the same such triples give it the
+IRIs its text names. A core check is one the compiler wrote, never the
+shapes author's SPARQL (``Check.authored``, whatever IRI a declared
+component has), and none of whose patterns reads by every predicate
+(``sh:closed``, also inside a shape nested by ``sh:node``, ``sh:or`` and the
+others: the pattern's variable says so). Two datasets that hold the same such triples give it the
 same answer. A run's part differs from the loads' part by graphs of its own
 (the bundle) and by graphs it leaves out (the catalog); when none of those
 graphs holds a triple whose predicate, or ``rdf:type`` class, the check names,
@@ -24,7 +28,9 @@ triples with it has a subject that the common graphs hold (as subject or
 object). A check that reads it only as a forward step of its path, from the
 focus nodes of a node shape with targets, and reads no other IRI the
 differing graphs hold, still has its answer: its focus nodes are the common
-graphs' own (their targets are not in the differing graphs); a path step
+graphs' own (their targets are not in the differing graphs; a shape with
+``sh:targetNode`` is never followed, as its nodes are focus nodes whatever
+the data holds, an acceptance card of the bundle too); a path step
 from a common node follows a triple whose subject is a common node, which an
 owned predicate's differing triples never have, so every match reached from
 a focus node is a common graph's; and a match that starts at a differing
@@ -35,14 +41,16 @@ algebra (:func:`sparql_reads`), and only one form is judged: a group of triple
 patterns with constant predicates (and classes), filters, and ``OPTIONAL``
 blocks of one pattern each. Its reads are the IRIs of every pattern, those of
 its filters' ``EXISTS`` included. A predicate read only in such an ``OPTIONAL``
-from a variable the group's patterns bind (the ledger ids a message shows) is
-followed like a path step: the group binds only nodes of the common graphs,
+from a variable the group's patterns bind (the ledger ids a message shows),
+and nowhere else as a predicate or as a class, is followed like a path step: the group binds only nodes of the common graphs,
 and an owned predicate's differing triples never have one as their subject,
 so the optional part binds what it bound before. An ``OPTIONAL`` written
 before the patterns that bind its subject is another form (with an empty
 left side, a match anywhere changes its answer), and so is ``GRAPH``.
 
-Never skipped: any other SPARQL-based constraint, ``sh:closed`` (it reads every predicate of its focus nodes), any check with a
+Never skipped: any other SPARQL-based constraint, a declared component's
+validator, ``sh:closed`` at the top or nested (it reads every predicate of
+its value nodes), any check with a
 repeated path step (a zero-length match reaches every node of the data), and
 every check when the first part needed class membership through
 ``rdfs:subClassOf`` (its checks were compiled differently).
@@ -64,12 +72,14 @@ from rdflib.term import Node, URIRef, Variable
 
 from hopgate.library.projection import query_iris, without_literals
 from hopgate.shacl.components import CORE
-from hopgate.shacl.components.base import Check
+from hopgate.shacl.components.base import Check, reads_every_predicate
 from hopgate.store import Store
 from hopgate.vocab import RDF_TYPE
 
-#: The core components whose compiled query reads only the IRIs its text names.
-_CONSTANT = frozenset(c.iri for c in CORE) - {SH.ClosedConstraintComponent}
+#: The core components: a compiled query of theirs reads only the IRIs its text names,
+#: unless it reads by every predicate (``sh:closed``, at the top or in a nested shape:
+#: :func:`~hopgate.shacl.components.base.reads_every_predicate`).
+_CONSTANT = frozenset(c.iri for c in CORE)
 #: A repeated path step (``*``, ``+``, ``?`` after an IRI or a group), outside strings
 #: (an ``sh:pattern`` or a datatype's lexical check is a regex).
 _REPEATED = re.compile(r"[>)][*+?]")
@@ -105,8 +115,10 @@ def reads(check: Check, shapes: rdflib.Graph) -> tuple[frozenset[str], frozenset
     """The IRIs ``check`` can read triples by (:func:`read_iris`, :func:`sparql_reads`),
     with those of them it reads only from nodes its focus binds (:func:`followed`,
     :func:`sparql_reads`); None when that cannot be told."""
-    if check.component == SH.SPARQLConstraintComponent:
-        return sparql_reads(check)
+    if check.authored:
+        # A declared component's validator is never judged, whatever its IRI (one
+        # declared as sh:HasValueConstraintComponent is no core check).
+        return sparql_reads(check) if check.component == SH.SPARQLConstraintComponent else None
     iris = read_iris(check)
     return None if iris is None else (iris, followed(check, shapes))
 
@@ -115,7 +127,12 @@ def read_iris(check: Check) -> frozenset[str] | None:
     """The IRIs ``check`` can read triples by (as predicates, or as ``rdf:type`` classes),
     or None when that cannot be told from its text."""
     text = check.prologue + check.query
-    if check.component not in _CONSTANT or _REPEATED.search(without_literals(text)):
+    if (
+        check.authored
+        or check.component not in _CONSTANT
+        or reads_every_predicate(text)
+        or _REPEATED.search(without_literals(text))
+    ):
         return None
     return frozenset(query_iris(text))
 
@@ -185,8 +202,11 @@ def _sparql_reads(prologue: str, query: str) -> tuple[frozenset[str], frozenset[
         for subject, predicate, obj in optionals
         if subject in bound and isinstance(obj, Variable) and obj not in bound
     )
-    # Read anywhere else too (the group, a filter, another kind of OPTIONAL): not followed.
+    # Read anywhere else too (the group, a filter, another kind of OPTIONAL), as a
+    # predicate or as a class: not followed (owned() asks of predicates only, and a
+    # class read matches the differing graphs' own nodes).
     elsewhere = Counter(str(predicate) for _, predicate, _ in triples) - from_bound
+    elsewhere.update(str(obj) for _, predicate, obj in triples if predicate == RDF.type)
     optional = {p for p in from_bound if not elsewhere[p] and p != str(RDF.type)}
     return frozenset(read), frozenset(optional)
 
@@ -244,12 +264,14 @@ def _forward_steps(shapes: rdflib.Graph, path: Node | None) -> list[str]:
 
 
 def _targeted(shapes: rdflib.Graph, shape: Node) -> bool:
-    """Whether ``shape`` has targets, and only core ones (a SPARQL-based target's text
-    is the shapes author's)."""
-    if (shape, SH.target, None) in shapes:
+    """Whether ``shape`` has targets, and only ones that select nodes of the data by
+    their triples: not a SPARQL-based target (its text is the shapes author's), nor
+    ``sh:targetNode``, whose nodes are focus nodes whatever the data holds (one a
+    bundle alone holds, an acceptance card, too)."""
+    if (shape, SH.target, None) in shapes or (shape, SH.targetNode, None) in shapes:
         return False
     implicit = (shape, RDF.type, RDFS.Class) in shapes
-    return implicit or any((shape, p, None) in shapes for p in (*_TARGETS, SH.targetNode))
+    return implicit or any((shape, p, None) in shapes for p in _TARGETS)
 
 
 def owned(

@@ -68,6 +68,9 @@ class Check:
     prologue: str = ""
     #: Report the focus node as ``sh:value`` when the query binds no ``?value``.
     value_is_focus: bool = False
+    #: The query holds SPARQL the shapes' author wrote (a SPARQL-based constraint, or a
+    #: declared component's validator, whatever IRI the component was declared with).
+    authored: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,19 @@ class Component:
     def url(self) -> str:
         """The component's section of SHACL 1.0."""
         return f"{SHACL_SPEC}#{self.anchor or self.iri.rpartition('#')[2]}"
+
+
+#: The stem of the variable a pattern binds to a triple's predicate (``sh:closed``'s, in a
+#: nested shape too): a query holding one reads triples by every predicate, not only by
+#: the IRIs its text names (:func:`reads_every_predicate`).
+ANY_PREDICATE = "anyPredicate"
+
+
+def reads_every_predicate(query: str) -> bool:
+    """Whether a compiled query reads triples by any predicate (a pattern of
+    :data:`ANY_PREDICATE`'s variable): a literal that happens to hold the name only makes
+    this say so wrongly, which no caller relies on."""
+    return f"?_{ANY_PREDICATE}" in query
 
 
 @dataclass

@@ -9,7 +9,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import SH
 from rdflib.term import URIRef
 
-from hopgate.shacl.components.base import Component, Constraint, Scope, true
+from hopgate.shacl.components.base import ANY_PREDICATE, Component, Constraint, Scope, true
 
 
 def closed(scope: Scope) -> Iterator[Constraint]:
@@ -23,7 +23,7 @@ def closed(scope: Scope) -> Iterator[Constraint]:
             m for ignored in scope.objects(SH.ignoredProperties) for m in Collection(g, ignored)
         }
         permitted_terms = sorted(compiler.term(a) for a in permitted if isinstance(a, URIRef))
-        predicate, obj = compiler.fresh("p"), compiler.fresh("o")
+        predicate, obj = compiler.fresh(ANY_PREDICATE), compiler.fresh("o")
         test = (
             f"FILTER({predicate} NOT IN ({', '.join(permitted_terms)}))" if permitted_terms else ""
         )

@@ -137,6 +137,7 @@ def sparql_check(
         constraint=constraint,
         prologue=_prologue(declared),
         value_is_focus=path is None,
+        authored=True,
     )
 
 
@@ -286,6 +287,7 @@ def _validator_check(
             path=path,
             prologue=prologue,
             value_is_focus=path is None,
+            authored=True,
         )
     # An ASK validator (SHACL 6.5.1): a value node violates when the ASK is false for it.
     start = re.search(r"\bASK\b", text, re.I)
@@ -305,7 +307,9 @@ def _validator_check(
     holds = marked.replace(focus_mark(extra), f"{values} {constants}", 1)
     holds = holds.replace("SELECT ?this ?value", "SELECT DISTINCT ?this ?value", 1)
     query = f"SELECT DISTINCT ?this ?value WHERE {{ {values} MINUS {{ {holds} }} }}"
-    return Check(query, shape, component.node, severity, worded, path=path, prologue=prologue)
+    return Check(
+        query, shape, component.node, severity, worded, path=path, prologue=prologue, authored=True
+    )
 
 
 __all__ = [
