@@ -9,8 +9,10 @@ one after another. Each step is a ``hopgate`` command, as a user runs it,
 under ``/usr/bin/time -v``; every ``--every`` seconds the client's and the
 server's resident memory, the database's size and the free disk are printed.
 A step is stopped (SIGTERM: it removes what it was writing) when the free
-disk falls under ``--min-free-gb`` or at the ``--minutes`` deadline, and
-the steps after it are not run. Prints figures and asserts nothing.
+disk falls under ``--min-free-gb``, the machine's available memory under
+``--min-available-gb`` (the server is killed then: a server that goes on
+growing would have the kernel kill a process of its choosing), or at the
+``--minutes`` deadline, and the steps after it are not run. Prints figures and asserts nothing.
 
     nice python bench/million_server.py --claims 1000000 --parts 3 --minutes 140 \\
         --folder /work/vt1m
@@ -45,6 +47,14 @@ def _rss_mb(pid: int) -> int:
     return 0
 
 
+def _available_gb() -> float:
+    """The machine's available memory (MemAvailable)."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 2**20
+    return float("inf")
+
+
 def _size_mb(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) // 2**20
 
@@ -59,6 +69,7 @@ def _step(
     db: Path,
     deadline: float,
     min_free_gb: float,
+    min_available_gb: float,
     every: float,
 ) -> bool:
     """Run one hopgate command under /usr/bin/time -v, sampled; whether it succeeded."""
@@ -83,12 +94,17 @@ def _step(
             client = max([_rss_mb(int(pid)) for pid in found] or [0])
             server = _rss_mb(server_pid)
             peak, server_peak = max(peak, client), max(server_peak, server)
-            free = shutil.disk_usage(folder).free / 2**30
+            free, available = shutil.disk_usage(folder).free / 2**30, _available_gb()
             print(
                 f"  {time.perf_counter() - clock:7.0f} s  client {client:6} MB  server "
-                f"{server:6} MB  database {_size_mb(db):7} MB  free disk {free:5.1f} GB",
+                f"{server:6} MB  database {_size_mb(db):7} MB  free disk {free:5.1f} GB  "
+                f"available memory {available:4.1f} GB",
                 flush=True,
             )
+            if stopped is None and available < min_available_gb:
+                stopped = "memory"
+                print("  stopping it and the server (memory)", flush=True)
+                os.kill(server_pid, signal.SIGKILL)
             if stopped is None and (free < min_free_gb or time.time() > deadline):
                 stopped = "disk" if free < min_free_gb else "deadline"
                 print(f"  stopping it ({stopped})", flush=True)
@@ -116,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=120, help="stop everything after this")
     parser.add_argument("--buffers", type=int, default=1_000_000, help="NumberOfBuffers (8 kB)")
     parser.add_argument("--min-free-gb", type=float, default=8.0)
+    parser.add_argument("--min-available-gb", type=float, default=2.0)
     parser.add_argument("--every", type=float, default=30.0, help="seconds between samples")
     args = parser.parse_args(argv)
     from virtuoso import PASSWORD, USER, VirtuosoServer, missing
@@ -162,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         "db": server.directory / "db",
         "deadline": deadline,
         "min_free_gb": args.min_free_gb,
+        "min_available_gb": args.min_available_gb,
         "every": args.every,
     }
     try:
