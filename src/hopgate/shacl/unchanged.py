@@ -8,11 +8,11 @@ were about half of each run's part (bench/README.md).
 
 A compiled core check whose query names only constant predicates (and
 ``rdf:type`` with constant classes) can match only triples with one of the
-IRIs its text names. A core check is one the compiler wrote, never the
-shapes author's SPARQL (``Check.authored``, whatever IRI a declared
-component has), and none of whose patterns reads by every predicate
-(``sh:closed``, also inside a shape nested by ``sh:node``, ``sh:or`` and the
-others: the pattern's variable says so). Two datasets that hold the same such triples give it the
+IRIs its text names. A core check is one the compiler wrote, never the shapes
+author's SPARQL (``Check.authored``, whatever IRI a declared component has),
+and none of whose patterns reads by every predicate (``sh:closed``, also
+inside a shape nested by ``sh:node``, ``sh:or`` and the others: the pattern's
+variable says so). Two datasets that hold the same such triples give it the
 same answer. A run's part differs from the loads' part by graphs of its own
 (the bundle) and by graphs it leaves out (the catalog); when none of those
 graphs holds a triple whose predicate, or ``rdf:type`` class, the check names,
@@ -40,20 +40,21 @@ A SPARQL-based constraint's text is the shapes author's, so it is read on its
 algebra (:func:`sparql_reads`), and only one form is judged: a group of triple
 patterns with constant predicates (and classes), filters, and ``OPTIONAL``
 blocks of one pattern each. Its reads are the IRIs of every pattern, those of
-its filters' ``EXISTS`` included. A predicate read only in such an ``OPTIONAL``
-from a variable the group's patterns bind (the ledger ids a message shows),
-and nowhere else as a predicate or as a class, is followed like a path step: the group binds only nodes of the common graphs,
-and an owned predicate's differing triples never have one as their subject,
-so the optional part binds what it bound before. An ``OPTIONAL`` written
-before the patterns that bind its subject is another form (with an empty
-left side, a match anywhere changes its answer), and so is ``GRAPH``.
+its filters' ``EXISTS`` included. A predicate read only in such an
+``OPTIONAL`` from a variable the group's patterns bind (the ledger ids a
+message shows), and nowhere else as a predicate or as a class, is followed
+like a path step: the group binds only nodes of the common graphs, and an
+owned predicate's differing triples never have one as their subject, so the
+optional part binds what it bound before. An ``OPTIONAL`` written before the
+patterns that bind its subject is another form (with an empty left side, a
+match anywhere changes its answer), and so is ``GRAPH``.
 
 Never skipped: any other SPARQL-based constraint, a declared component's
 validator, ``sh:closed`` at the top or nested (it reads every predicate of
-its value nodes), any check with a
-repeated path step (a zero-length match reaches every node of the data), and
-every check when the first part needed class membership through
-``rdfs:subClassOf`` (its checks were compiled differently).
+its value nodes), any check with a repeated path step (a zero-length match
+reaches every node of the data), and every check when the first part needed
+class membership through ``rdfs:subClassOf`` (its checks were compiled
+differently).
 """
 
 from __future__ import annotations
