@@ -430,3 +430,65 @@ def test_user_shapes_that_read_beyond_their_names_are_run_in_every_part(
         without = results()
     assert with_skipping == without
     assert review <= {row[1].rsplit("#", 1)[-1] for row in without}
+
+
+def test_user_shapes_whose_reads_cannot_be_told_are_run_in_every_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four more forms a second review found: a property shape with an sh:targetNode of
+    its own (an acceptance card), read along a predicate the bundle owns; a path IRI
+    written with an escape (``\\u0074``), and one beside a target IRI holding a no-break
+    space and a ``#`` (the tokenizer read the rest as a comment); and a SPARQL constraint
+    with a ``tag:`` BASE, which rdflib resolves otherwise than the engine (skipping asked
+    the store of a relative IRI and failed). Each is run in the run's part, and the
+    report is the one without skipping."""
+    with open_store(tmp_path / "store") as store:
+        load(store, _ledger(tmp_path, 6, seed=5, runs=1))
+        evaluate(store)
+        (run,) = catalog.runs(store)
+        bundle = catalog.latest(store, run).bundle
+        card = store.select(
+            f"SELECT ?c WHERE {{ GRAPH <{bundle}> {{ ?c a <{HG}AcceptanceCard> }} }} LIMIT 1"
+        )[0]["c"]
+        shapes = tmp_path / "review.ttl"
+        shapes.write_text(
+            f"""
+            @prefix sh: <http://www.w3.org/ns/shacl#> .
+            @prefix hg: <{HG}> .
+            @prefix prov: <http://www.w3.org/ns/prov#> .
+            @prefix ex: <http://example.org/review#> .
+            ex:Owner a sh:NodeShape ; sh:targetClass ex:NoInstances ; sh:property ex:Gen .
+            ex:Gen a sh:PropertyShape ; sh:path prov:wasGeneratedBy ; sh:maxCount 0 ;
+                sh:targetNode <{card}> .
+            ex:Escaped a sh:NodeShape ; sh:targetNode <{card}> ; sh:property ex:Escaped-verdict .
+            ex:Escaped-verdict sh:path <{HG}verdic\\u005Cu0074> ; sh:maxCount 0 .
+            ex:Spaced a sh:NodeShape ;
+                sh:targetNode <{card}>, <http://example.org/doc\\u00a0draft#sec1> ;
+                sh:property ex:Spaced-verdict .
+            ex:Spaced-verdict sh:path hg:verdict ; sh:maxCount 0 .
+            ex:Based a sh:NodeShape ; sh:targetClass hg:Version ; sh:sparql [
+                sh:message "never" ;
+                sh:select \"\"\"BASE <tag:example.org,2024:>
+                    SELECT $this WHERE {{ $this <p> ?x . }}\"\"\" ] .
+            """,
+            encoding="utf-8",
+        )
+
+        def results() -> list[tuple[str, ...]]:
+            found = validate(store, extra_shapes=[shapes])
+            return sorted(
+                (r.focus, r.source_shape, r.message, r.value or "") for r in found.results
+            )
+
+        skipped = _spy_on_skipping(monkeypatch)
+        with_skipping = results()
+        review = {"Gen", "Escaped-verdict", "Spaced-verdict", "Based"}
+        assert "SpanAnchorShape" in skipped[-1] and not skipped[-1] & review
+        # Nothing of the skipping's logic asked: every check run in every part.
+        monkeypatch.setattr(unchanged, "reads", lambda *args: None)
+        monkeypatch.setattr(unchanged, "read_iris", lambda *args: None)
+        without = results()
+    assert with_skipping == without
+    assert {"Gen", "Escaped-verdict", "Spaced-verdict"} <= {
+        row[1].rsplit("#", 1)[-1] for row in without
+    }

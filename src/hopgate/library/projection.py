@@ -70,14 +70,15 @@ def query_iris(text: str, prefixes: dict[str, str] | None = None) -> set[str]:
     return found
 
 
-def without_literals(text: str) -> str:
+def without_literals(text: str, *, comments: bool = True) -> str:
     """A SPARQL text with its string literals and comments left out (each kept as ``""``
-    or a line end), so that what is left is syntax: IRIs, names, operators."""
+    or a line end), so that what is left is syntax: IRIs, names, operators.
+    ``comments=False`` leaves the comments in (what a reader of IRIs took for one)."""
 
     def blank(match: re.Match[str]) -> str:
         if match.group("long") or match.group("string"):
             return '""'
-        return "\n" if match.group("comment") else match.group(0)
+        return "\n" if match.group("comment") and comments else match.group(0)
 
     return _TOKEN.sub(blank, text)
 

@@ -29,8 +29,9 @@ object). A check that reads it only as a forward step of its path, from the
 focus nodes of a node shape with targets, and reads no other IRI the
 differing graphs hold, still has its answer: its focus nodes are the common
 graphs' own (their targets are not in the differing graphs; a shape with
-``sh:targetNode`` is never followed, as its nodes are focus nodes whatever
-the data holds, an acceptance card of the bundle too); a path step
+``sh:targetNode``, the node shape or the property shape itself, is never
+followed, as its nodes are focus nodes whatever the data holds, an
+acceptance card of the bundle too); a path step
 from a common node follows a triple whose subject is a common node, which an
 owned predicate's differing triples never have, so every match reached from
 a focus node is a common graph's; and a match that starts at a differing
@@ -47,12 +48,15 @@ like a path step: the group binds only nodes of the common graphs, and an
 owned predicate's differing triples never have one as their subject, so the
 optional part binds what it bound before. An ``OPTIONAL`` written before the
 patterns that bind its subject is another form (with an empty left side, a
-match anywhere changes its answer), and so is ``GRAPH``.
+match anywhere changes its answer), and so are ``GRAPH``, a ``BASE`` and a
+relative IRI (rdflib resolves some bases otherwise than the engine).
 
 Never skipped: any other SPARQL-based constraint, a declared component's
 validator, ``sh:closed`` at the top or nested (it reads every predicate of
 its value nodes), any check with a repeated path step (a zero-length match
-reaches every node of the data), and every check when the first part needed
+reaches every node of the data), a compiled check whose text holds an IRI
+the tokenizer cannot read whole (an escape, a character beyond ASCII), and
+every check when the first part needed
 class membership through ``rdfs:subClassOf`` (its checks were compiled
 differently).
 """
@@ -110,6 +114,13 @@ _SERVICE = "urn:hopgate:not-a-triple-pattern"
 _OTHER_READS = frozenset({"ServiceGraphPattern", "Graph", "GraphGraphPattern"})
 #: A character an IRI written between ``<`` and ``>`` may not hold.
 _UNWRITABLE = re.compile(r'[<>"{}|^`\\\s]')
+#: An IRI as :func:`~hopgate.library.projection.query_iris` reads one (no white space
+#: at all, where SPARQL's IRIREF excludes only ASCII's): what it does not read as an IRI
+#: is left in the text :func:`_tokenized_whole` looks at.
+_IRI_TOKEN = re.compile(r'<[^<>"{}|^`\\\s]*>')
+#: An absolute IRI's start (its scheme): anything else is relative to a base the engine
+#: resolves, which rdflib may resolve otherwise (a ``tag:`` or ``urn:`` base).
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def reads(check: Check, shapes: rdflib.Graph) -> tuple[frozenset[str], frozenset[str]] | None:
@@ -133,9 +144,23 @@ def read_iris(check: Check) -> frozenset[str] | None:
         or check.component not in _CONSTANT
         or reads_every_predicate(text)
         or _REPEATED.search(without_literals(text))
+        or not _tokenized_whole(text)
     ):
         return None
     return frozenset(query_iris(text))
+
+
+def _tokenized_whole(text: str) -> bool:
+    """Whether the IRIs :func:`query_iris` reads from a compiled query are all it reads.
+
+    The compiler writes no comment, escape or character beyond ASCII outside its
+    string literals. A shapes graph's IRI can bring one in: an escape (``\\u0074``,
+    which the engine reads as ``t``), or a character the tokenizer does not take as an
+    IRI's (a no-break space, after which a ``#`` would be read as a comment that
+    hides the rest of the query). Such a check is run in every part.
+    """
+    syntax = _IRI_TOKEN.sub(" ", without_literals(text, comments=False))
+    return syntax.isascii() and "\\" not in syntax and "#" not in syntax
 
 
 def present(store: Store, graphs: Iterable[str], iris: Iterable[str]) -> frozenset[str]:
@@ -144,7 +169,7 @@ def present(store: Store, graphs: Iterable[str], iris: Iterable[str]) -> frozens
     found: set[str] = set()
     for graph in graphs:
         for iri in sorted(set(iris) - found):
-            if _UNWRITABLE.search(iri):
+            if _UNWRITABLE.search(iri) or not _ABSOLUTE.match(iri):
                 found.add(iri)  # not asked: counted as present, so nothing is skipped on it
                 continue
             # One lookup each, in the graph where it is stored (nothing copied from a
@@ -173,7 +198,9 @@ def _sparql_reads(prologue: str, query: str) -> tuple[frozenset[str], frozenset[
         algebra = prepareQuery(prologue + query).algebra
     except Exception:  # rdflib raises several unrelated parser exceptions
         return None
-    if algebra.get("datasetClause"):
+    if algebra.get("datasetClause") or re.search(r"(?i)\bBASE\b", without_literals(query)):
+        # A BASE: rdflib resolves a relative IRI against some bases (tag:, urn:)
+        # otherwise than the engine does.
         return None
     node = algebra.p
     while node.name in ("Project", "Distinct", "Filter"):
@@ -189,10 +216,10 @@ def _sparql_reads(prologue: str, query: str) -> tuple[frozenset[str], frozenset[
     triples = list(_triples(algebra))
     read: set[str] = set()
     for _, predicate, obj in triples:
-        if not isinstance(predicate, URIRef):
+        if not isinstance(predicate, URIRef) or not _ABSOLUTE.match(predicate):
             return None
         if predicate == RDF.type:
-            if not isinstance(obj, URIRef):
+            if not isinstance(obj, URIRef) or not _ABSOLUTE.match(obj):
                 return None
             read.add(str(obj))
         else:
@@ -238,6 +265,10 @@ def followed(check: Check, shapes: rdflib.Graph) -> frozenset[str]:
     if check.component not in _VALUES_ONLY or read_iris(check) is None:
         return frozenset()
     shape, path = check.source_shape, check.path
+    if any((shape, target, None) in shapes for target in (SH.targetNode, SH.target)):
+        # The property shape's own targets give it checks of their own, with the same
+        # shape and path: focus nodes whatever the data holds, or the author's SPARQL.
+        return frozenset()
     steps = _forward_steps(shapes, path)
     owners = list(shapes.subjects(SH.property, shape))
     if not steps or not owners or (shape, SH.path, path) not in shapes:
