@@ -481,6 +481,30 @@ def test_an_inline_span_colliding_with_an_earlier_loads_span_is_an_error(
     assert "first.yaml" in message  # the earlier load's ledger file
 
 
+def test_an_inline_span_of_a_new_version_colliding_with_an_earlier_loads_span_is_an_error(
+    minimal_ledger: Callable[[], Ledger], tmp_path: Path
+) -> None:
+    # The second ledger defines the version its inline span quotes: the store holds
+    # nothing of it, so the span is not asked at once (one round trip each on a
+    # server), but with the references at the end, where the earlier ledger span
+    # under its id is found and named.
+    first = minimal_ledger()
+    first["spans"].append({"id": "fresh@1[0:10]", "version": "registry@1", "start": 0, "end": 10})
+    second = _citing_inline(minimal_ledger())
+    second["versions"] = [{**minimal_ledger()["versions"][0], "id": "fresh@1"}]
+    second["cases"][0]["outputs"][0]["cites"] = [{"version": "fresh@1", "start": 0, "end": 10}]
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path / "first", first, "yaml"))
+        before = _dump(store)
+        with pytest.raises(hopgate.LedgerError) as caught:
+            hopgate.load(store, write(tmp_path / "second", second, "yaml"))
+        assert _dump(store) == before
+    message = str(caught.value)
+    assert "cases[0]" in message and "field 'outputs[0].cites[0]'" in message
+    assert "inline span id 'fresh@1[0:10]' collides with a ledger span" in message
+    assert "of version 'registry@1'" in message
+
+
 def test_an_inline_span_colliding_within_one_file_names_both_records(
     minimal_ledger: Callable[[], Ledger], tmp_path: Path
 ) -> None:

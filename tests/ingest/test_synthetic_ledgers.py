@@ -150,3 +150,26 @@ def test_parts_loaded_in_turn_give_the_whole_ledgers_answers(tmp_path: Path) -> 
     assert answers[0] == answers[1]
     with pytest.raises(ValueError, match="one part per claim"):
         synthetic.write_ledger(tmp_path / "x.jsonl", 2, parts=3)
+
+
+def test_a_later_parts_inline_spans_cost_no_query_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The inline spans of versions a ledger defines itself are new: asked one by one,
+    # each was a round trip to a server (43,858 for a tenth of 1M claims).
+    synthetic.write_ledger(tmp_path / "split.jsonl", 80, seed=2, runs=1, parts=2)
+    first, second = synthetic.part_paths(tmp_path / "split.jsonl", 2)
+    store = hopgate.open_store(None)
+    hopgate.load(store, first)
+    asked: list[str] = []
+    select = store.select
+
+    def counted(query: str, **kwargs: object) -> object:
+        asked.append(query)
+        return select(query, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "select", counted)
+    result = hopgate.load(store, second)
+    # A few batched questions, however many inline spans (before: one each).
+    assert result.records["inline span"] >= 15
+    assert len(asked) <= 5, len(asked)
