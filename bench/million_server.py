@@ -156,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
             ("Parameters", "MaxDirtyBuffers"): str(args.buffers * 3 // 4),
         },
     )
-    server.start()
+    # Started again on the folder of a run that was stopped, the server first replays
+    # its transaction log: minutes after a part of 100k claims.
+    server.start(timeout=3600)
     assert server.process is not None
     env = {**os.environ, "HOPGATE_BENCH_PASSWORD": PASSWORD}
     hopgate = [
