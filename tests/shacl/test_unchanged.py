@@ -364,6 +364,26 @@ def test_sparql_reads_follow_only_single_optionals_from_bound_nodes(
         assert "urn:C" in found[0] or "urn:C" not in body
 
 
+def _one_evaluated_run(tmp_path: Path) -> tuple[Any, str, str]:
+    """A store of a small synthetic ledger with its one run evaluated: the store, the
+    run's bundle and one of its acceptance cards (IRIs)."""
+    store = open_store(tmp_path / "store")
+    load(store, _ledger(tmp_path, 6, seed=5, runs=1))
+    evaluate(store)
+    (run,) = catalog.runs(store)
+    bundle = catalog.latest(store, run).bundle
+    card = store.select(
+        f"SELECT ?c WHERE {{ GRAPH <{bundle}> {{ ?c a <{HG}AcceptanceCard> }} }} LIMIT 1"
+    )[0]["c"]
+    return store, bundle, str(card)
+
+
+def _results_with(store: Any, shapes: Path) -> list[tuple[str, ...]]:
+    """The results of validating ``store`` with the user shapes ``shapes`` as well."""
+    found = validate(store, extra_shapes=[shapes])
+    return sorted((r.focus, r.source_shape, r.message, r.value or "") for r in found.results)
+
+
 def test_user_shapes_that_read_beyond_their_names_are_run_in_every_part(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -374,14 +394,8 @@ def test_user_shapes_that_read_beyond_their_names_are_run_in_every_part(
     SPARQL constraint that reads an IRI as a class and as an optional predicate; and a
     declared SPARQL-based component named with a core component's IRI. With skipping,
     ``validate`` reports what it reports without."""
-    with open_store(tmp_path / "store") as store:
-        load(store, _ledger(tmp_path, 6, seed=5, runs=1))
-        evaluate(store)
-        (run,) = catalog.runs(store)
-        bundle = catalog.latest(store, run).bundle
-        card = store.select(
-            f"SELECT ?c WHERE {{ GRAPH <{bundle}> {{ ?c a <{HG}AcceptanceCard> }} }} LIMIT 1"
-        )[0]["c"]
+    store, bundle, card = _one_evaluated_run(tmp_path)
+    with store:
         store._store.update(
             f"INSERT DATA {{ GRAPH <{bundle}> {{ <{HG}Adjudicated> "
             '<http://www.w3.org/2000/01/rdf-schema#comment> "an adjudicated set" } }'
@@ -414,20 +428,14 @@ def test_user_shapes_that_read_beyond_their_names_are_run_in_every_part(
             encoding="utf-8",
         )
 
-        def results() -> list[tuple[str, ...]]:
-            found = validate(store, extra_shapes=[shapes])
-            return sorted(
-                (r.focus, r.source_shape, r.message, r.value or "") for r in found.results
-            )
-
         skipped = _spy_on_skipping(monkeypatch)
-        with_skipping = results()
+        with_skipping = _results_with(store, shapes)
         # The shipped checks of the loads are still skipped in the run's part.
         assert "SpanAnchorShape" in skipped[-1]
         review = {"CardSupported-none", "CardBare", "StatusBare", "VersionNoCards", "SpanShape"}
         assert not skipped[-1] & review
         monkeypatch.setattr(unchanged, "answered", lambda *args: set())
-        without = results()
+        without = _results_with(store, shapes)
     assert with_skipping == without
     assert review <= {row[1].rsplit("#", 1)[-1] for row in without}
 
@@ -442,14 +450,8 @@ def test_user_shapes_whose_reads_cannot_be_told_are_run_in_every_part(
     with a ``tag:`` BASE, which rdflib resolves otherwise than the engine (skipping asked
     the store of a relative IRI and failed). Each is run in the run's part, and the
     report is the one without skipping."""
-    with open_store(tmp_path / "store") as store:
-        load(store, _ledger(tmp_path, 6, seed=5, runs=1))
-        evaluate(store)
-        (run,) = catalog.runs(store)
-        bundle = catalog.latest(store, run).bundle
-        card = store.select(
-            f"SELECT ?c WHERE {{ GRAPH <{bundle}> {{ ?c a <{HG}AcceptanceCard> }} }} LIMIT 1"
-        )[0]["c"]
+    store, bundle, card = _one_evaluated_run(tmp_path)
+    with store:
         shapes = tmp_path / "review.ttl"
         shapes.write_text(
             f"""
@@ -474,20 +476,14 @@ def test_user_shapes_whose_reads_cannot_be_told_are_run_in_every_part(
             encoding="utf-8",
         )
 
-        def results() -> list[tuple[str, ...]]:
-            found = validate(store, extra_shapes=[shapes])
-            return sorted(
-                (r.focus, r.source_shape, r.message, r.value or "") for r in found.results
-            )
-
         skipped = _spy_on_skipping(monkeypatch)
-        with_skipping = results()
+        with_skipping = _results_with(store, shapes)
         review = {"Gen", "Escaped-verdict", "Spaced-verdict", "Based"}
         assert "SpanAnchorShape" in skipped[-1] and not skipped[-1] & review
         # Nothing of the skipping's logic asked: every check run in every part.
         monkeypatch.setattr(unchanged, "reads", lambda *args: None)
         monkeypatch.setattr(unchanged, "read_iris", lambda *args: None)
-        without = results()
+        without = _results_with(store, shapes)
     assert with_skipping == without
     assert {"Gen", "Escaped-verdict", "Spaced-verdict"} <= {
         row[1].rsplit("#", 1)[-1] for row in without
