@@ -202,8 +202,8 @@ ANY_PREDICATE = "anyPredicate"
 
 def reads_every_predicate(query: str) -> bool:
     """Whether a compiled query reads triples by any predicate (a pattern of
-    :data:`ANY_PREDICATE`'s variable): a literal that happens to hold the name only makes
-    this say so wrongly, which no caller relies on."""
+    :data:`ANY_PREDICATE`'s variable). A literal holding the name makes it say so too:
+    the check is then run in every part of a validation, which is only slower."""
     return f"?_{ANY_PREDICATE}" in query
 
 
