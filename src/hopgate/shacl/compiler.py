@@ -81,9 +81,11 @@ _DESCRIPTIVE = frozenset(
 )
 
 
-def _iri_sequence(shapes: rdflib.Graph, path: Node) -> list[URIRef]:
-    """The steps of a path that is a list of IRIs (read as :func:`path_sparql` reads
-    it); empty for any other path."""
+def iri_steps(shapes: rdflib.Graph, path: Node | None) -> list[URIRef]:
+    """The steps of a path that is one IRI or a list of IRIs (read as
+    :func:`path_sparql` reads it); empty for any other path."""
+    if isinstance(path, URIRef):
+        return [path]
     if not isinstance(path, BNode) or shapes.value(path, RDF.first) is None:
         return []
     items = list(Collection(shapes, path))
@@ -174,7 +176,7 @@ class _Compiler:
         s; bench/README.md). The same pairs, as often: SPARQL 1.1 defines a
         sequence path as that join (18.4).
         """
-        steps = _iri_sequence(self.shapes, path)
+        steps = iri_steps(self.shapes, path)
         if len(steps) < 2 or not value.startswith("?"):
             return f"{focus} {self.path(path)} {value} ."
         ends = [focus, *(self.fresh("step") for _ in steps[1:]), value]

@@ -143,11 +143,12 @@ def run_checks(
     # The heavy checks first (SPARQL-based ones, the longest, before the others), so
     # that neither core waits alone for one at the end; not bounded, as the report
     # keeps every row anyway.
-    checks.sort(
-        key=lambda c: (c.component != SH.SPARQLConstraintComponent, c.component not in _HEAVY)
+    ordered = sorted(
+        checks,
+        key=lambda c: (c.component != SH.SPARQLConstraintComponent, c.component not in _HEAVY),
     )
-    with answered_ahead([rows(check) for check in checks], bounded=False) as answered:
-        for check, answer in zip(checks, answered, strict=True):
+    with answered_ahead([rows(check) for check in ordered], bounded=False) as answered:
+        for check, answer in zip(ordered, answered, strict=True):
             count += _report_rows(report, root, shapes, check, answer)
     report.add((root, SH.conforms, Literal(count == 0)))
     return report

@@ -69,13 +69,13 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 
 import rdflib
-from rdflib.collection import Collection
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Node, URIRef, Variable
 
 from hopgate.library.projection import query_iris, without_literals
+from hopgate.shacl.compiler import iri_steps
 from hopgate.shacl.components import CORE
 from hopgate.shacl.components.base import Check, reads_every_predicate
 from hopgate.store import Store
@@ -269,7 +269,7 @@ def followed(check: Check, shapes: rdflib.Graph) -> frozenset[str]:
         # The property shape's own targets give it checks of their own, with the same
         # shape and path: focus nodes whatever the data holds, or the author's SPARQL.
         return frozenset()
-    steps = _forward_steps(shapes, path)
+    steps = [str(step) for step in iri_steps(shapes, path)]
     owners = list(shapes.subjects(SH.property, shape))
     if not steps or not owners or (shape, SH.path, path) not in shapes:
         return frozenset()
@@ -283,16 +283,6 @@ def followed(check: Check, shapes: rdflib.Graph) -> frozenset[str]:
     targets = {str(o) for p in _TARGETS for o in shapes.objects(None, p)}
     targets |= {str(s) for s in shapes.subjects(RDF.type, RDFS.Class)}
     return frozenset(steps) - targets - {str(RDF.type)}
-
-
-def _forward_steps(shapes: rdflib.Graph, path: Node | None) -> list[str]:
-    """The IRIs of a path that is one IRI or a sequence of IRIs; else none."""
-    if isinstance(path, URIRef):
-        return [str(path)]
-    if path is None or shapes.value(path, RDF.first) is None:
-        return []
-    steps = list(Collection(shapes, path))
-    return [str(s) for s in steps] if all(isinstance(s, URIRef) for s in steps) else []
 
 
 def _targeted(shapes: rdflib.Graph, shape: Node) -> bool:
