@@ -350,6 +350,11 @@ def _sparql(body: str) -> Check:
         ("GRAPH ?g { ?this <urn:p> ?o }", None),
         ("?this a <urn:C> FILTER EXISTS { GRAPH ?g { ?this <urn:p> ?o } }", None),
         ("{ ?this <urn:p> ?o } UNION { ?this <urn:q> ?o }", None),
+        # A value the data does not fix (the clock, a random draw): asked in every part.
+        ("?this a <urn:C> ; <urn:end> ?t FILTER(?t < NOW())", None),
+        ("?this a <urn:C> FILTER(rand () < 0.5)", None),
+        # The same words in a literal are no call.
+        ('?this a <urn:C> ; <urn:note> "NOW()"', set()),
     ],
 )
 def test_sparql_reads_follow_only_single_optionals_from_bound_nodes(

@@ -35,7 +35,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from hopgate.errors import UnsupportedShape
+from hopgate.errors import IllFormedShape, UnsupportedShape
 from hopgate.shacl.components import CORE, cardinality, parameters
 from hopgate.shacl.components.base import (
     Check,
@@ -79,6 +79,14 @@ _DESCRIPTIVE = frozenset(
         SH.select,
     }
 )
+
+
+#: The target parameters whose values are IRIs, with their section of SHACL 1.0.
+_IRI_TARGETS = {
+    SH.targetClass: "2.1.3.2",
+    SH.targetSubjectsOf: "2.1.3.4",
+    SH.targetObjectsOf: "2.1.3.5",
+}
 
 
 def iri_steps(shapes: rdflib.Graph, path: Node | None) -> list[URIRef]:
@@ -226,6 +234,15 @@ class _Compiler:
     def targets(self, shape: Node, focus: str) -> list[str]:
         """Patterns binding ``focus`` to the shape's targets, one per target declaration (2.1.3)."""
         patterns = []
+        for parameter, section in _IRI_TARGETS.items():
+            for value in self.shapes.objects(shape, parameter):
+                if not isinstance(value, URIRef):
+                    # A literal class would be written as a constant the skipping of
+                    # unchanged checks cannot read (hopgate.shacl.unchanged).
+                    raise IllFormedShape(
+                        f"sh:{parameter.removeprefix(str(SH))} {value.n3()} of {shape} is not an IRI "
+                        f"(SHACL 1.0 {section})"
+                    )
         for cls in self.shapes.objects(shape, SH.targetClass):
             patterns.append(f"{focus} {self.type_path} {self.term(cls)} .")
         if (shape, RDF.type, RDFS.Class) in self.shapes:

@@ -49,7 +49,9 @@ owned predicate's differing triples never have one as their subject, so the
 optional part binds what it bound before. An ``OPTIONAL`` written before the
 patterns that bind its subject is another form (with an empty left side, a
 match anywhere changes its answer), and so are ``GRAPH``, a ``BASE`` and a
-relative IRI (rdflib resolves some bases otherwise than the engine).
+relative IRI (rdflib resolves some bases otherwise than the engine), and a
+call of ``NOW()``, ``RAND()``, ``UUID()``, ``STRUUID()`` or ``BNODE()``, whose
+answer the data alone does not fix.
 
 Never skipped: any other SPARQL-based constraint, a declared component's
 validator, ``sh:closed`` at the top or nested (it reads every predicate of
@@ -118,6 +120,9 @@ _UNWRITABLE = re.compile(r'[<>"{}|^`\\\s]')
 #: at all, where SPARQL's IRIREF excludes only ASCII's): what it does not read as an IRI
 #: is left in the text :func:`_tokenized_whole` looks at.
 _IRI_TOKEN = re.compile(r'<[^<>"{}|^`\\\s]*>')
+#: A SPARQL function whose value is not the data's (the clock, a random draw, a fresh
+#: blank node or UUID).
+_UNREPEATABLE = re.compile(r"(?i)\b(NOW|RAND|UUID|STRUUID|BNODE)\s*\(")
 #: An absolute IRI's start (its scheme): anything else is relative to a base the engine
 #: resolves, which rdflib may resolve otherwise (a ``tag:`` or ``urn:`` base).
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -198,9 +203,14 @@ def _sparql_reads(prologue: str, query: str) -> tuple[frozenset[str], frozenset[
         algebra = prepareQuery(prologue + query).algebra
     except Exception:  # rdflib raises several unrelated parser exceptions
         return None
-    if algebra.get("datasetClause") or re.search(r"(?i)\bBASE\b", without_literals(query)):
+    syntax = without_literals(query)
+    if algebra.get("datasetClause") or re.search(r"(?i)\bBASE\b", syntax):
         # A BASE: rdflib resolves a relative IRI against some bases (tag:, urn:)
         # otherwise than the engine does.
+        return None
+    if _UNREPEATABLE.search(syntax):
+        # The same data need not give the same answer twice: each part asks again, as
+        # a validation without skipping does.
         return None
     node = algebra.p
     while node.name in ("Project", "Distinct", "Filter"):
