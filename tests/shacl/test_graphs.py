@@ -129,7 +129,9 @@ def test_ill_formed_shapes_are_refused(tmp_path: Path) -> None:
 def test_a_target_that_is_not_an_iri_is_refused(target: str) -> None:
     """SHACL 1.0 2.1.3: a class or predicate target is an IRI. A literal one is refused
     by name rather than compiled into a pattern that matches a literal type."""
-    shapes = read_graph_text(PREFIXES + f'ex:S a sh:NodeShape ; {target} "C" ; sh:nodeKind sh:IRI .')
+    shapes = read_graph_text(
+        PREFIXES + f'ex:S a sh:NodeShape ; {target} "C" ; sh:nodeKind sh:IRI .'
+    )
     with pytest.raises(IllFormedShape, match=f'{target} "C" of http://example.org/S is not an IRI'):
         compile_shapes(shapes)
 
