@@ -7,6 +7,7 @@ finding of issue 25, item 3) and tests/test_reader_filter_property.py.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -31,6 +32,16 @@ def test_a_repeat_differing_in_case_spacing_or_invisible_characters_is_a_repeat(
         assert rule.withholds(text), text
     assert not rule.withholds("Cedar maps to zqnarrowed7731")  # a part is not the whole
     assert not NOTHING.withholds(NARROWED)
+
+
+def test_every_kind_of_white_space_is_one_space() -> None:
+    """Every code point Python counts as white space (str.isspace(), regex's ``\\s``),
+    in runs and at both ends, becomes one space between words and none at the ends."""
+    spaces = [chr(point) for point in range(sys.maxunicode + 1) if chr(point).isspace()]
+    assert len(spaces) > 20
+    for space in spaces:
+        assert normalize(f"{space}Ab{space}{space}c{space}") == "ab c", hex(ord(space))
+    assert normalize("".join(spaces)) == ""
 
 
 def test_redact_keeps_names_numbers_and_keys() -> None:

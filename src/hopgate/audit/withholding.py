@@ -108,7 +108,6 @@ NAMES: dict[str, frozenset[str]] = {
 
 T = TypeVar("T")
 
-_SPACE = re.compile(r"\s+")
 _ECHAR = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
 _ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 #: The longest piece of a withheld text the filter looks up, and the most characters
@@ -138,7 +137,9 @@ def normalize(text: str) -> str:
     only in case, spacing, compatibility forms or invisible characters is a repeat."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).translate(_format_characters())
-    return _SPACE.sub(" ", text.casefold()).strip()
+    # str.split() splits at the characters regex's \s matches (str.isspace()): 65k
+    # texts of the 10k-claim ledger in 0.07 s, against 0.27-0.5 s by re.sub.
+    return " ".join(text.casefold().split())
 
 
 class _Grams:
