@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,6 +56,8 @@ class OxigraphStore(Store):
         self._dataset_known = False
         self._fixed_dataset = False
         self._owner = True
+        # The views of this store (and of its views), which close() detaches.
+        self._views: weakref.WeakSet[OxigraphStore] = weakref.WeakSet()
 
     def view(self, graphs: list[str]) -> OxigraphStore:
         """A read-only store over the same data whose queries see only ``graphs``.
@@ -70,6 +73,8 @@ class OxigraphStore(Store):
         view._dataset_known = True
         view._fixed_dataset = True
         view._owner = False
+        view._views = self._views
+        self._views.add(view)
         return view
 
     def _visible_graphs(self) -> list[ox.NamedNode] | None:
@@ -415,6 +420,11 @@ class OxigraphStore(Store):
             return
         if getattr(self, "_store", None) is not None:
             self.flush()
+            # The engine releases the lock when its last holder lets go: a view still
+            # referenced (by a frame an rdflib parse exception keeps in a reference
+            # cycle, until the collector's next pass) would keep the store open.
+            for view in list(getattr(self, "_views", ())):
+                view._store = None  # type: ignore[assignment]
             del self._store
             self._store = None  # type: ignore[assignment]
 
