@@ -144,6 +144,17 @@ def test_extra_shapes(evaluated: Path, tmp_path: Path) -> None:
     broken.write_text("this is not turtle", encoding="utf-8")
     code, output = _run(evaluated, "--shapes", str(broken))
     assert code == 2 and "not valid Turtle" in output
+    # Ill-formed (SHACL 1.0 2.1.3: a class target is an IRI): refused, the file named.
+    literal = tmp_path / "literal.ttl"
+    literal.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        '<https://example.org/shapes#S> a sh:NodeShape ; sh:targetClass "Claim" ;\n'
+        "  sh:nodeKind sh:IRI .\n",
+        encoding="utf-8",
+    )
+    code, output = _run(evaluated, "--shapes", str(literal))
+    assert code == 2
+    assert f'{literal}: ill-formed shapes: sh:targetClass "Claim" of' in output
 
 
 def test_end_to_end_subprocess(evaluated: Path, tmp_path: Path) -> None:

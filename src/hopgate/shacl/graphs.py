@@ -289,10 +289,10 @@ def validate_graph(
         raise ShaclError(f"unknown SHACL engine {engine!r}; expected one of {SHACL_ENGINES}")
     data_graph = read_graph(data)
     shapes_graph = read_graph(shapes)
+    where = f"{shapes}: " if not isinstance(shapes, rdflib.Graph) else ""
     try:
         check_shapes(shapes_graph)
     except InputRefused as exc:
-        where = f"{shapes}: " if not isinstance(shapes, rdflib.Graph) else ""
         raise ShaclError(f"{where}{exc.detail}") from None
     if engine == "store":
         try:
@@ -300,7 +300,7 @@ def validate_graph(
         except UnsupportedShape as exc:
             return _with_pyshacl(data_graph, shapes_graph, fallback=str(exc), seconds=time_limit)
         except IllFormedShape as exc:
-            raise ShaclError(f"ill-formed shapes: {exc}", engine="store") from None
+            raise ShaclError(f"{where}ill-formed shapes: {exc}", engine="store") from None
     return _with_pyshacl(data_graph, shapes_graph, fallback=None, seconds=time_limit)
 
 

@@ -12,7 +12,8 @@ engines run them here:
   tests run every fixture, and the W3C SHACL test suite, through both. Chosen
   automatically when a shape uses a feature the compiler does not translate
   exactly (:class:`~hopgate.errors.UnsupportedShape`); shapes that break
-  SHACL 1.0 are refused (:class:`~hopgate.errors.IllFormedShape`).
+  SHACL 1.0 are refused (:class:`~hopgate.errors.IllFormedShape`, reported as a
+  :class:`~hopgate.errors.ValidationError` naming the shapes files).
 
 The store is validated as it is stored: the loader writes canonical literals,
 and the ledger is where their original text lives. Arbitrary RDF is validated
@@ -36,7 +37,13 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate import ids, progress
-from hopgate.errors import InputRefused, ShaclError, UnsupportedShape, ValidationError
+from hopgate.errors import (
+    IllFormedShape,
+    InputRefused,
+    ShaclError,
+    UnsupportedShape,
+    ValidationError,
+)
 from hopgate.inputs import read_regular
 from hopgate.library.artefacts import artefact
 from hopgate.shacl import unchanged
@@ -238,8 +245,8 @@ def validate(
             each run's latest), each with the loads it used.
 
     Raises:
-        ValidationError: a shapes file cannot be read, the data cannot be
-            selected, or the engine is unknown.
+        ValidationError: a shapes file cannot be read or is ill-formed (SHACL 1.0
+            refuses it), the data cannot be selected, or the engine is unknown.
     """
     import time
 
@@ -253,6 +260,9 @@ def validate(
             checks = compile_shapes(shapes)
         except UnsupportedShape:
             engine = "pyshacl"
+        except IllFormedShape as exc:
+            files = ", ".join(map(str, extra_shapes)) or "the shipped shapes"
+            raise ValidationError(f"{files}: ill-formed shapes: {exc}") from None
     reports = []
     triples = 0
     data: rdflib.Graph | None = rdflib.Graph() if engine == "pyshacl" else None
