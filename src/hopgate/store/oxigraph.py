@@ -424,7 +424,7 @@ class OxigraphStore(Store):
             # referenced (by a frame an rdflib parse exception keeps in a reference
             # cycle, until the collector's next pass) would keep the store open.
             for view in list(getattr(self, "_views", ())):
-                view._store = None  # type: ignore[assignment]
+                view._store = None
             del self._store
             self._store = None  # type: ignore[assignment]
 
