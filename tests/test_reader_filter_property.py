@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -279,7 +280,7 @@ def _literals(store: Any, reader: str | None) -> list[str]:
 
 
 @settings(
-    max_examples=8,
+    max_examples=examples(8),
     deadline=None,
     derandomize=IN_CI,
     database=None if IN_CI else settings.default.database,

@@ -4,8 +4,9 @@ cases that must be accepted load.
 
 The fuzz harness (issue 25): malformed ledgers, ``import rag`` files, export directories
 for ``verify``, shapes for ``shacl`` and ledgers with hostile texts for the report, each
-drawn with the fixed seed ``conftest.FUZZ_SEED`` (printed in pytest's header); only
-hopgate's own errors may come out. Cases that once hung or crashed, one by one, are in
+drawn with the fixed seed ``conftest.FUZZ_SEED`` (printed in pytest's header), as many
+examples as each test names under CI and a third of them on a workstation
+(``conftest.examples``); only hopgate's own errors may come out. Cases that once hung or crashed, one by one, are in
 tests/test_hostile_files.py."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from conftest import CEDAR, FUZZ_SEED, within, write
+from conftest import CEDAR, FUZZ_SEED, examples, within, write
 from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 from ledger_strategies import ledgers
@@ -444,7 +445,9 @@ def _loaded_or_refused(path: Path) -> None:
 
 @seed(FUZZ_SEED)
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(ledger=_ledgers, spelling=st.sampled_from(["yaml", "json", "jsonl"]))
 def test_fuzz_malformed_ledgers_never_raise_a_traceback(
@@ -516,7 +519,7 @@ _texts = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=4)), m
 
 
 @seed(FUZZ_SEED)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=_texts, suffix=st.sampled_from([".yaml", ".json", ".jsonl"]))
 def test_fuzz_raw_ledger_text_never_raises_a_traceback(text: str, suffix: str) -> None:
     """Malformed bytes at the parser level: only hopgate's own errors, never another."""
@@ -539,7 +542,7 @@ _HOSTILE_VALUES = st.one_of(
 
 
 @seed(FUZZ_SEED)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     data=st.data(),
     spelling=st.sampled_from(["yaml", "json", "jsonl"]),
@@ -635,7 +638,7 @@ def _rag_inputs(draw: st.DrawFn) -> tuple[str, str, str]:
 
 
 @seed(FUZZ_SEED)
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(files=_rag_inputs(), gzipped=st.booleans())
 def test_fuzz_import_rag_never_raises_a_traceback(
     files: tuple[str, str, str], gzipped: bool
@@ -692,7 +695,9 @@ _json_values = st.recursive(
 
 @seed(FUZZ_SEED)
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(80),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=st.data())
 def test_fuzz_verify_never_raises_a_traceback(export_directory: Path, data: st.DataObject) -> None:
@@ -781,7 +786,7 @@ ex:b ex:p ex:a ; ex:q ex:a .
 
 
 @seed(FUZZ_SEED)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(shapes=_shapes_text(), engine=st.sampled_from(["store", "store", "pyshacl"]))
 def test_fuzz_shacl_never_raises_a_traceback(shapes: str, engine: str) -> None:
     """Random shapes (catastrophic and uncompilable patterns, cycles, SERVICE, unknown
@@ -823,7 +828,7 @@ def _hostile_report_ledgers(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @seed(FUZZ_SEED)
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(ledger=_hostile_report_ledgers())
 def test_fuzz_the_report_of_hostile_texts_never_raises_a_traceback(ledger: dict[str, Any]) -> None:
     """A valid ledger whose free texts are hostile: every report format renders."""

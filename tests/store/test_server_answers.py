@@ -270,6 +270,7 @@ def test_a_later_load_of_cases_adds_to_the_server_s_record(
     assert _recorded(evaluated, analyst) == _asked_of_the_server(evaluated, analyst)
 
 
+@pytest.mark.slow  # 14 s on the Oxigraph server; its point is Virtuoso's VALUES limit
 def test_the_reader_rules_answers_are_kept_for_thousands_of_withheld_texts(
     evaluated: RemoteStore, tmp_path: Path
 ) -> None:
