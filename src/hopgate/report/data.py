@@ -400,6 +400,11 @@ def _card(
     sets: dict[str, EvidenceSetInfo] = {}
     cited: dict[tuple[str, str], list[str]] = defaultdict(list)
     retrieved: dict[tuple[str, str], list[str]] = defaultdict(list)
+    # In the order of the sets', members', ways' and covering spans' ids (the query
+    # leaves its rows unordered): covered_by_citation lists them so.
+    coverage = sorted(
+        coverage, key=lambda r: (str(r["setId"]), str(r["memberId"]), str(r["via"]), str(r["byId"]))
+    )
     for r in coverage:
         key = (str(r["setId"]), str(r["memberId"]))
         (cited if str(r["via"]) == "cited" else retrieved)[key].append(str(r["byId"]))
