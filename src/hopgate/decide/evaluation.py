@@ -501,8 +501,10 @@ def _evaluate_run(
     # intervention answers are scored against them, not against their own files.
     plans = interventions.planned(store, run)
     if copies is not None:
-        # The copy the answers are recorded on, parsed beside the rules when small enough.
+        # The copy the answers are recorded on, parsed beside the rules when small enough,
+        # and the run's review queue, which reads the loads only, asked beside them too.
         copies.reading.start(graphs)
+        copies.reading.ask_queue(graphs, str(params["run"]))
     with (
         scratch_folder("eval") as scratch_dir,
         ExitStack() as later,

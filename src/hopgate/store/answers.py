@@ -209,6 +209,8 @@ class ReadingCopies:
         self._graphs: tuple[str, ...] | None = None
         self._copy: Future[Store] | None = None
         self._bundle: str | None = None
+        # The run's review queue being asked (ask_queue): the run's IRI and its table.
+        self._queue: tuple[str, Future[str]] | None = None
 
     def __enter__(self) -> ReadingCopies:
         return self
@@ -241,6 +243,26 @@ class ReadingCopies:
         sizes = snapshots.snapshot_sizes(self._store, used, reading_projection())
         if sizes is not None and sum(sizes.values()) <= EARLY_COPY_BYTES:
             self.of(used)
+
+    def ask_queue(self, used: list[str], run: str) -> None:
+        """Ask the review queue of the run IRI ``run`` (``RUN_QUEUE``) of the store seen
+        through the loads ``used`` now, in the copy's thread, for :meth:`Recorder.record`.
+
+        It reads the loads only, never the bundle, so an evaluation asks it before its
+        rules, which leave the other core idle, rather than beside the bundle's bulk load
+        and the other requests, which keep both cores busy (0.4-0.5 s at 10k claims). On a
+        store without snapshots nothing is asked here (a server asks it with the rest).
+        """
+        if self._store.folder is None:
+            return
+        view = self._store.view(list(used))
+        self._queue = (run, self._pool.submit(_queue_table, view, run))
+
+    def queue_table(self, run: str) -> Future[str] | None:
+        """The review queue :meth:`ask_queue` asked for the run IRI ``run``, if it did."""
+        if self._queue is None or self._queue[0] != run:
+            return None
+        return self._queue[1]
 
     def adding(self, bundle: str) -> None:
         """Say that ``bundle`` is being added to the copy (no later run reuses it)."""
@@ -300,7 +322,14 @@ class Recorder:
         # The review queue reads the loads only, never the bundle: asked of the store
         # through the loads used (0.4 s for a run at 10k claims), so that the copy and
         # the loads' snapshots hold nothing more for it.
-        tables = _answer(copy, bundle, threads=_QUERY_THREADS, queue=self._queue())
+        asked = None if self._run is None else self._copies.queue_table(self._run)
+        tables = _answer(
+            copy,
+            bundle,
+            threads=_QUERY_THREADS,
+            queue=self._queue(),
+            queue_table=asked,
+        )
         return _keep(self._store, bundle, tables)
 
     def _queue(self) -> tuple[Store, str] | None:
@@ -351,10 +380,12 @@ def _answer(
     threads: int,
     groups: tuple[str, ...] = GROUPS,
     queue: tuple[Store, str] | None = None,
+    queue_table: Future[str] | None = None,
 ) -> dict[str, dict[str, str]]:
     """Each recorded request of ``groups``' files, encoded, by file, as ``source`` answers it;
     with ``queue`` (a store seen through the loads used, and the run's id), the run's
-    review queue as that store answers it (:func:`queue_request`)."""
+    review queue as that store answers it (:func:`queue_request`), or as it answered it
+    already (``queue_table``: :meth:`ReadingCopies.ask_queue`)."""
     tables: dict[str, dict[str, str]] = {group: {} for group in groups}
     # Each request: the query, its key's parameters, where it is asked, what is bound.
     requests: list[tuple[str, dict[str, str], Store, dict[str, Value]]] = [
@@ -362,7 +393,7 @@ def _answer(
         for name, params in recorded_requests()
         if _group(name) in groups
     ]
-    if queue is not None and _group(RUN_QUEUE) in groups:
+    if queue is not None and _group(RUN_QUEUE) in groups and queue_table is None:
         asked, run = queue  # not a bundle query: only ?run is bound
         requests.append((RUN_QUEUE, queue_request(run), asked, {"run": IRI(run)}))
 
@@ -379,7 +410,16 @@ def _answer(
     with ThreadPoolExecutor(max_workers=threads) as pool:
         for group, request, table in pool.map(answer, requests):
             tables[group][request] = table
+    if queue is not None and _group(RUN_QUEUE) in groups and queue_table is not None:
+        tables[_group(RUN_QUEUE)][_request(RUN_QUEUE, queue_request(queue[1]))] = (
+            queue_table.result()
+        )
     return tables
+
+
+def _queue_table(view: Store, run: str) -> str:
+    """The review queue of the run IRI ``run`` as ``view`` answers it, encoded."""
+    return _encode_table(view.select(library_query(RUN_QUEUE).text, params={"run": IRI(run)}))
 
 
 def _keep(store: Store, bundle: str, tables: dict[str, dict[str, str]]) -> list[str]:
