@@ -131,6 +131,8 @@ def test_terms_read_as_python_values() -> None:
     assert from_term(ox.Literal("2.0", datatype=ox.NamedNode(XSD + "float"))) == 2.0
     # A lexical form its datatype does not allow stays text rather than failing the read.
     assert from_term(ox.Literal("many", datatype=ox.NamedNode(XSD + "integer"))) == "many"
+    assert from_term(ox.Literal("abc", datatype=ox.NamedNode(XSD + "decimal"))) == "abc"
+    assert from_term(ox.Literal("1e", datatype=ox.NamedNode(XSD + "double"))) == "1e"
     assert from_term(ox.Literal("2026-10-01", datatype=ox.NamedNode(XSD + "date"))) == "2026-10-01"
 
 

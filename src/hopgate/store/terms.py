@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
 
@@ -77,7 +77,9 @@ def from_term(term: object) -> Value:
                 return Decimal(text)
             if datatype in (XSD + "double", XSD + "float"):
                 return float(text)
-        except ValueError:
+        # An ill-typed decimal raises InvalidOperation, not ValueError; as the remote
+        # store's rows (hopgate.store.remote.values), it stays text.
+        except (ValueError, InvalidOperation):
             return text
         return text
     return str(term)
