@@ -240,6 +240,34 @@ def test_reads_take_the_rule_s_answers_the_last_load_recorded(
         assert _shipped(disk_store, reader) == expected[reader], reader
 
 
+def test_a_record_made_for_other_texts_queries_or_prefixes_is_not_used(
+    disk_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record keeps each reader's withheld texts too, so its key covers the queries
+    that find them and the prologue every query runs with: a hopgate whose lookup of a
+    node's texts differs asks the rule again (here, on a copy)."""
+    from hopgate import vocab
+
+    asked: list[object] = []
+    real = withholding._rule_copy
+
+    def counted(store: Any) -> Any:
+        asked.append(store)
+        return real(store)
+
+    monkeypatch.setattr(withholding, "_rule_copy", counted)
+    expected = {reader: _one_query(disk_store, reader) for reader in READERS}
+    monkeypatch.setattr(reader_answers, "TEXTS_OF_NODES", reader_answers.TEXTS_OF_NODES + " ")
+    assert {reader: _shipped(disk_store, reader) for reader in READERS} == expected
+    assert asked, "a record made for other text queries was used"
+    monkeypatch.undo()
+    monkeypatch.setattr(withholding, "_rule_copy", counted)
+    asked.clear()
+    monkeypatch.setitem(vocab.PREFIXES, "dcterms", "http://example.org/other-dcterms/")
+    _shipped(disk_store, READERS[0])
+    assert asked, "a record made under other prefixes was used"
+
+
 def test_texts_looked_up_a_few_nodes_at_a_time_are_the_rule_s(
     tmp_path: Path, write_ledger: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

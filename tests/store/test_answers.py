@@ -8,6 +8,7 @@ used, and the reads answer the same without it.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -212,6 +213,37 @@ def test_reads_answer_the_same_without_their_recorded_answers(
     assert _reads(evaluated) == recorded
     if loss in ("missing", "damaged", "edited"):
         assert "answers cache" in caplog.text
+
+
+def test_a_file_is_keyed_by_every_text_its_rows_depend_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hopgate whose prologue (the prefixes every query runs with) or whose walk of a
+    run's inputs differs never reads a file another wrote: with another ``dcterms`` IRI
+    the recorded report rows would hold titles the live query no longer finds."""
+    from hopgate import vocab
+    from hopgate.library import artefacts
+
+    def keys() -> dict[str, str]:
+        answers.cache_key.cache_clear()
+        return {group: answers.cache_key(group) for group in answers.GROUPS}
+
+    before = keys()
+    monkeypatch.setitem(vocab.PREFIXES, "dcterms", "http://example.org/other-dcterms/")
+    assert all(keys()[group] != before[group] for group in answers.GROUPS)
+    monkeypatch.undo()
+    assert keys() == before
+    walk = artefacts.library_query("run-inputs")
+    edited = dataclasses.replace(walk, text=walk.text + "\n# another walk")
+    real = artefacts.library_query
+    monkeypatch.setattr(
+        answers, "library_query", lambda name: edited if name == "run-inputs" else real(name)
+    )
+    changed = keys()
+    assert changed["queue"] != before["queue"]
+    assert {g: k for g, k in changed.items() if g != "queue"} == {
+        g: k for g, k in before.items() if g != "queue"
+    }
+    monkeypatch.undo()
+    keys()
 
 
 def test_only_the_report_reads_the_file_of_the_report_answers(

@@ -49,6 +49,7 @@ from hopgate.library.steps import (
 )
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, BNode, Row, Store, Value
+from hopgate.vocab import sparql_prologue
 
 log = logging.getLogger(__name__)
 
@@ -90,14 +91,29 @@ def _group(name: str) -> str:
     return "peers" if name in PEER_QUERIES else "reads"
 
 
+#: What the review queue's rows depend on besides its own text: the walk that chose the
+#: loads the run used (docs/spec/records.md), whose answer a live read walks again.
+_QUEUE_DEPENDS = ("run-inputs", "run-new-inputs")
+
+
 @functools.cache
 def cache_key(group: str) -> str:
-    """The key of one file (``group``, one of :data:`GROUPS`): a digest of the format
-    and of the id and text of every recorded query the file holds."""
+    """The key of one file (``group``, one of :data:`GROUPS`): a digest of the format, of
+    the prologue every query runs with, and of the id and text of every recorded query the
+    file holds (for the review queue, also of the walk that chose the loads it read).
+
+    A file another hopgate wrote for other texts is then never read. A change to how
+    rows are encoded or their values converted (:func:`hopgate.store.terms.from_term`)
+    changes :data:`_FORMAT`.
+    """
     names = {n for n, _ in recorded_requests()} | {RUN_QUEUE}
-    text = _FORMAT + "".join(
-        f"\n{name}\n{library_query(name).text}"
-        for name in sorted(n for n in names if _group(n) == group)
+    held = sorted(n for n in names if _group(n) == group)
+    if group == _group(RUN_QUEUE):
+        held += _QUEUE_DEPENDS
+    text = (
+        _FORMAT
+        + f"\n{sparql_prologue()}"
+        + "".join(f"\n{name}\n{library_query(name).text}" for name in held)
     )
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return f"answers-{digest}" if group == "reads" else f"answers-{group}-{digest}"

@@ -52,7 +52,7 @@ from hopgate.library.steps import reader_projection
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, Row, Store
 from hopgate.store.terms import term_ntriples
-from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE
+from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE, sparql_prologue
 
 log = logging.getLogger(__name__)
 
@@ -91,12 +91,18 @@ def _key(store: Store, graphs: Sequence[str], digests: dict[str, dict[str, str]]
     return _snapshots_key(graphs, digests)
 
 
+def _rule_texts() -> list[str]:
+    """What the record's rows depend on besides the graphs: its format, the prologue every
+    query runs with, the rule, and the queries of the withheld texts it keeps."""
+    return [_FORMAT, sparql_prologue(), VIEW_QUERY, TEXTS_OF_NODES]
+
+
 def _snapshots_key(graphs: Sequence[str], digests: dict[str, dict[str, str]]) -> str:
     """:func:`_key` once the graphs without a reader snapshot are known to hold none of the
     rule's quads: a digest of the rule and of the graphs' reader snapshot digests."""
     kind = snapshots.projection_key(reader_projection())
     parts = [f"{g} {digests[g][kind]}" for g in graphs if kind in digests.get(g, {})]
-    text = "\n".join([_FORMAT, VIEW_QUERY, *sorted(parts)])
+    text = "\n".join([*_rule_texts(), *sorted(parts)])
     return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
@@ -130,7 +136,7 @@ def _server_key(store: Store, graphs: Sequence[str]) -> tuple[str, list[str]] | 
 def _parts_key(parts: Sequence[str]) -> str:
     """:func:`_server_key` once the bundles and the catalog are known to hold none of the
     rule's quads: a digest of the rule and of the other graphs' IRIs."""
-    text = "\n".join([_FORMAT, "on a server", VIEW_QUERY, *sorted(parts)])
+    text = "\n".join([*_rule_texts(), "on a server", *sorted(parts)])
     return "withheld-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
