@@ -255,12 +255,15 @@ __all__ = [
 ]
 
 
-def open_store(path: str | os.PathLike[str] | None) -> OxigraphStore:
+def open_store(path: str | os.PathLike[str] | None, *, read_only: bool = False) -> OxigraphStore:
     """Open the embedded store in the folder ``path`` (made when absent), or in memory for None.
 
     ``hopgate --store PATH COMMAND`` (default ``.hopgate/store``). The store is
     a context manager: ``with open_store(path) as store:`` closes it. Reading
-    commands refuse a folder that holds no store instead of making one.
+    commands refuse a folder that holds no store instead of making one, and
+    open it ``read_only``: nothing of the store's files changes, the store may
+    be one its user cannot write, several readers share it, and a writer waits
+    for them (a write on it raises StoreError).
 
     Raises:
         StoreLockedError: another process has the store open.
@@ -273,7 +276,7 @@ def open_store(path: str | os.PathLike[str] | None) -> OxigraphStore:
         ...     result.graph in store.graphs()
         True
     """
-    return _open_store(None if path is None else Path(path))
+    return _open_store(None if path is None else Path(path), read_only=read_only)
 
 
 def open_endpoint(

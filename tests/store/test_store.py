@@ -9,13 +9,17 @@ named graphs, and every write is all or nothing.
 from __future__ import annotations
 
 import io
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import CEDAR
 
 import hopgate
 from hopgate.cli import cli
@@ -155,7 +159,7 @@ _OPEN_SCRIPT = textwrap.dedent(
     from pathlib import Path
     import hopgate
     try:
-        hopgate.open_store(Path(sys.argv[1])).close()
+        hopgate.open_store(Path(sys.argv[1]), read_only=sys.argv[2] == "read").close()
     except Exception as exc:
         print(type(exc).__name__)
     else:
@@ -164,9 +168,9 @@ _OPEN_SCRIPT = textwrap.dedent(
 )
 
 
-def _open_elsewhere(path: Path) -> str:
+def _open_elsewhere(path: Path, mode: str = "write") -> str:
     done = subprocess.run(
-        [sys.executable, "-c", _OPEN_SCRIPT, str(path)],
+        [sys.executable, "-c", _OPEN_SCRIPT, str(path), mode],
         capture_output=True,
         text=True,
         timeout=120,
@@ -198,3 +202,91 @@ def test_close_releases_the_store_while_a_view_of_it_is_still_held(tmp_path: Pat
         assert _open_elsewhere(path) == "opened"
         hopgate.open_store(path).close()
     assert held is not None
+
+
+def _files(path: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(f.relative_to(path)): (f.stat().st_size, f.stat().st_mtime_ns)
+        for f in sorted(path.rglob("*"))
+        if f.is_file()
+    }
+
+
+@pytest.fixture
+def evaluated_store(tmp_path: Path) -> Path:
+    path = tmp_path / "store"
+    with hopgate.open_store(path) as store:
+        hopgate.load(store, CEDAR)
+        hopgate.evaluate(store)
+    return path
+
+
+_READS = (
+    ("verdicts",),
+    ("metrics", "--peers"),
+    ("gate", "--run", "sys-a"),
+    ("report", "--run", "sys-a", "--format", "json"),
+    ("explain", "sys-a/qA/o1", "--run", "sys-a"),
+    ("query", "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"),
+    ("stats",),
+    ("review", "queue"),
+    ("validate", "--run", "sys-a"),
+)
+
+
+def test_read_commands_change_no_file_of_the_store(evaluated_store: Path) -> None:
+    """Reads never write (docs/spec/records.md "Writes and reads"): opened for reading
+    only, the engine neither replays its log into new files nor compacts them."""
+    before = _files(evaluated_store)
+    for args in _READS:
+        result = CliRunner().invoke(cli, ["--store", str(evaluated_store), *args], obj={})
+        assert result.exit_code in (0, 1), (args, result.output)
+    assert _files(evaluated_store) == before
+
+
+def test_a_read_works_on_a_store_its_user_may_not_write(evaluated_store: Path) -> None:
+    """An auditor given read access to a store folder reads it, and changes nothing."""
+    # A folder of its own that others may enter (pytest's is its user's alone).
+    folder = Path(tempfile.mkdtemp(prefix="hopgate-read-only-"))
+    try:
+        store = folder / "store"
+        shutil.copytree(evaluated_store, store)
+        command = [sys.executable, "-m", "hopgate.cli", "--store", str(store), "verdicts"]
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                pytest.skip("running as root without setpriv: no unprivileged user to read as")
+            command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        for f in [folder, store, *store.rglob("*")]:
+            f.chmod(0o555 if f.is_dir() else 0o444)
+        before = _files(store)
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=120, cwd="/", check=False
+        )
+        assert done.returncode == 0, done.stderr
+        assert "sys-a/qA/o1" in done.stdout
+        assert _files(store) == before
+    finally:
+        for f in [folder, *folder.rglob("*")]:
+            f.chmod(0o755 if f.is_dir() else 0o644)
+        shutil.rmtree(folder)
+
+
+def test_readers_share_the_store_and_exclude_a_writer(evaluated_store: Path) -> None:
+    reader = hopgate.open_store(evaluated_store, read_only=True)
+    try:
+        assert _open_elsewhere(evaluated_store, "read") == "opened"
+        assert _open_elsewhere(evaluated_store, "write") == "StoreLockedError"
+        with pytest.raises(hopgate.StoreLockedError, match="in use by another process"):
+            hopgate.open_store(evaluated_store)
+        with pytest.raises(StoreError, match="opened for reading"):
+            reader.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }")
+        assert reader.select("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")[0]["n"] > 0
+    finally:
+        reader.close()
+    assert _open_elsewhere(evaluated_store, "write") == "opened"
+    writer = hopgate.open_store(evaluated_store)
+    try:
+        assert _open_elsewhere(evaluated_store, "read") == "StoreLockedError"
+    finally:
+        writer.close()

@@ -77,7 +77,7 @@ def verdicts(ctx: click.Context, run: str | None, reader: str | None, fmt: str) 
     """
 
     # The table and CSV show no judgment, source truth, contradiction or intervention.
-    found = api.verdicts(open_store(ctx), run=run, reader=reader, brief=fmt != "json")
+    found = api.verdicts(open_store(ctx, reads=True), run=run, reader=reader, brief=fmt != "json")
     note_stale({(r.run, r.stale_reason) for r in found if r.stale})
     if fmt == "json":
         # The rows as their as_dict() gives them, written without building the dicts first.
@@ -120,7 +120,7 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, reader: str | None
     Example: hopgate metrics --peers --format json
     """
 
-    result = api.metrics(open_store(ctx), run=run, peers=peers, reader=reader)
+    result = api.metrics(open_store(ctx, reads=True), run=run, peers=peers, reader=reader)
     note_stale({(m.run, m.stale_reason) for m in result.values() if m.stale})
     if fmt == "json":
         payload = {run_id: m.as_dict() for run_id, m in result.items()}
@@ -230,7 +230,7 @@ def gate(
     """
 
     result = api.gate(
-        open_store(ctx, writes=evaluate_first),
+        open_store(ctx, writes=evaluate_first, reads=not evaluate_first),
         run=run,
         evaluate=evaluate_first,
         consequential=consequential,

@@ -147,7 +147,7 @@ def export_command(
             raise UsageError("name the person signing with --by NAME (or HOPGATE_SIGNER)")
     try:
         result = api.export(
-            open_store(ctx),
+            open_store(ctx, reads=True),
             format=fmt,
             run=run,
             evaluation=evaluation,

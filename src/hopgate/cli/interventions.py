@@ -189,7 +189,7 @@ def metrics_command(ctx: click.Context, run: str | None) -> None:
     Example: hopgate interventions metrics --run sys-a
     """
 
-    for run_id, m in api.metrics(_open(ctx), run=run).items():
+    for run_id, m in api.metrics(open_store(ctx, reads=True), run=run).items():
         stale = f"; stale: {m.stale_reason}" if m.stale else ""
         click.echo(f"run {terminal(run_id)} (evaluation {terminal(m.evaluation)}{terminal(stale)})")
         if not m.interventions:

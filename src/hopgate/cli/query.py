@@ -84,7 +84,7 @@ def query(
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    result = api.query(open_store(ctx), text, params=bindings, reader=reader)
+    result = api.query(open_store(ctx, reads=True), text, params=bindings, reader=reader)
     if isinstance(result, bool):
         click.echo(json_text(result) if fmt == "json" else str(result).lower())
         return
@@ -113,7 +113,7 @@ def stats(ctx: click.Context, fmt: str) -> None:
 
     Example: hopgate stats --format json
     """
-    result = api.stats(open_store(ctx))
+    result = api.stats(open_store(ctx, reads=True))
     if fmt == "json":
         payload = {
             "records": result.records,
@@ -162,7 +162,7 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
     """
     to_stdout = output is None or str(output) == "-"
     stdout, path = (sys.stdout.buffer, None) if to_stdout else (None, output)
-    api.dump(open_store(ctx), stdout, path=path, format=fmt, graph=graph)  # type: ignore[arg-type]
+    api.dump(open_store(ctx, reads=True), stdout, path=path, format=fmt, graph=graph)  # type: ignore[arg-type]
 
 
 COMMANDS = [query, stats, dump]

@@ -24,7 +24,7 @@ from hopgate.escaping import json_text, terminal
 
 
 def _store(ctx: click.Context) -> api.Store:
-    return open_store(ctx)
+    return open_store(ctx, reads=True)
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -29,6 +29,11 @@ def _open(ctx: click.Context) -> api.Store:
     return open_store(ctx)
 
 
+def _read(ctx: click.Context) -> api.Store:
+    """The store of a command that only reads it (opened for reading only)."""
+    return open_store(ctx, reads=True)
+
+
 @click.group("review")
 def review_group() -> None:
     """What awaits adjudication, and the scores judgments changed (reads only).
@@ -53,7 +58,7 @@ def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: 
 
     Example: hopgate review queue --run sys-a
     """
-    items = api.review_queue(_open(ctx), run=run, reader=reader)
+    items = api.review_queue(_read(ctx), run=run, reader=reader)
     if fmt == "json":
         click.echo(json_text([i.as_dict() for i in items]))
         return
@@ -114,7 +119,7 @@ def judgments_command(
     Example: hopgate review judgments --subject gC2 --trust adjudicator.key.pub
     """
     found = api.review_judgments(
-        _open(ctx), subject=subject, final_only=not show_all, trust=trust, reader=reader
+        _read(ctx), subject=subject, final_only=not show_all, trust=trust, reader=reader
     )
     if fmt == "json":
         click.echo(json_text([{**j.as_dict(), "signature": sig.as_dict()} for j, sig in found]))
@@ -145,7 +150,7 @@ def agreement_command(ctx: click.Context, reader: str | None, fmt: str) -> None:
 
     Example: hopgate review agreement --format json
     """
-    found = api.review_agreement(_open(ctx), reader=reader)
+    found = api.review_agreement(_read(ctx), reader=reader)
     if fmt == "json":
         click.echo(json_text([a.as_dict() for a in found]))
         return
@@ -183,7 +188,7 @@ def changes_command(ctx: click.Context, run: str, reader: str | None, fmt: str) 
 
     Example: hopgate evaluate && hopgate review changes --run sys-a
     """
-    found = api.review_changes(_open(ctx), run=run, reader=reader)
+    found = api.review_changes(_read(ctx), run=run, reader=reader)
     if fmt == "json":
         click.echo(json_text(found.as_dict()))
         return

@@ -300,12 +300,13 @@ def reader_option(default: str = "the evaluation's reader") -> Callable[[F], F]:
     )
 
 
-def open_store(ctx: click.Context, *, writes: bool = False) -> api.Store:
+def open_store(ctx: click.Context, *, writes: bool = False, reads: bool = False) -> api.Store:
     """The store the command works on; only a writing command may create an embedded one.
 
     Reads never write (docs/spec/records.md "Writes and reads"): a read of a
-    store path that holds no store is an error, not a new empty store. The
-    store is closed when the command's context closes.
+    store path that holds no store is an error, not a new empty store, and a
+    command that only reads (``reads``) opens an embedded store for reading
+    only. The store is closed when the command's context closes.
     """
     store: api.Store
     if ctx.obj.get("remote") is not None:
@@ -316,7 +317,7 @@ def open_store(ctx: click.Context, *, writes: bool = False) -> api.Store:
             raise UsageError(
                 f"no store at {path}: `hopgate load LEDGER` makes one (or give --store PATH)"
             )
-        store = api.open_store(path)
+        store = api.open_store(path, read_only=reads and not writes)
     ctx.call_on_close(store.close)
     return store
 

@@ -156,7 +156,7 @@ def validate(
     """
 
     result = api.validate(
-        open_store(ctx),
+        open_store(ctx, reads=True),
         extra_shapes=extra_shapes,
         graph=graph,
         run=run,

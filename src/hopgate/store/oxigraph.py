@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import struct
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -10,6 +13,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pyoxigraph as ox
+
+try:
+    import fcntl
+except ImportError:  # Windows: a store opened for reading is opened as for writing
+    fcntl = None  # type: ignore[assignment]
 
 from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedError, is_disk_full
 from hopgate.library.projection import Projection
@@ -31,24 +39,72 @@ def _solution_rows(result: ox.QuerySolutions) -> list[Row]:
     return list(_solutions(result))
 
 
-class OxigraphStore(Store):
-    """The embedded store: Oxigraph on disk at ``path``, or in memory when ``path`` is None."""
+#: Shared locks on the engine's lock file, held per open file (Linux): where the system
+#: lacks them, a store opened for reading is opened as for writing, as before.
+_SHARED_LOCKS = hasattr(fcntl, "F_OFD_SETLK") if fcntl is not None else False
 
-    def __init__(self, path: Path | None = None) -> None:
+
+def _in_use(path: Path) -> StoreLockedError:
+    return StoreLockedError(
+        f"the store at {path} is in use by another process; "
+        "wait for it to finish or use another --store"
+    )
+
+
+def _shared_lock(path: Path) -> int:
+    """A shared lock on the store's engine lock file (RocksDB's ``LOCK``), held until its
+    descriptor is closed: a store opened for writing takes an exclusive lock on that file
+    (a POSIX record lock), so while any reader holds this one no writer opens the store,
+    and while a writer has it open no reader does; readers share it. An open file
+    description's lock, so that a writer in this same process conflicts with it too."""
+    assert fcntl is not None
+    try:
+        descriptor = os.open(path / "LOCK", os.O_RDONLY)
+    except FileNotFoundError:
+        raise StoreError(f"cannot open the store at {path}: it holds no store") from None
+    except OSError as exc:
+        raise StoreError(f"cannot open the store at {path}: {exc}") from None
+    try:
+        shared = struct.pack("hhqqi", fcntl.F_RDLCK, os.SEEK_SET, 0, 0, 0)
+        fcntl.fcntl(descriptor, fcntl.F_OFD_SETLK, shared)
+    except OSError as exc:
+        os.close(descriptor)
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            raise _in_use(path) from None
+        raise StoreError(f"cannot lock the store at {path}: {exc}") from None
+    return descriptor
+
+
+class OxigraphStore(Store):
+    """The embedded store: Oxigraph on disk at ``path``, or in memory when ``path`` is None.
+
+    ``read_only`` (on disk): opened for reading only, as every read command opens it
+    (docs/spec/records.md "Writes and reads"): the engine neither replays nor compacts
+    its files, so a read changes no file of the store and works on a store its user may
+    not write; readers share the store, and a writer waits for them (and they for it).
+    """
+
+    def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
         self.path = path
+        self._lock: int | None = None
+        self._read_only = read_only and path is not None and _SHARED_LOCKS
         try:
             if path is None:
                 self._store = ox.Store()
+            elif self._read_only:
+                self._lock = _shared_lock(path)
+                self._store = ox.Store.read_only(str(path))
             else:
                 path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(path))
         except (OSError, RuntimeError) as exc:  # RuntimeError: a damaged store (Corruption: ...)
+            self._release_lock()
             if "lock" in str(exc).lower():
-                raise StoreLockedError(
-                    f"the store at {path} is in use by another process; "
-                    "wait for it to finish or use another --store"
-                ) from None
+                raise _in_use(path) from None  # type: ignore[arg-type]
             raise StoreError(f"cannot open the store at {path}: {exc}") from None
+        except BaseException:
+            self._release_lock()
+            raise
         self._prologue = sparql_prologue()
         # The graphs queries may see: None for all of them (the common case),
         # else the published ones (see _visible_graphs).
@@ -73,6 +129,7 @@ class OxigraphStore(Store):
         view._dataset_known = True
         view._fixed_dataset = True
         view._owner = False
+        view._read_only = self._read_only
         view._views = self._views
         self._views.add(view)
         return view
@@ -106,6 +163,11 @@ class OxigraphStore(Store):
         return self._dataset
 
     def _changed(self) -> None:
+        if getattr(self, "_read_only", False):
+            raise StoreError(
+                f"the store at {self.path} was opened for reading; a read never writes "
+                '(docs/spec/records.md "Writes and reads")'
+            )
         if not self._fixed_dataset:
             self._dataset_known = False
 
@@ -224,6 +286,7 @@ class OxigraphStore(Store):
 
     def load_rdf(self, data: bytes, rdf_format: ox.RdfFormat, graph: str) -> None:
         """Add triples (``data`` in ``rdf_format``) to the named graph ``graph`` in one transaction."""
+        self._changed()
         try:
             self._store.load(data, format=rdf_format, to_graph=ox.NamedNode(check_iri(graph)))
         except SyntaxError as exc:
@@ -278,6 +341,8 @@ class OxigraphStore(Store):
         one of its own leaves none once it returns: any such file is a leftover.
         """
         found = self._bulk_files()
+        if found:
+            self._changed()
         for leftover in found:
             leftover.unlink(missing_ok=True)
         return found
@@ -410,9 +475,14 @@ class OxigraphStore(Store):
             raise StoreError(f"cannot add {path} to the store: {exc}") from None
 
     def flush(self) -> None:
-        """Persist pending writes (a no-op in memory)."""
-        if self.path is not None:
+        """Persist pending writes (a no-op in memory, or opened for reading)."""
+        if self.path is not None and not getattr(self, "_read_only", False):
             self._store.flush()
+
+    def _release_lock(self) -> None:
+        lock, self._lock = getattr(self, "_lock", None), None
+        if lock is not None:
+            os.close(lock)
 
     def close(self) -> None:
         """Release the on-disk lock so another process may open the store."""
@@ -427,8 +497,11 @@ class OxigraphStore(Store):
                 view._store = None
             del self._store
             self._store = None  # type: ignore[assignment]
+        # After the engine let go of its files: a writer may open the store then.
+        self._release_lock()
 
 
-def open_store(path: Path | None) -> OxigraphStore:
-    """Open the embedded store at ``path`` (created when absent), or in memory for None."""
-    return OxigraphStore(path)
+def open_store(path: Path | None, *, read_only: bool = False) -> OxigraphStore:
+    """Open the embedded store at ``path`` (created when absent, unless ``read_only``: for
+    reading only), or in memory for None."""
+    return OxigraphStore(path, read_only=read_only)
