@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import errno
 import io
-import os
-import struct
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import pyoxigraph as ox
 
-try:
-    import fcntl
-except ImportError:  # Windows: a store opened for reading is opened as for writing
-    fcntl = None  # type: ignore[assignment]
-
 from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedError, is_disk_full
 from hopgate.library.projection import Projection
+from hopgate.store import read_lock
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
 from hopgate.store.terms import bind_values, from_term, refuse_service
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF_TYPE, sparql_prologue
@@ -34,45 +27,17 @@ def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
     return (dict(zip(names, map(from_term, solution), strict=True)) for solution in result)
 
 
+_T = TypeVar("_T")
+
+
+def _kept(rows: Iterator[_T], holder: object) -> Iterator[_T]:
+    """``rows``, holding ``holder`` (a store's read lock) while they are being read."""
+    yield from rows
+
+
 def _solution_rows(result: ox.QuerySolutions) -> list[Row]:
     """A SELECT result as rows of Python values, keyed by variable name."""
     return list(_solutions(result))
-
-
-#: Shared locks on the engine's lock file, held per open file (Linux): where the system
-#: lacks them, a store opened for reading is opened as for writing, as before.
-_SHARED_LOCKS = hasattr(fcntl, "F_OFD_SETLK") if fcntl is not None else False
-
-
-def _in_use(path: Path) -> StoreLockedError:
-    return StoreLockedError(
-        f"the store at {path} is in use by another process; "
-        "wait for it to finish or use another --store"
-    )
-
-
-def _shared_lock(path: Path) -> int:
-    """A shared lock on the store's engine lock file (RocksDB's ``LOCK``), held until its
-    descriptor is closed: a store opened for writing takes an exclusive lock on that file
-    (a POSIX record lock), so while any reader holds this one no writer opens the store,
-    and while a writer has it open no reader does; readers share it. An open file
-    description's lock, so that a writer in this same process conflicts with it too."""
-    assert fcntl is not None
-    try:
-        descriptor = os.open(path / "LOCK", os.O_RDONLY)
-    except FileNotFoundError:
-        raise StoreError(f"cannot open the store at {path}: it holds no store") from None
-    except OSError as exc:
-        raise StoreError(f"cannot open the store at {path}: {exc}") from None
-    try:
-        shared = struct.pack("hhqqi", fcntl.F_RDLCK, os.SEEK_SET, 0, 0, 0)
-        fcntl.fcntl(descriptor, fcntl.F_OFD_SETLK, shared)
-    except OSError as exc:
-        os.close(descriptor)
-        if exc.errno in (errno.EAGAIN, errno.EACCES):
-            raise _in_use(path) from None
-        raise StoreError(f"cannot lock the store at {path}: {exc}") from None
-    return descriptor
 
 
 class OxigraphStore(Store):
@@ -86,25 +51,26 @@ class OxigraphStore(Store):
 
     def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
         self.path = path
-        self._lock: int | None = None
-        self._read_only = read_only and path is not None and _SHARED_LOCKS
+        # The shared lock of a store opened for reading (hopgate.store.read_lock): held by
+        # the store, its views and its pending rows, released when none is left.
+        self._lock = read_lock.acquire(path) if read_only and path is not None else None
+        self._read_only = self._lock is not None
         try:
             if path is None:
                 self._store = ox.Store()
             elif self._read_only:
-                self._lock = _shared_lock(path)
                 self._store = ox.Store.read_only(str(path))
             else:
                 path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(path))
         except (OSError, RuntimeError) as exc:  # RuntimeError: a damaged store (Corruption: ...)
-            self._release_lock()
+            self._lock = None
             if "lock" in str(exc).lower():
-                raise _in_use(path) from None  # type: ignore[arg-type]
+                raise StoreLockedError(
+                    f"the store at {path} is in use by another process; "
+                    "wait for it to finish or use another --store"
+                ) from None
             raise StoreError(f"cannot open the store at {path}: {exc}") from None
-        except BaseException:
-            self._release_lock()
-            raise
         self._prologue = sparql_prologue()
         # The graphs queries may see: None for all of them (the common case),
         # else the published ones (see _visible_graphs).
@@ -130,6 +96,7 @@ class OxigraphStore(Store):
         view._fixed_dataset = True
         view._owner = False
         view._read_only = self._read_only
+        view._lock = self._lock
         view._views = self._views
         self._views.add(view)
         return view
@@ -234,7 +201,9 @@ class OxigraphStore(Store):
         result = self._query(query, params)
         if not isinstance(result, ox.QuerySolutions):
             raise QueryError("expected a SELECT query")
-        return _solutions(result)
+        rows = _solutions(result)
+        # Rows read after close() still read the engine's files: they hold its read lock.
+        return rows if self._lock is None else _kept(rows, self._lock)
 
     def ask(self, query: str, *, params: Mapping[str, Value] | None = None) -> bool:
         """Run an ASK query with ``params`` bound to variables."""
@@ -399,8 +368,9 @@ class OxigraphStore(Store):
     def iter_graph_nquads(self, graph: str) -> Iterator[str]:
         """The quads of one graph as N-Quads lines (unsorted)."""
         node = ox.NamedNode(check_iri(graph))
-        for quad in self._store.quads_for_pattern(None, None, None, node):
-            yield f"{quad} .\n"
+        quads = (f"{quad} .\n" for quad in self._store.quads_for_pattern(None, None, None, node))
+        # Quads read after close() still read the engine's files: they hold its read lock.
+        return quads if self._lock is None else _kept(quads, self._lock)
 
     @contextmanager
     def working_copy(
@@ -444,8 +414,8 @@ class OxigraphStore(Store):
 
     def add_quads(self, quads: Iterable[ox.Quad]) -> None:
         """Add quads built in this process, in one transaction."""
-        self._store.extend(quads)
         self._changed()
+        self._store.extend(quads)
 
     @property
     def folder(self) -> Path | None:  # type: ignore[override]
@@ -469,6 +439,7 @@ class OxigraphStore(Store):
 
     def load_nquads_lenient(self, path: Path) -> None:
         """Bulk-add an N-Quads file hopgate wrote from terms a store accepted (no IRI checks)."""
+        self._changed()
         try:
             self._store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS, lenient=True)
         except (OSError, SyntaxError) as exc:
@@ -478,11 +449,6 @@ class OxigraphStore(Store):
         """Persist pending writes (a no-op in memory, or opened for reading)."""
         if self.path is not None and not getattr(self, "_read_only", False):
             self._store.flush()
-
-    def _release_lock(self) -> None:
-        lock, self._lock = getattr(self, "_lock", None), None
-        if lock is not None:
-            os.close(lock)
 
     def close(self) -> None:
         """Release the on-disk lock so another process may open the store."""
@@ -495,10 +461,11 @@ class OxigraphStore(Store):
             # cycle, until the collector's next pass) would keep the store open.
             for view in list(getattr(self, "_views", ())):
                 view._store = None
+                view._lock = None
             del self._store
             self._store = None  # type: ignore[assignment]
-        # After the engine let go of its files: a writer may open the store then.
-        self._release_lock()
+        # Released once nothing can read the engine's files (rows still being read hold it).
+        self._lock = None
 
 
 def open_store(path: Path | None, *, read_only: bool = False) -> OxigraphStore:
