@@ -555,3 +555,42 @@ def test_unbound_metrics_count_raises() -> None:
     with pytest.raises(MetricError, match="not an integer"):
         results._int(None)
     assert results._int(3) == 3
+
+
+_NOT_REQUIRED = """\
+<urn:x:cc> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://w3id.org/hopgate/ns#ClaimCase> <urn:x:bundle> .
+<urn:x:cc> <https://w3id.org/hopgate/ns#ofCase> <urn:x:case> <urn:x:bundle> .
+<urn:x:cc> <https://w3id.org/hopgate/ns#forClaim> <urn:x:c1> <urn:x:bundle> .
+<urn:x:cc> <https://w3id.org/hopgate/ns#answerability> <https://w3id.org/hopgate/ns#Answerable> <urn:x:bundle> .
+<urn:x:cc> <https://w3id.org/hopgate/ns#retrievedComplete> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> <urn:x:bundle> .
+<urn:x:cc> <https://w3id.org/hopgate/ns#answeredCorrectly> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> <urn:x:bundle> .
+<urn:x:d> <https://w3id.org/hopgate/ns#coversSpan> <urn:x:m> <urn:x:bundle> .
+<urn:x:case> <https://w3id.org/hopgate/ns#abstained> "false"^^<http://www.w3.org/2001/XMLSchema#boolean> <urn:x:load> .
+<urn:x:case> <https://w3id.org/hopgate/ns#retrieved> <urn:x:d> <urn:x:load> .
+<urn:x:case> <https://w3id.org/hopgate/ns#forQuestion> <urn:x:q> <urn:x:load> .
+<urn:x:q> <https://w3id.org/hopgate/ns#requiresClaim> <urn:x:c{required}> <urn:x:load> .
+<urn:x:set> <https://w3id.org/hopgate/ns#supportsClaim> <urn:x:c1> <urn:x:load> .
+<urn:x:set> <https://w3id.org/hopgate/ns#setStatus> <https://w3id.org/hopgate/ns#Adjudicated> <urn:x:load> .
+<urn:x:set> <http://www.w3.org/ns/prov#hadMember> <urn:x:m> <urn:x:load> .
+"""
+
+
+@pytest.mark.parametrize("required", [1, 2])
+def test_fever_precision_counts_spans_relevant_to_the_claim_the_question_requires(
+    required: int,
+) -> None:
+    """A retrieved span is relevant when it covers a member of an adjudicated set of the
+    claim the case's question requires: the rule's own text holds it on any store, not
+    only where the evaluation made the claim-case so (a review found a form that did not)."""
+    from hopgate.library.artefacts import library_query
+    from hopgate.store import IRI
+
+    store = hopgate.open_store(None)
+    store._store.load(  # type: ignore[attr-defined]
+        _NOT_REQUIRED.format(required=required).encode(), format=pyoxigraph.RdfFormat.N_QUADS
+    )
+    rows = store.select(library_query("peer-fever").text, params={"bundle": IRI("urn:x:bundle")})
+    assert (rows[0]["precisionSum"], rows[0]["precisionTerms"]) == (
+        1.0 if required == 1 else 0.0,
+        1,
+    )
