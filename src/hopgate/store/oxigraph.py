@@ -46,7 +46,8 @@ class OxigraphStore(Store):
     ``read_only`` (on disk): opened for reading only, as every read command opens it
     (docs/spec/records.md "Writes and reads"): the engine neither replays nor compacts
     its files, so a read changes no file of the store and works on a store its user may
-    not write; readers share the store, and a writer waits for them (and they for it).
+    not write; readers share the store, and a writer is refused while any reads it (and
+    a reader while a writer has it open: hopgate.store.read_lock).
     """
 
     def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
