@@ -15,7 +15,9 @@ import importlib.util
 import json
 import os
 import random
+import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -100,6 +102,34 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         required(f"the shared data is not present: {path} (see {SHARED_DATA / 'README.md'})")
     return path
+
+
+_OPEN_ELSEWHERE = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    import hopgate
+    try:
+        hopgate.open_store(Path(sys.argv[1]), read_only=sys.argv[2] == "read").close()
+    except Exception as exc:
+        print(type(exc).__name__)
+    else:
+        print("opened")
+    """
+)
+
+
+def open_elsewhere(path: Path, mode: str = "write") -> str:
+    """Open the store at ``path`` in another process (``mode`` "write" or "read"), close
+    it: "opened", or the name of the exception the open raised."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OPEN_ELSEWHERE, str(path), mode],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout.strip()
 
 
 def keep_bundle_snapshot(store: hopgate.Store, bundle: str, scratch: Path) -> None:

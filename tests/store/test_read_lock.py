@@ -8,12 +8,10 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import open_elsewhere
 
 import hopgate
 from hopgate.store import read_lock
@@ -22,31 +20,6 @@ from hopgate.vocab import CATALOG_GRAPH
 pytestmark = pytest.mark.skipif(
     not read_lock.AVAILABLE, reason="no open file description locks on this system"
 )
-
-_OPEN = textwrap.dedent(
-    """
-    import sys
-    from pathlib import Path
-    import hopgate
-    try:
-        hopgate.open_store(Path(sys.argv[1]), read_only=sys.argv[2] == "read").close()
-    except Exception as exc:
-        print(type(exc).__name__)
-    else:
-        print("opened")
-    """
-)
-
-
-def _elsewhere(path: Path, mode: str = "write") -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", _OPEN, str(path), mode],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture
@@ -67,7 +40,7 @@ def test_a_refused_reader_leaves_this_process_s_writer_its_lock(store_path: Path
     try:
         with pytest.raises(hopgate.StoreLockedError, match="open for writing in this process"):
             hopgate.open_store(store_path, read_only=True)
-        assert _elsewhere(store_path) == "StoreLockedError"
+        assert open_elsewhere(store_path) == "StoreLockedError"
         writer.update(f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> {{ <urn:x> <urn:y> <urn:z> }} }}")
     finally:
         writer.close()
@@ -80,10 +53,10 @@ def test_a_refused_reader_leaves_this_process_s_writer_its_lock(store_path: Path
 
 def test_a_reader_dropped_without_close_lets_a_writer_in(store_path: Path) -> None:
     reader = hopgate.open_store(store_path, read_only=True)
-    assert _elsewhere(store_path) == "StoreLockedError"
+    assert open_elsewhere(store_path) == "StoreLockedError"
     del reader
     gc.collect()
-    assert _elsewhere(store_path) == "opened"
+    assert open_elsewhere(store_path) == "opened"
 
 
 @pytest.mark.parametrize("rows", ["select_rows", "iter_graph_nquads"])
@@ -95,10 +68,10 @@ def test_rows_still_read_after_close_hold_the_lock(store_path: Path, rows: str) 
         pending = reader.iter_graph_nquads(CATALOG_GRAPH)
     first = next(pending)
     reader.close()
-    assert _elsewhere(store_path) == "StoreLockedError"
+    assert open_elsewhere(store_path) == "StoreLockedError"
     assert len([first, *pending]) == 2
     del pending
-    assert _elsewhere(store_path) == "opened"
+    assert open_elsewhere(store_path) == "opened"
 
 
 def _descriptors_on(path: Path) -> int:
@@ -117,7 +90,7 @@ def test_a_forked_child_does_not_hold_the_store(store_path: Path) -> None:
         with context.Pool(1) as pool:
             assert pool.apply(_descriptors_on, (store_path,)) == 0
         assert _descriptors_on(store_path) == 1
-        assert _elsewhere(store_path) == "StoreLockedError"  # the parent still holds it
+        assert open_elsewhere(store_path) == "StoreLockedError"  # the parent still holds it
     finally:
         reader.close()
 
@@ -130,4 +103,4 @@ def test_a_copy_without_its_lock_file_is_read(store_path: Path, tmp_path: Path) 
     assert not (copy / "LOCK").exists()
     with hopgate.open_store(copy, read_only=True) as reader:
         assert reader.select("SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }")[0]["n"] == 2
-    assert _elsewhere(copy) == "opened"
+    assert open_elsewhere(copy) == "opened"

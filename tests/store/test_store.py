@@ -14,12 +14,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CEDAR
+from conftest import CEDAR, open_elsewhere
 
 import hopgate
 from hopgate.cli import cli
@@ -153,41 +152,15 @@ def test_a_read_of_a_missing_store_is_an_error_and_creates_nothing(tmp_path: Pat
     assert not typo.exists()
 
 
-_OPEN_SCRIPT = textwrap.dedent(
-    """
-    import sys
-    from pathlib import Path
-    import hopgate
-    try:
-        hopgate.open_store(Path(sys.argv[1]), read_only=sys.argv[2] == "read").close()
-    except Exception as exc:
-        print(type(exc).__name__)
-    else:
-        print("opened")
-    """
-)
-
-
-def _open_elsewhere(path: Path, mode: str = "write") -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", _OPEN_SCRIPT, str(path), mode],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
 def test_a_store_in_use_is_locked_for_another_process(tmp_path: Path) -> None:
     path = tmp_path / "store"
     store = hopgate.open_store(path)
     try:
-        assert _open_elsewhere(path) == "StoreLockedError"
+        assert open_elsewhere(path) == "StoreLockedError"
         assert issubclass(hopgate.StoreLockedError, hopgate.StoreError)
     finally:
         store.close()
-    assert _open_elsewhere(path) == "opened"
+    assert open_elsewhere(path) == "opened"
 
 
 def test_close_releases_the_store_while_a_view_of_it_is_still_held(tmp_path: Path) -> None:
@@ -199,7 +172,7 @@ def test_close_releases_the_store_while_a_view_of_it_is_still_held(tmp_path: Pat
     held = store.view([]).view([])  # a view of a view too
     with paused_gc():
         store.close()
-        assert _open_elsewhere(path) == "opened"
+        assert open_elsewhere(path) == "opened"
         hopgate.open_store(path).close()
     assert held is not None
 
@@ -275,8 +248,8 @@ def test_a_read_works_on_a_store_its_user_may_not_write(evaluated_store: Path) -
 def test_readers_share_the_store_and_exclude_a_writer(evaluated_store: Path) -> None:
     reader = hopgate.open_store(evaluated_store, read_only=True)
     try:
-        assert _open_elsewhere(evaluated_store, "read") == "opened"
-        assert _open_elsewhere(evaluated_store, "write") == "StoreLockedError"
+        assert open_elsewhere(evaluated_store, "read") == "opened"
+        assert open_elsewhere(evaluated_store, "write") == "StoreLockedError"
         with pytest.raises(hopgate.StoreLockedError, match="in use by another process"):
             hopgate.open_store(evaluated_store)
         with pytest.raises(StoreError, match="opened for reading"):
@@ -284,9 +257,9 @@ def test_readers_share_the_store_and_exclude_a_writer(evaluated_store: Path) -> 
         assert reader.select("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")[0]["n"] > 0
     finally:
         reader.close()
-    assert _open_elsewhere(evaluated_store, "write") == "opened"
+    assert open_elsewhere(evaluated_store, "write") == "opened"
     writer = hopgate.open_store(evaluated_store)
     try:
-        assert _open_elsewhere(evaluated_store, "read") == "StoreLockedError"
+        assert open_elsewhere(evaluated_store, "read") == "StoreLockedError"
     finally:
         writer.close()

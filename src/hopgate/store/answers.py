@@ -409,8 +409,9 @@ def _answer(
         for name, params in recorded_requests()
         if _group(name) in groups
     ]
-    if queue is not None and _group(RUN_QUEUE) in groups and queue_table is None:
-        asked, run = queue  # not a bundle query: only ?run is bound
+    queued = queue if _group(RUN_QUEUE) in groups else None
+    if queued is not None and queue_table is None:
+        asked, run = queued  # not a bundle query: only ?run is bound
         requests.append((RUN_QUEUE, queue_request(run), asked, {"run": IRI(run)}))
 
     def answer(
@@ -426,8 +427,8 @@ def _answer(
     with ThreadPoolExecutor(max_workers=threads) as pool:
         for group, request, table in pool.map(answer, requests):
             tables[group][request] = table
-    if queue is not None and _group(RUN_QUEUE) in groups and queue_table is not None:
-        tables[_group(RUN_QUEUE)][_request(RUN_QUEUE, queue_request(queue[1]))] = (
+    if queued is not None and queue_table is not None:
+        tables[_group(RUN_QUEUE)][_request(RUN_QUEUE, queue_request(queued[1]))] = (
             queue_table.result()
         )
     return tables
