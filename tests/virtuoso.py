@@ -90,14 +90,18 @@ def _ini(
         ("SPARQL", "MaxQueryExecutionTime"): "3600",
         ("SPARQL", "MaxQueryCostEstimationTime"): "0",
     }
-    replacements = {**paths, **({} if packaged else limits), **(settings or {})}
-    # Not in the packaged ini. One load is one transaction when it is
-    # published (MOVE): at 100k claims (13M triples) it overran the default
-    # 50 MB after-image limit (SR325). The value is read as 32 bits: 50 GB
-    # wrapped to a limit that refused every 4 MB upload.
-    additions: dict[str, list[str]] = (
-        {} if packaged else {"Parameters": ["TransactionAfterImageLimit = 2000000000"]}
-    )
+    # Not in the packaged ini. A rule step of an evaluation on the server is one
+    # transaction (and a load was, when it was published by one MOVE: at 100k
+    # claims, 13M triples, it overran the default 50 MB after-image limit, SR325).
+    # The value is read as 32 bits: 50 GB wrapped to a limit that refused every
+    # 4 MB upload.
+    extra = {} if packaged else {("Parameters", "TransactionAfterImageLimit"): "2000000000"}
+    replacements = {**paths, **({} if packaged else limits), **extra, **(settings or {})}
+    present = _keys(PACKAGED_INI.read_text("utf-8"))
+    additions: dict[str, list[str]] = {}
+    for (section, key), value in replacements.items():
+        if (section, key) not in present:
+            additions.setdefault(section, []).append(f"{key} = {value}")
     lines = []
     section = ""
     for line in PACKAGED_INI.read_text("utf-8").splitlines():
@@ -113,6 +117,19 @@ def _ini(
                 line = f"{key} = {replacements[(section, key)]}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _keys(ini: str) -> set[tuple[str, str]]:
+    """The (section, key) pairs an ini text sets."""
+    found = set()
+    section = ""
+    for line in ini.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section = stripped[1:-1]
+        elif "=" in stripped and not stripped.startswith(";"):
+            found.add((section, stripped.split("=", 1)[0].strip()))
+    return found
 
 
 @dataclass

@@ -482,31 +482,3 @@ def test_an_upload_with_a_repeated_triple_arrives_whole(oxigraph: Any, tmp_path:
     store.add_graph(path, graph)
     assert store.count(graph) == 50
     store.remove_graph(graph)
-
-
-def test_a_graph_beyond_one_transaction_is_refused_before_its_upload(
-    packaged_store: RemoteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Virtuoso publishes a new graph in one transaction, whose log its (32-bit)
-    TransactionAfterImageLimit caps: the packaged 50,000,000 bytes here. A graph whose
-    triples pass it at the fewest bytes a triple measured is refused before anything is
-    sent (a 1M-claim load learnt it after a 33-minute upload); one that fits is published.
-    The bytes a triple are raised here so that a small file passes the packaged limit."""
-    from hopgate.store.remote import limits, uploads
-
-    monkeypatch.setattr(limits, "AFTER_IMAGE_BYTES_PER_TRIPLE", 10_000)  # 5,000 triples
-    graph = f"https://w3id.org/hopgate/id/test/large-{uuid.uuid4().hex}"
-    path = tmp_path / "large.nq"
-    path.write_text(
-        "".join(f'<urn:x:s{n}> <urn:x:p> "{n}" <{graph}> .\n' for n in range(5_001)),
-        encoding="utf-8",
-    )
-    staged_before = packaged_store._graph_size(uploads.staging_graph(graph))
-    with pytest.raises(StoreError, match=r"its 5,001 triples are more than Virtuoso can publish"):
-        packaged_store.add_graph(path, graph)
-    assert packaged_store._graph_size(uploads.staging_graph(graph)) == staged_before == 0
-    assert graph not in packaged_store.graphs()
-    path.write_text(path.read_text("utf-8").split("\n", 1)[1], encoding="utf-8")  # 5,000
-    packaged_store.add_graph(path, graph)
-    assert packaged_store.count(graph) == 5_000
-    packaged_store.remove_graph(graph)

@@ -53,16 +53,18 @@ VIRTUOSO_SETTINGS = (
     ("SPARQL", "MaxQueryExecutionTime", None),
     ("Parameters", "TransactionAfterImageLimit", "50000000"),
 )
-#: Bytes of Virtuoso's transaction log (its after-image) that publishing a new graph in one
-#: transaction takes for each triple, at least: 28.4-39.8 measured at 264k triples and
-#: 24.4-30.5 at 1.64M (bench/README.md "6 December, midday"). A graph of more triples than
-#: ``TransactionAfterImageLimit`` divided by this is refused (SR325), after its upload.
+#: Bytes of Virtuoso's transaction log (its after-image) that writing a triple in one
+#: transaction takes, at least: 28.4-39.8 measured at 264k triples and 24.4-30.5 at 1.64M,
+#: when a load was published by one ``MOVE`` (bench/README.md "6 December, midday").
+#: Loads are now written in batches, each its own transaction; an update of more triples
+#: than ``TransactionAfterImageLimit`` divided by this (a rule step of an evaluation on
+#: the server writes its answers in one) is refused (SR325).
 AFTER_IMAGE_BYTES_PER_TRIPLE = 24
 
 
-def one_load_triples(limit: int) -> int:
-    """The most triples one load can hold when Virtuoso's ``TransactionAfterImageLimit`` is
-    ``limit`` bytes (its 32-bit maximum, 2,147,483,647, gives some 89M)."""
+def one_transaction_triples(limit: int) -> int:
+    """The most triples one update can write when Virtuoso's ``TransactionAfterImageLimit``
+    is ``limit`` bytes (its 32-bit maximum, 2,147,483,647, gives some 89M)."""
     return limit // AFTER_IMAGE_BYTES_PER_TRIPLE
 
 
@@ -265,9 +267,10 @@ def virtuoso_findings(limits: Limits, *, client_timeout: float) -> list[Finding]
             Finding(
                 "transaction size",
                 "note",
-                f"a transaction's log is capped at {image:,} bytes; hopgate publishes each "
-                "load in one transaction, and a larger load is refused whole (SR325): "
-                f"one load may hold about {one_load_triples(image):,} triples",
+                f"a transaction's log is capped at {image:,} bytes; each rule step of an "
+                "evaluation on the server writes its answers in one transaction, and a "
+                "larger one is refused whole (SR325): one step may write about "
+                f"{one_transaction_triples(image):,} triples",
                 change_image,
             )
         )
@@ -276,8 +279,8 @@ def virtuoso_findings(limits: Limits, *, client_timeout: float) -> list[Finding]
             Finding(
                 "transaction size",
                 "ok",
-                f"limit {image:,} bytes: one load may hold about {one_load_triples(image):,} "
-                "triples (a larger ledger is loaded as several files)"
+                f"limit {image:,} bytes: one rule step may write about "
+                f"{one_transaction_triples(image):,} triples"
                 if image
                 else "limit unknown",
             )

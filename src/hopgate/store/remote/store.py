@@ -429,9 +429,10 @@ class RemoteStore(Caches, Reads, Store):
         self._update(f"DROP SILENT GRAPH <{check_iri(graph)}>", idempotent=True)
 
     def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
-        """Write an N-Quads file of one new graph through its staging graph, then publish it.
+        """Write an N-Quads file of one new graph in place, in batches, checked whole.
 
-        ``trusted`` says hopgate wrote the file, each triple once (an
+        The graph is not published: hopgate's reads see it once its catalog
+        entry is added (:func:`hopgate.store.publish.publish`). ``trusted`` says hopgate wrote the file, each triple once (an
         evaluation's bundle): the arrival check then counts lines instead of
         keeping a set of the triples. The server parses what it is sent either way.
 
@@ -444,11 +445,11 @@ class RemoteStore(Caches, Reads, Store):
         exists = self._json(f"ASK {{ GRAPH <{check_iri(graph)}> {{ ?s ?p ?o }} }}", dataset=False)
         if boolean(exists.get("boolean")):
             raise StoreError(f"the graph {graph} is already in the store")
-        self._publish(path, move=True, only=graph, distinct=trusted)
+        self._publish(path, only=graph, distinct=trusted)
 
     def add_nquads(self, path: Path) -> None:
         """Add the quads of an N-Quads file, all or nothing (staged, then one ADD request)."""
-        self._publish(path, move=False, only=None)
+        self._publish(path, only=None)
 
 
 __all__ = ["RemoteStore"]

@@ -1,11 +1,17 @@
-"""Writes to the remote store: staging graphs, batches, N-Quads splitting, one publish.
+"""Writes to the remote store: batches, N-Quads splitting, all or nothing.
 
-All or nothing: a new graph is written into a staging graph (outside the
-dataset, so invisible to every query) and published by one ``MOVE`` only
-when every batch was acknowledged and the staging graph holds every triple;
-a failure part-way leaves only the staging graph, which the next attempt
-drops first. Several graphs at once (``add_nquads``) are published by one
-update request of ``ADD`` operations (one transaction on the server).
+A new graph (a load's, a bundle) is written where it stays, in batches of a
+few MB, each the server's own small transaction, and checked whole (the
+server's count against the triples sent); hopgate's reads see it only once its
+catalog entry is added (:mod:`hopgate.store.publish`), and a failure part-way
+drops it. Triples added to existing graphs (``add_nquads``: a catalog entry)
+are staged in private staging graphs and published by one update request of
+``ADD`` operations (one transaction on the server).
+
+A new graph was once staged too and published by one ``MOVE``: one
+transaction as large as the graph, which a 44M-triple part grew Virtuoso's
+memory by 13 GB for, and which Virtuoso's 32-bit after-image limit caps at some
+75M triples (bench/README.md "7 December, morning: publishing without a MOVE").
 """
 
 from __future__ import annotations
@@ -22,8 +28,6 @@ from typing import Any
 
 from hopgate.errors import StoreError
 from hopgate.store.base import check_iri
-from hopgate.store.remote import limits as limits_module
-from hopgate.store.remote.limits import one_load_triples
 from hopgate.store.remote.transport import Transport
 from hopgate.store.remote.values import integer, rows
 
@@ -36,9 +40,6 @@ DEFAULT_BATCH_BYTES = 4_000_000
 UPDATE_BATCH_TRIPLES = 1_000
 #: Write batches in flight at once.
 WRITE_WORKERS = 2
-#: The fewest bytes an N-Quads line of a graph hopgate writes takes (four IRIs or
-#: literals, spaces, the dot): a file this many times the limit's triples may fit.
-SHORTEST_LINE = 20
 
 
 def staging_graph(graph: str, private: str = "") -> str:
@@ -64,59 +65,27 @@ class Uploads(Transport):
         found = rows(body)
         return integer(found[0]["n"]) if found else 0
 
-    def _refuse_beyond_one_transaction(self, path: Path) -> None:
-        """Refuse, before any upload, a file too large for one transaction on this server.
+    def _publish(self, path: Path, *, only: str | None, distinct: bool = False) -> None:
+        """Write every graph of ``path``, check each arrived whole, publish.
 
-        Virtuoso refuses to publish a graph whose transaction log passes its
-        ``TransactionAfterImageLimit`` (SR325), a 32-bit setting (about 2 GB at
-        most): some 75M triples, 600k claims of ``bench/``'s ledgers. A 1M-claim
-        load learnt it after a 33-minute upload; this counts the file's lines
-        first (a few seconds a GB) when its size could pass the limit, and
-        refuses only what passes it at the fewest bytes a triple measured.
+        With ``only``, ``path`` holds that one new graph, written in place and
+        published by its catalog entry (the caller's); otherwise each graph is
+        staged under a name private to this write and the staged graphs are
+        added to theirs in one request. The check compares the server's count of
+        each written graph with the distinct triples sent. With ``distinct`` the
+        file holds each triple once (hopgate wrote it), so that is its line
+        count and no set of the triples is kept: the client's memory does not
+        grow with the file. Otherwise each triple's hash is kept, 8 bytes a
+        triple, and the distinct ones counted at the end (:func:`_distinct`).
         """
-        limits = self.limits()
-        limit = limits.setting("TransactionAfterImageLimit") if limits.kind == "virtuoso" else None
-        if limit is None or limit <= 0:
-            return
-        most = one_load_triples(limit)
-        if path.stat().st_size <= most * SHORTEST_LINE:
-            return
-        lines = 0
-        with path.open("rb") as data:
-            while chunk := data.read(1 << 24):
-                lines += chunk.count(b"\n")
-        if lines > most:
-            raise StoreError(
-                f"its {lines:,} triples are more than Virtuoso can publish in one "
-                f"transaction: at least {limits_module.AFTER_IMAGE_BYTES_PER_TRIPLE} bytes of its "
-                f"transaction log each, and its [Parameters] TransactionAfterImageLimit "
-                f"is {limit:,} (read as 32 bits: 2,147,483,647 at most); load the ledger "
-                f"in parts of at most {most:,} triples, one file after another; nothing "
-                "was sent"
-            )
+        written: set[str] = set()
+        # Two clients adding to one graph at once (their catalog entries) each
+        # stage their own triples, instead of one dropping, counting and
+        # publishing the other's.
+        private = f"{uuid.uuid4().hex}:"
 
-    def _publish(self, path: Path, *, move: bool, only: str | None, distinct: bool = False) -> None:
-        """Stage every graph of ``path``, check each arrived whole, publish in one request.
-
-        The check compares the server's count of each staging graph with the
-        distinct triples sent. With ``distinct`` the file holds each triple
-        once (hopgate wrote it), so that is its line count and no set of the
-        triples is kept: the client's memory does not grow with the file.
-        Otherwise each triple's hash is kept, 8 bytes a triple, and the
-        distinct ones counted at the end (:func:`_distinct`).
-        """
-        if move:
-            self._refuse_beyond_one_transaction(path)
-        staged: set[str] = set()
-        # A new graph is staged under a name of its own, which the next attempt
-        # at the same graph drops first. Triples added to existing graphs (a
-        # catalog entry) are staged under a name private to this write: two
-        # clients publishing at once each stage their own entry, instead of one
-        # dropping, counting and publishing the other's.
-        private = "" if move else f"{uuid.uuid4().hex}:"
-
-        def staging(graph: str) -> str:
-            return staging_graph(graph, private)
+        def target(graph: str) -> str:
+            return graph if only is not None else staging_graph(graph, private)
 
         seen: dict[str, array[int]] = defaultdict(lambda: array("q"))
         lines_of: dict[str, int] = defaultdict(int)
@@ -132,40 +101,41 @@ class Uploads(Transport):
                 for graph, triples in graph_batches(lines, self.batch_bytes, most, path, only):
                     if only is not None and graph != only:
                         raise StoreError(f"{path}: a quad of graph {graph} is not in {only}")
-                    if graph not in staged:
-                        # A stale staging graph is what an interrupted attempt left.
-                        _wait(sent)
-                        self._update(f"DROP SILENT GRAPH <{staging(graph)}>", idempotent=True)
-                        staged.add(graph)
+                    written.add(graph)
                     # What must arrive: the server keeps each distinct triple once.
                     if distinct:
                         lines_of[graph] += len(triples)
                     else:
                         seen[graph].extend(map(hash, triples))
-                    sent.append(pool.submit(self._send_batch, staging(graph), triples))
+                    sent.append(pool.submit(self._send_batch, target(graph), triples))
                     if len(sent) > 2 * self.write_workers:
                         # Bounded: at most a few batches wait in memory.
                         sent.pop(0).result()
                 _wait(sent)
-            for graph in staged:
-                arrived = self._graph_size(staging(graph))
+            for graph in written:
+                arrived = self._graph_size(target(graph))
                 expected = lines_of[graph] if distinct else _distinct(seen[graph])
                 if arrived != expected:
                     raise StoreError(
                         f"{path}: {arrived} of {expected} triples of {graph} "
                         "reached the server; nothing was published"
                     )
-            verb = "MOVE" if move else "ADD"
-            operations = [f"{verb} <{staging(g)}> TO <{g}>" for g in sorted(staged)]
-            if not move:
-                operations += [f"DROP SILENT GRAPH <{staging(g)}>" for g in sorted(staged)]
-            if operations:
-                self._update(" ;\n".join(operations))
+            if only is None and written:
+                staged = sorted(written)
+                self._update(
+                    " ;\n".join(
+                        [f"ADD <{target(g)}> TO <{g}>" for g in staged]
+                        + [f"DROP SILENT GRAPH <{target(g)}>" for g in staged]
+                    )
+                )
         except BaseException:
-            for graph in staged:
-                # When the server is gone, the next attempt drops it first.
+            for graph in written:
+                # A new graph did not exist before this write (add_graph asked),
+                # so what it holds is this write's. When the server is gone, it
+                # stays unpublished, which hopgate's reads never see (a load of
+                # the same ledger removes it first).
                 with contextlib.suppress(StoreError):
-                    self._update(f"DROP SILENT GRAPH <{staging(graph)}>")
+                    self._update(f"DROP SILENT GRAPH <{target(graph)}>")
             raise
 
     def _send_batch(self, staging: str, triples: list[str]) -> None:
