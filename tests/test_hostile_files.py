@@ -238,6 +238,9 @@ def test_service_in_a_query_is_refused_without_a_request(
             "FILTER(?service != service:SERVICE) }",
         )
         assert rows == [{"service": "SERVICE <http://example.org/>"}]
+        # A dataset of the query's own is refused too (a server would read unpublished graphs).
+        with pytest.raises(QueryError, match="FROM and FROM NAMED are refused"):
+            hopgate.query(memory, "SELECT * FROM NAMED <https://example.org/g> { ?s ?p ?o }")
 
 
 def test_the_reference_engine_makes_no_request_for_a_from_clause(

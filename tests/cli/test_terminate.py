@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import bench_module
@@ -55,3 +56,38 @@ def test_a_load_stopped_by_sigterm_leaves_no_files_and_no_graph(tmp_path: Path) 
     with hopgate.open_store(store) as opened:
         assert opened.graphs() == []
         assert opened.unpublished_graphs() == []
+
+
+def test_a_load_on_a_server_stopped_by_sigterm_ends_its_upload_and_removes_it(
+    tmp_path: Path, oxigraph: Any
+) -> None:
+    """A server's upload runs in batches beside the command's main thread: SIGTERM ends it
+    at its next batch and the graph it was writing is dropped. Before, the command waited
+    for the whole upload and left it on the server, unpublished."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("signals as on Linux")
+    from hopgate.ingest.ledger import file_digest
+    from hopgate.ingest.loader import graph_for_digest
+    from hopgate.store.remote import RemoteStore
+
+    ledger = _ledger(tmp_path / "ledger.jsonl", 600)
+    graph = graph_for_digest(file_digest(ledger))
+    # INSERT DATA batches of 1,000 triples (no Graph Store endpoint): many requests.
+    server = ["--endpoint", oxigraph.endpoint, "--update-endpoint", oxigraph.update_endpoint]
+    store = RemoteStore(oxigraph.endpoint, update_endpoint=oxigraph.update_endpoint)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hopgate.cli", "-q", *server, "load", str(ledger)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while store.count(graph) < 5_000 and process.poll() is None:
+        assert time.monotonic() < deadline, "the upload never started"
+        time.sleep(0.05)
+    assert process.poll() is None, "the load ended before it could be stopped"
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == TERMINATED, stderr
+    assert store.count(graph) == 0
+    assert store.graphs() == []

@@ -28,7 +28,7 @@ import hopgate
 from hopgate import ids
 from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
-from hopgate.errors import HopgateError, StoreError
+from hopgate.errors import HopgateError, QueryError, StoreError
 from hopgate.ingest.ledger import file_digest
 from hopgate.ingest.loader import graph_for_digest
 from hopgate.library.artefacts import library_queries, library_update
@@ -41,7 +41,7 @@ from hopgate.store.remote import RemoteStore, bind_update
 from hopgate.store.remote.doctor import check_server
 from hopgate.store.remote.uploads import graph_batches, split_quad
 from hopgate.store.remote.values import term_value
-from hopgate.vocab import CATALOG_GRAPH, HG, PROV, RDF
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE, PROV, RDF
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -234,6 +234,32 @@ def test_an_unpublished_graph_is_not_in_the_store(remote: RemoteStore, tmp_path:
     assert not hopgate.load(remote, CEDAR).already_loaded
     assert remote.graphs() == embedded.graphs()
     assert _records(remote) == _records(embedded)
+
+
+def test_a_query_naming_its_own_dataset_is_refused(remote: RemoteStore, tmp_path: Path) -> None:
+    """Virtuoso adds a query's FROM graphs to the dataset the request names, so `FROM <g>`
+    read a graph no catalog entry publishes (one being written, whose withheld texts the
+    reader filter does not know yet). FROM and FROM NAMED are refused; GRAPH <g> of an
+    unpublished graph answers nothing."""
+    hopgate.load(remote, CEDAR)
+    graph = f"{ID_BASE}test/being-written"
+    path = tmp_path / "written.nq"
+    path.write_text(f'<urn:x:s> <urn:x:p> "not yet published" <{graph}> .\n', encoding="utf-8")
+    remote.add_graph(path, graph)  # written whole, not catalogued
+    try:
+        for text in (
+            f"SELECT ?o FROM <{graph}> WHERE {{ ?s ?p ?o }}",
+            f"SELECT ?o FROM NAMED <{graph}> WHERE {{ GRAPH ?g {{ ?s ?p ?o }} }}",
+            f"ask from <{graph}> {{ ?s ?p ?o }}",
+        ):
+            with pytest.raises(QueryError, match="FROM and FROM NAMED are refused"):
+                hopgate.query(remote, text)
+        assert hopgate.query(remote, f"SELECT ?o WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}") == []
+        # The word in a string, a prefixed name or a variable is no FROM clause.
+        rows = hopgate.query(remote, 'SELECT ?from WHERE { BIND("FROM <x>" AS ?from) }')
+        assert rows == [{"from": "FROM <x>"}]
+    finally:
+        remote.remove_graph(graph)
 
 
 def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:
@@ -587,7 +613,7 @@ def test_an_unanswered_query_is_reported_once_not_resent() -> None:
 
 
 @pytest.mark.slow
-def test_killed_mid_load_leaves_no_partial_graph(tmp_path: Path, virtuoso: Any) -> None:
+def test_killed_mid_load_leaves_no_graph_visible(tmp_path: Path, virtuoso: Any) -> None:
     """Kill the server while batches arrive; after a restart nothing is visible; a retry completes."""
     from virtuoso import PASSWORD, USER, VirtuosoServer
 

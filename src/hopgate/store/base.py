@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
+from threading import Event
 from typing import BinaryIO, Literal, TypeAlias
 
 import pyoxigraph as ox
@@ -70,12 +71,17 @@ class Store(ABC):
         """Add the quads of an N-Quads file, all or nothing."""
 
     @abstractmethod
-    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+    def add_graph(
+        self, path: Path, graph: str, *, trusted: bool = False, stop: Event | None = None
+    ) -> None:
         """Add an N-Quads file whose quads all belong to ``graph``, a graph not yet in the store.
 
         The fast path for big loads: on failure the graph is removed again, so
         the store is left as it was. ``trusted``: hopgate wrote the file from
         terms the store already holds, so a store may skip checking its IRIs.
+        ``stop``, set by another thread, ends the write early where the store
+        can (a server's batches), as a failure does; the embedded engine's bulk
+        load runs to its end.
         """
 
     @abstractmethod

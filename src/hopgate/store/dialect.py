@@ -260,6 +260,18 @@ def uses_service(query: str) -> bool:
     )
 
 
+_FROM = re.compile(r"(?<![\w:?$.-])FROM(?![\w:-])", re.IGNORECASE)
+
+
+def uses_from(query: str) -> bool:
+    """Whether ``query`` holds the keyword FROM (``FROM <g>``, ``FROM NAMED <g>``) outside
+    strings, IRIs and comments: a dataset of its own (refused by
+    :func:`hopgate.store.terms.refuse_dataset_clause`)."""
+    return any(
+        not _inside_comment_or_string(query, match.start()) for match in _FROM.finditer(query)
+    )
+
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

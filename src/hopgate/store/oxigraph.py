@@ -7,6 +7,7 @@ import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from threading import Event
 from typing import BinaryIO, TypeVar
 
 import pyoxigraph as ox
@@ -15,7 +16,7 @@ from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedErr
 from hopgate.library.projection import Projection
 from hopgate.store import read_lock
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
-from hopgate.store.terms import bind_values, from_term, refuse_service
+from hopgate.store.terms import bind_values, from_term, refuse_dataset_clause, refuse_service
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF_TYPE, sparql_prologue
 
 
@@ -224,6 +225,7 @@ class OxigraphStore(Store):
         self, query: str, *, params: Mapping[str, Value] | None = None
     ) -> list[Row] | bool | bytes:
         """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
+        refuse_dataset_clause(query)
         result = self._query(query, params)
         if isinstance(result, ox.QueryBoolean):
             return bool(result)
@@ -262,7 +264,9 @@ class OxigraphStore(Store):
         except SyntaxError as exc:
             raise StoreError(f"cannot add triples to {graph}: {exc}") from None
 
-    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+    def add_graph(
+        self, path: Path, graph: str, *, trusted: bool = False, stop: Event | None = None
+    ) -> None:
         """Bulk-load a new named graph from N-Quads; remove it again on failure.
 
         On disk, Oxigraph's bulk loader writes sorted files directly (faster

@@ -6,8 +6,9 @@ own (removed again on failure), while their snapshots (the caches
 :mod:`hopgate.store.snapshots` keeps) are cut from the same file, and hidden
 from every query until the catalog entry that publishes them, with the
 snapshots' digests, is added in one small transaction. A process killed
-before that leaves an unpublished graph, which the next write discards with
-its snapshots (:func:`hopgate.store.snapshots.discard_unpublished`); the
+before that leaves an unpublished graph, which the next write to the embedded
+store discards with its snapshots (:func:`hopgate.store.snapshots.discard_unpublished`;
+on a server only a load of the same ledger does); the
 crash tests kill the process at each step (:mod:`hopgate.faults`).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from threading import Event
 
 from hopgate import faults
 from hopgate.library.projection import Projection
@@ -60,19 +62,26 @@ def publish(
     # on the evaluation's bundle each is about half of publishing it
     # (bench/README.md "Publishing"); so does the evaluation's recording of
     # its answers, read from the same file. Their failures are handled alike.
+    stop = Event()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgate-bulk") as pool:
-        added = pool.submit(store.add_graph, quads, graph, trusted=trusted)
+        added = pool.submit(store.add_graph, quads, graph, trusted=trusted, stop=stop)
         try:
             kept = snapshots.keep(store, quads, graph, list(projections))
             if caches is not None:
                 kept += caches()
         except BaseException:
-            _undo(store, graph, added)
+            _undo(store, graph, added, stop)
             raise
         try:
             added.result()  # add_graph removed what it wrote if it failed
         except BaseException:
-            snapshots.remove(store, graph)
+            if not added.done() or added.exception() is None:
+                # Stopped in this thread (SIGTERM, Ctrl-C) while the write ran or just
+                # after it ended: a server's upload ends at its next batch, and what
+                # was written goes.
+                _undo(store, graph, added, stop)
+            else:
+                snapshots.remove(store, graph)
             raise
     if written is not None:
         try:
@@ -120,9 +129,11 @@ def publish_records(
     )
 
 
-def _undo(store: Store, graph: str, added: Future[None]) -> None:
-    """After a failed snapshot: wait for the bulk write, then remove the graph and any snapshot."""
-    # Waits; a failed add_graph cleaned up after itself, and the snapshot's error is raised.
+def _undo(store: Store, graph: str, added: Future[None], stop: Event) -> None:
+    """After a failure beside the bulk write: stop it where the store can, wait for it, then
+    remove the graph and any snapshot."""
+    stop.set()
+    # Waits; a failed add_graph cleaned up after itself, and the first error is raised.
     added.exception()
     store.remove_graph(graph)
     snapshots.remove(store, graph)

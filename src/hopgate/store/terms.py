@@ -16,7 +16,7 @@ import pyoxigraph as ox
 from hopgate import ids
 from hopgate.errors import QueryError
 from hopgate.store.base import IRI, BNode, Value
-from hopgate.store.dialect import uses_service, where_groups
+from hopgate.store.dialect import uses_from, uses_service, where_groups
 from hopgate.vocab import XSD
 
 
@@ -114,6 +114,25 @@ def parse_value(text: str) -> Value:
     if text in ("true", "false"):
         return text == "true"
     return text
+
+
+def refuse_dataset_clause(query: str) -> None:
+    """Refuse a query naming its own dataset (``FROM``, ``FROM NAMED``).
+
+    hopgate answers over the published graphs (docs/spec/records.md
+    "Records"). Virtuoso adds a query's ``FROM`` graphs to the dataset a
+    request names, so ``FROM <g>`` read a graph no catalog entry publishes
+    (one still being written, whose withheld texts the reader filter does not
+    know yet); Oxigraph ignores them. ``GRAPH <g>`` names a published graph.
+
+    Raises:
+        QueryError: the query has a FROM clause.
+    """
+    if uses_from(query):
+        raise QueryError(
+            "FROM and FROM NAMED are refused: hopgate answers over the graphs its catalog "
+            "publishes; name one of them with GRAPH <...> inside the WHERE clause"
+        )
 
 
 def refuse_service(query: str) -> None:

@@ -10,8 +10,9 @@ per concern:
 
 - :mod:`hopgate.store.remote.transport`: HTTP requests, authentication, timeouts,
   retries of idempotent requests, and server failures as hopgate errors;
-- :mod:`hopgate.store.remote.uploads`: writes through private staging graphs in
-  bounded batches, N-Quads split by graph, published all or nothing;
+- :mod:`hopgate.store.remote.uploads`: writes in bounded batches, N-Quads split by
+  graph, each checked whole (a new graph written in place and published by its
+  catalog entry; triples added to existing graphs staged and added in one request);
 - :mod:`hopgate.store.remote.reads`: whole graphs read by predicate in pages,
   checked against the server's counts (dump, working copies);
 - :mod:`hopgate.store.remote.values`: SPARQL JSON results as Python values, and

@@ -19,6 +19,7 @@ import copy
 from collections.abc import Iterator, Mapping
 from http.client import HTTPException
 from pathlib import Path
+from threading import Event
 from typing import Any, Literal
 
 from SPARQLWrapper import SPARQLWrapper
@@ -57,7 +58,7 @@ from hopgate.store.remote.values import (
     rows,
     stream_rows,
 )
-from hopgate.store.terms import bind_values, refuse_service, term_ntriples
+from hopgate.store.terms import bind_values, refuse_dataset_clause, refuse_service, term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
 
 
@@ -164,7 +165,7 @@ class RemoteStore(Caches, Reads, Store):
         with them as the named graphs every operation's WHERE reads
         (``using-named-graph-uri``), so the rule files see the run's load
         graphs and the evaluation's scratch graph, and nothing else the server
-        holds (other runs, bundles, staging graphs). Writes go to the server;
+        holds (other runs, bundles, graphs being written). Writes go to the server;
         the graphs need not be published (a scratch graph is not).
 
         ``listed_in`` (one of ``graphs``, a scratch graph the caller removes):
@@ -212,7 +213,7 @@ class RemoteStore(Caches, Reads, Store):
         """An empty embedded store when hopgate has no graph on the server, else None.
 
         A query over an empty dataset is answered locally: Virtuoso, sent no
-        dataset, reads all its graphs (staging graphs of an interrupted load
+        dataset, reads all its graphs (the unpublished graph of an interrupted load
         included), and sent only an empty graph, answers ``ASK { VALUES ?c
         ... GRAPH ?c {...} }`` true.
         """
@@ -380,6 +381,7 @@ class RemoteStore(Caches, Reads, Store):
     ) -> list[Row] | bool | bytes:
         """Run any query form: rows for SELECT, a bool for ASK, N-Triples otherwise."""
         refuse_service(query)
+        refuse_dataset_clause(query)
         empty = self._empty()
         if empty is not None:
             return empty.query_any(query, params=params)
@@ -428,13 +430,17 @@ class RemoteStore(Caches, Reads, Store):
         """Remove one named graph and all its quads (``DROP SILENT``, safe to retry)."""
         self._update(f"DROP SILENT GRAPH <{check_iri(graph)}>", idempotent=True)
 
-    def add_graph(self, path: Path, graph: str, *, trusted: bool = False) -> None:
+    def add_graph(
+        self, path: Path, graph: str, *, trusted: bool = False, stop: Event | None = None
+    ) -> None:
         """Write an N-Quads file of one new graph in place, in batches, checked whole.
 
         The graph is not published: hopgate's reads see it once its catalog
         entry is added (:func:`hopgate.store.publish.publish`). ``trusted`` says hopgate wrote the file, each triple once (an
         evaluation's bundle): the arrival check then counts lines instead of
         keeping a set of the triples. The server parses what it is sent either way.
+        ``stop`` (set by another thread) ends the upload before its next batch,
+        and the graph is removed, as on a failure.
 
         Raises:
             StoreError: the graph exists, a quad belongs to another graph, or
@@ -445,7 +451,7 @@ class RemoteStore(Caches, Reads, Store):
         exists = self._json(f"ASK {{ GRAPH <{check_iri(graph)}> {{ ?s ?p ?o }} }}", dataset=False)
         if boolean(exists.get("boolean")):
             raise StoreError(f"the graph {graph} is already in the store")
-        self._publish(path, only=graph, distinct=trusted)
+        self._publish(path, only=graph, distinct=trusted, stop=stop)
 
     def add_nquads(self, path: Path) -> None:
         """Add the quads of an N-Quads file, all or nothing (staged, then one ADD request)."""

@@ -5,7 +5,7 @@ results), updates as the request body, bulk writes through the SPARQL 1.1
 Graph Store HTTP Protocol. Authentication is HTTP digest or basic; every
 request has a timeout, and a request left unanswered that long is an error,
 never sent again. Only idempotent requests (queries, ``DROP SILENT``,
-batches into a private staging graph) are retried, and only after a
+batches of a write, which the server keeps once) are retried, and only after a
 transient failure (connection refused or reset, HTTP 502/503/504, a
 deadlock victim). Server failures become :class:`~hopgate.errors.QueryError`
 (the server rejected the text) or :class:`~hopgate.errors.StoreError`, each

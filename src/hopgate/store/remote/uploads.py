@@ -24,12 +24,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from threading import Event
 from typing import Any
 
 from hopgate.errors import StoreError
 from hopgate.store.base import check_iri
 from hopgate.store.remote.transport import Transport
-from hopgate.store.remote.values import integer, rows
+from hopgate.store.remote.values import boolean, integer, rows
+from hopgate.vocab import CATALOG_GRAPH, PROV
 
 #: Staging graphs live outside the dataset: hopgate never lists or queries them.
 STAGING_BASE = "urn:hopgate:staging:"
@@ -51,13 +53,13 @@ def staging_graph(graph: str, private: str = "") -> str:
 
 
 class Uploads(Transport):
-    """The staged, all-or-nothing writes of a :class:`~hopgate.store.remote.RemoteStore`."""
+    """The batched, all-or-nothing writes of a :class:`~hopgate.store.remote.RemoteStore`."""
 
     batch_bytes: int
     write_workers: int
 
     def _graph_size(self, graph: str) -> int:
-        """The number of triples in one named graph (published or staging) on the server."""
+        """The number of triples in one named graph (published or not) on the server."""
         body = self._json(
             f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{check_iri(graph)}> {{ ?s ?p ?o }} }}",
             dataset=False,
@@ -65,7 +67,9 @@ class Uploads(Transport):
         found = rows(body)
         return integer(found[0]["n"]) if found else 0
 
-    def _publish(self, path: Path, *, only: str | None, distinct: bool = False) -> None:
+    def _publish(
+        self, path: Path, *, only: str | None, distinct: bool = False, stop: Event | None = None
+    ) -> None:
         """Write every graph of ``path``, check each arrived whole, publish.
 
         With ``only``, ``path`` holds that one new graph, written in place and
@@ -77,6 +81,7 @@ class Uploads(Transport):
         count and no set of the triples is kept: the client's memory does not
         grow with the file. Otherwise each triple's hash is kept, 8 bytes a
         triple, and the distinct ones counted at the end (:func:`_distinct`).
+        ``stop``, once set, ends the write before its next batch, as a failure.
         """
         written: set[str] = set()
         # Two clients adding to one graph at once (their catalog entries) each
@@ -101,6 +106,8 @@ class Uploads(Transport):
                 for graph, triples in graph_batches(lines, self.batch_bytes, most, path, only):
                     if only is not None and graph != only:
                         raise StoreError(f"{path}: a quad of graph {graph} is not in {only}")
+                    if stop is not None and stop.is_set():
+                        raise StoreError(f"{path}: the write was stopped; nothing was published")
                     written.add(graph)
                     # What must arrive: the server keeps each distinct triple once.
                     if distinct:
@@ -131,20 +138,31 @@ class Uploads(Transport):
         except BaseException:
             for graph in written:
                 # A new graph did not exist before this write (add_graph asked),
-                # so what it holds is this write's. When the server is gone, it
-                # stays unpublished, which hopgate's reads never see (a load of
-                # the same ledger removes it first).
+                # so what it holds is this write's, unless another client wrote
+                # and published the same graph meanwhile (the same ledger loaded
+                # twice at once): its catalog entry says so. When the server is
+                # gone, the graph stays unpublished, which hopgate's reads never
+                # see (a load of the same ledger removes it first).
                 with contextlib.suppress(StoreError):
-                    self._update(f"DROP SILENT GRAPH <{target(graph)}>")
+                    if only is None or not self._catalogued(graph):
+                        self._update(f"DROP SILENT GRAPH <{target(graph)}>")
             raise
 
-    def _send_batch(self, staging: str, triples: list[str]) -> None:
-        """Send N-Triples lines into a staging graph; repeating a batch is harmless."""
+    def _catalogued(self, graph: str) -> bool:
+        """Whether the catalog publishes ``graph`` (asked of the server, not of a listing)."""
+        body = self._json(
+            f"ASK {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> a <{PROV}Bundle> }} }}",
+            dataset=False,
+        )
+        return boolean(body.get("boolean"))
+
+    def _send_batch(self, graph: str, triples: list[str]) -> None:
+        """Send N-Triples lines into ``graph`` (new or staging); repeating a batch is harmless."""
         if self.graph_store is not None:
-            self._gsp_post(staging, "".join(triples).encode("utf-8"))
+            self._gsp_post(graph, "".join(triples).encode("utf-8"))
             return
         body = "".join(triples)
-        self._update(f"INSERT DATA {{ GRAPH <{staging}> {{\n{body}}} }}", idempotent=True)
+        self._update(f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}}} }}", idempotent=True)
 
 
 def _distinct(hashes: array[int]) -> int:
