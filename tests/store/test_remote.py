@@ -262,6 +262,46 @@ def test_a_query_naming_its_own_dataset_is_refused(remote: RemoteStore, tmp_path
         remote.remove_graph(graph)
 
 
+def _writing(store: RemoteStore) -> list[str]:
+    """The graphs the catalog lists as being written."""
+    found = store.select(
+        "SELECT ?g WHERE { GRAPH ?c { ?g hg:writeBeganAt ?t } }",
+        params={"c": hopgate.IRI(CATALOG_GRAPH)},
+    )
+    return sorted(str(row["g"]) for row in found)
+
+
+def test_a_write_a_killed_client_left_is_removed_a_day_later(
+    remote: RemoteStore, tmp_path: Path
+) -> None:
+    """A new graph is listed in the catalog as being written until its entry publishes it.
+    A graph a killed client left (listed, never published) is removed by the next writer
+    once its listing is a day old; a younger one may be another client's write in
+    progress and stays. Before, such graphs stayed on the server for good."""
+    loaded = hopgate.load(remote, CEDAR)
+    assert _writing(remote) == []  # its listing went with its publication
+    killed, running = f"{ID_BASE}test/killed-write", f"{ID_BASE}test/write-in-progress"
+    for graph in (killed, running):
+        path = tmp_path / "written.nq"
+        path.write_text(f'<urn:x:s> <urn:x:p> "x" <{graph}> .\n', encoding="utf-8")
+        remote.add_graph(path, graph)  # written and listed, never published
+    remote.update(
+        "DELETE { GRAPH ?c { ?g hg:writeBeganAt ?t } } "
+        'INSERT { GRAPH ?c { ?g hg:writeBeganAt "2026-01-01T00:00:00Z"^^xsd:dateTime } } '
+        "WHERE { GRAPH ?c { ?g hg:writeBeganAt ?t } }",
+        params={"c": hopgate.IRI(CATALOG_GRAPH), "g": hopgate.IRI(killed)},
+    )
+    assert remote.unpublished_graphs() == [killed]
+    ledger = tmp_path / "ledger.jsonl"
+    write_ledger(ledger, 20, seed=2)
+    hopgate.load(remote, ledger)
+    assert remote.count(killed) == 0 and remote.count(running) == 1
+    assert _writing(remote) == [running]
+    assert loaded.graph in remote.graphs()
+    remote.remove_graph(running)
+    assert _writing(remote) == []
+
+
 def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:
     """Many small batches, four in flight into one staging graph, publish every triple."""
     store = _remote(virtuoso)

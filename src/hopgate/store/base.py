@@ -120,6 +120,10 @@ class Store(ABC):
         """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
         return []
 
+    def end_write(self, graph: str) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """The write of ``graph`` ended with its catalog entry: forget what marked it as
+        being written (a server lists it in the catalog meanwhile); a no-op by default."""
+
     def remove_leftovers(self) -> list[Path]:
         """Remove the files an interrupted bulk write left beside the store (a writer calls
         it before it writes); the files removed."""

@@ -8,18 +8,20 @@ from every query until the catalog entry that publishes them, with the
 snapshots' digests, is added in one small transaction. A process killed
 before that leaves an unpublished graph, which the next write to the embedded
 store discards with its snapshots (:func:`hopgate.store.snapshots.discard_unpublished`;
-on a server only a load of the same ledger does); the
+on a server, a load of the same ledger, or any writer once the write is a day old); the
 crash tests kill the process at each step (:mod:`hopgate.faults`).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from threading import Event
 
 from hopgate import faults
+from hopgate.errors import StoreError
 from hopgate.library.projection import Projection
 from hopgate.library.steps import load_projections
 from hopgate.store import reader_answers, snapshots
@@ -99,6 +101,10 @@ def publish(
         snapshots.remove(store, graph)
         raise
     faults.step(f"{kind}:published")
+    # Published whatever this says: a listing left behind is never read as a leftover
+    # (Uploads.unpublished_graphs skips published graphs).
+    with contextlib.suppress(StoreError):
+        store.end_write(graph)
 
 
 def publish_records(

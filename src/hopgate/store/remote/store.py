@@ -427,8 +427,10 @@ class RemoteStore(Caches, Reads, Store):
                 self._update(exists_as_values(join_scope(bound, self._listed_in)))
 
     def remove_graph(self, graph: str) -> None:
-        """Remove one named graph and all its quads (``DROP SILENT``, safe to retry)."""
+        """Remove one named graph and all its quads (``DROP SILENT``, safe to retry), and
+        its listing as a graph being written, if any."""
         self._update(f"DROP SILENT GRAPH <{check_iri(graph)}>", idempotent=True)
+        self.end_write(graph)
 
     def add_graph(
         self, path: Path, graph: str, *, trusted: bool = False, stop: Event | None = None

@@ -23,6 +23,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from threading import Event
 from typing import Any
@@ -31,8 +32,14 @@ from hopgate.errors import StoreError
 from hopgate.store.base import check_iri
 from hopgate.store.remote.transport import Transport
 from hopgate.store.remote.values import boolean, integer, rows
-from hopgate.vocab import CATALOG_GRAPH, PROV
+from hopgate.times import xsd_datetime
+from hopgate.vocab import CATALOG_GRAPH, HG, PROV, XSD
 
+#: A new graph a server's catalog has listed as being written for this long belongs to
+#: a write that never ended (its client was killed): the next load or evaluation removes
+#: it (:meth:`Uploads.unpublished_graphs`). Far longer than any write runs (a 1M-claim
+#: load, an hour); a shorter wait could remove a graph another client is still writing.
+STALE_WRITE = timedelta(hours=24)
 #: Staging graphs live outside the dataset: hopgate never lists or queries them.
 STAGING_BASE = "urn:hopgate:staging:"
 #: Bytes of N-Triples per write request: small enough for any server's limits.
@@ -67,6 +74,39 @@ class Uploads(Transport):
         found = rows(body)
         return integer(found[0]["n"]) if found else 0
 
+    def unpublished_graphs(self) -> list[str]:
+        """New graphs whose write began more than :data:`STALE_WRITE` ago and was never
+        published (its client was killed), sorted: what the next writer removes.
+
+        A graph's write is listed in the catalog while it runs (:meth:`_publish`),
+        since listing a server's graphs means scanning its quads, and another
+        client's write in progress must not be taken for a leftover.
+        """
+        before = xsd_datetime(datetime.now(UTC) - STALE_WRITE)
+        body = self._json(
+            f"SELECT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g <{HG}writeBeganAt> ?t "
+            f"FILTER NOT EXISTS {{ ?g a <{PROV}Bundle> }} }} "
+            f'FILTER (?t < "{before}"^^<{XSD}dateTime>) }}',
+            dataset=False,
+        )
+        return sorted({str(row["g"]) for row in rows(body)})
+
+    def end_write(self, graph: str) -> None:
+        """Forget the listing of ``graph`` as being written (its catalog entry was added,
+        or it was dropped)."""
+        self._update(
+            f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> "
+            f"<{HG}writeBeganAt> ?t }} }}",
+            idempotent=True,
+        )
+
+    def _begin_write(self, graph: str) -> None:
+        """List ``graph`` in the catalog as being written, from now."""
+        self._update(
+            f"INSERT DATA {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> "
+            f'<{HG}writeBeganAt> "{xsd_datetime(datetime.now(UTC))}"^^<{XSD}dateTime> }} }}'
+        )
+
     def _publish(
         self, path: Path, *, only: str | None, distinct: bool = False, stop: Event | None = None
     ) -> None:
@@ -94,6 +134,9 @@ class Uploads(Transport):
 
         seen: dict[str, array[int]] = defaultdict(lambda: array("q"))
         lines_of: dict[str, int] = defaultdict(int)
+        if only is not None:
+            # Listed before its first triple: a killed client's graph is found later.
+            self._begin_write(only)
         try:
             # Uploads run beside the reading of the file (and each other): the
             # server parses one batch while this client splits the next.
@@ -142,10 +185,14 @@ class Uploads(Transport):
                 # and published the same graph meanwhile (the same ledger loaded
                 # twice at once): its catalog entry says so. When the server is
                 # gone, the graph stays unpublished, which hopgate's reads never
-                # see (a load of the same ledger removes it first).
+                # see (a load of the same ledger removes it first, any writer a day
+                # later: unpublished_graphs).
                 with contextlib.suppress(StoreError):
                     if only is None or not self._catalogued(graph):
                         self._update(f"DROP SILENT GRAPH <{target(graph)}>")
+            if only is not None:
+                with contextlib.suppress(StoreError):
+                    self.end_write(only)
             raise
 
     def _catalogued(self, graph: str) -> bool:
