@@ -299,6 +299,34 @@ def test_open_endpoint_is_the_store_the_cli_opens(monkeypatch: pytest.MonkeyPatc
         hopgate.open_endpoint("http://localhost:8890/sparql", auth="oauth")  # type: ignore[arg-type]
 
 
+def test_the_request_timeout_reaches_the_remote_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--request-timeout (env HOPGATE_REQUEST_TIMEOUT) is the remote store's wait for one
+    answer: a rule step of an evaluation on the server at 1M claims runs past the default
+    600 s."""
+    from hopgate.cli.shared import open_remote, remote_settings
+
+    base = {
+        "endpoint": "http://localhost:8890/sparql",
+        "update_endpoint": None,
+        "graph_store": None,
+        "user": None,
+        "password_env": None,
+        "auth": "digest",
+    }
+    default = remote_settings(**base)
+    assert default is not None and open_remote(default).timeout == 600  # type: ignore[attr-defined]
+    longer = remote_settings(**base, request_timeout=7200)
+    assert longer is not None and open_remote(longer).timeout == 7200  # type: ignore[attr-defined]
+    runner = CliRunner()
+    for value in ("0", "-5", "nan", "inf"):
+        done = runner.invoke(
+            cli, ["--endpoint", base["endpoint"], "--request-timeout", value, "verdicts"]
+        )
+        assert done.exit_code == 2 and "--request-timeout: expected a number" in done.output, value
+    done = runner.invoke(cli, ["--request-timeout", "60", "verdicts"])
+    assert done.exit_code == 2 and "--request-timeout needs --endpoint" in done.output
+
+
 def test_diff_takes_the_only_run_as_the_cli_does(tmp_path: Path, cli_run: Any) -> None:
     path = _loaded(tmp_path, "cedar.yaml", "sys-a")
     with hopgate.open_store(path) as store:

@@ -74,6 +74,16 @@ _OPTIONS = [
         "into a scratch graph there (the default), or on a copy of the run's load "
         "graphs in client memory (docs/remote-virtuoso.md).",
     ),
+    click.option(
+        "--request-timeout",
+        type=float,
+        default=None,
+        envvar="HOPGATE_REQUEST_TIMEOUT",
+        metavar="SECONDS",
+        help="Longest wait for one answer of a remote store (env HOPGATE_REQUEST_TIMEOUT; "
+        "default 600): a rule step of an evaluation on the server at hundreds of "
+        "thousands of claims runs longer (docs/servers.md).",
+    ),
 ]
 
 
@@ -101,6 +111,7 @@ def remote_settings(
     password_env: str | None,
     auth: str,
     evaluate_on_server: bool | None = None,
+    request_timeout: float | None = None,
 ) -> dict[str, Any] | None:
     """Check the remote options; None when no endpoint is given (the embedded store)."""
     if endpoint is None:
@@ -109,6 +120,7 @@ def remote_settings(
             ("--graph-store", graph_store),
             ("--password-env", password_env),
             ("--evaluate-on-server/--evaluate-on-client", evaluate_on_server),
+            ("--request-timeout", request_timeout),
         ):
             if value is not None:
                 raise click.UsageError(f"{name} needs --endpoint (or HOPGATE_ENDPOINT)")
@@ -131,6 +143,10 @@ def remote_settings(
         raise click.UsageError(
             "--user needs --password-env VAR (the variable holding the password)"
         )
+    if request_timeout is not None and not 0 < request_timeout < float("inf"):
+        raise click.UsageError(
+            f"--request-timeout: expected a number of seconds above 0, got {request_timeout:g}"
+        )
     return {
         "endpoint": endpoint,
         "update_endpoint": update_endpoint,
@@ -139,6 +155,7 @@ def remote_settings(
         "password": password,
         "auth": auth,
         "evaluate_on_server": evaluate_on_server is not False,
+        **({"timeout": request_timeout} if request_timeout is not None else {}),
     }
 
 
