@@ -482,3 +482,50 @@ def test_an_upload_with_a_repeated_triple_arrives_whole(oxigraph: Any, tmp_path:
     store.add_graph(path, graph)
     assert store.count(graph) == 50
     store.remove_graph(graph)
+
+
+def test_a_stopped_write_leaves_a_graph_another_client_published(
+    oxigraph: Any, tmp_path: Path
+) -> None:
+    """Client B is stopped (SIGTERM in its main thread) while it uploads a graph that
+    client A has meanwhile written and published (the same ledger loaded twice at once,
+    which docs/servers.md does not support): B's unwinding removes what is its own, not
+    A's published graph. Before, it dropped the graph under A's catalog entry."""
+    import time
+
+    from hopgate.store.publish import publish
+    from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV
+
+    first, second = oxigraph.remote_store(), oxigraph.remote_store(batch_bytes=2_000)
+    second.graph_store = None  # INSERT DATA batches: many small requests
+    graph = f"{ID_BASE}load/same-ledger-{uuid.uuid4().hex}"
+    quads = tmp_path / "records.nq"
+    quads.write_text(
+        "".join(f'<urn:x:s{n}> <urn:x:p> "v{n}" <{graph}> .\n' for n in range(20_000)),
+        encoding="utf-8",
+    )
+    entry = tmp_path / "catalog.nq"
+    entry.write_text(
+        f"<{graph}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{PROV}Bundle> "
+        f"<{CATALOG_GRAPH}> .\n",
+        encoding="utf-8",
+    )
+
+    def published_meanwhile() -> list[str]:
+        deadline = time.monotonic() + 60
+        while second.count(graph) < 2_000:  # the second client's upload is under way
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        # The first client writes the same triples and publishes them.
+        first._send_batch(graph, [f'<urn:x:s{n}> <urn:x:p> "v{n}" .\n' for n in range(20_000)])
+        first.add_nquads(entry)
+        raise SystemExit(143)
+
+    with pytest.raises(SystemExit):
+        publish(
+            second, graph, quads, catalog_entry=lambda kept: entry, kind="load",
+            caches=published_meanwhile,
+        )  # fmt: skip
+    assert graph in first.graphs()
+    assert first.count(graph) == 20_000
+    first.remove_graph(graph)

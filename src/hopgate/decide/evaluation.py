@@ -89,7 +89,8 @@ def evaluate(
     unless ``force`` is set; its record has ``reused``. The evaluation reads
     only the load graphs the run depends on (queries/run-inputs.rq) and
     records them as ``prov:used``. Graphs left unpublished by a killed write
-    are removed first.
+    are removed first (on a server, once their write is a day old:
+    :func:`hopgate.store.snapshots.discard_unpublished`).
     ``by`` names the person on whose behalf the evaluation runs: a
     ``prov:Person`` associated with it, on whose behalf hopgate acted.
 

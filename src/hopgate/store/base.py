@@ -22,6 +22,7 @@ import pyoxigraph as ox
 from hopgate.errors import QueryError, StoreError
 from hopgate.library.projection import Projection
 from hopgate.scratch import folder as scratch_folder
+from hopgate.vocab import CATALOG_GRAPH, PROV
 
 #: The suffix of an evaluation's scratch graph (written and removed by the evaluation).
 SCRATCH_SUFFIX = "/scratch"
@@ -120,9 +121,18 @@ class Store(ABC):
         """Graphs written without a catalog entry (an interrupted write); hidden from queries."""
         return []
 
-    def end_write(self, graph: str) -> None:  # noqa: B027 - optional hook, a no-op by default
-        """The write of ``graph`` ended with its catalog entry: forget what marked it as
-        being written (a server lists it in the catalog meanwhile); a no-op by default."""
+    def add_catalog_entry(self, path: Path, graph: str) -> None:
+        """Add the catalog entry (an N-Quads file) that publishes ``graph``, all or nothing;
+        a server forgets, in the same transaction, that the graph was being written."""
+        self.add_nquads(path)
+
+    def is_published(self, graph: str) -> bool:
+        """Whether the catalog publishes ``graph`` now (asked of the store, not of a cache)."""
+        found = self.select(
+            f"SELECT ?g WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g a <{PROV}Bundle> }} }}",
+            params={"g": IRI(check_iri(graph))},
+        )
+        return bool(found)
 
     def remove_leftovers(self) -> list[Path]:
         """Remove the files an interrupted bulk write left beside the store (a writer calls

@@ -14,14 +14,12 @@ crash tests kill the process at each step (:mod:`hopgate.faults`).
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from threading import Event
 
 from hopgate import faults
-from hopgate.errors import StoreError
 from hopgate.library.projection import Projection
 from hopgate.library.steps import load_projections
 from hopgate.store import reader_answers, snapshots
@@ -77,34 +75,24 @@ def publish(
         try:
             added.result()  # add_graph removed what it wrote if it failed
         except BaseException:
-            if not added.done() or added.exception() is None:
-                # Stopped in this thread (SIGTERM, Ctrl-C) while the write ran or just
-                # after it ended: a server's upload ends at its next batch, and what
-                # was written goes.
-                _undo(store, graph, added, stop)
-            else:
-                snapshots.remove(store, graph)
+            # Stopped in this thread (SIGTERM, Ctrl-C) while the write ran or just after
+            # it ended (a server's upload ends at its next batch), or the write failed.
+            _undo(store, graph, added, stop)
             raise
     if written is not None:
         try:
             kept += written()
         except BaseException:
-            store.remove_graph(graph)
-            snapshots.remove(store, graph)
+            _discard(store, graph)
             raise
     faults.step(f"{kind}:graph-added")
     try:
         faults.step(f"{kind}:snapshots-kept")
-        store.add_nquads(catalog_entry(kept))
+        store.add_catalog_entry(catalog_entry(kept), graph)
     except BaseException:
-        store.remove_graph(graph)
-        snapshots.remove(store, graph)
+        _discard(store, graph)
         raise
     faults.step(f"{kind}:published")
-    # Published whatever this says: a listing left behind is never read as a leftover
-    # (Uploads.unpublished_graphs skips published graphs).
-    with contextlib.suppress(StoreError):
-        store.end_write(graph)
 
 
 def publish_records(
@@ -136,11 +124,24 @@ def publish_records(
 
 
 def _undo(store: Store, graph: str, added: Future[None], stop: Event) -> None:
-    """After a failure beside the bulk write: stop it where the store can, wait for it, then
-    remove the graph and any snapshot."""
+    """After a failure beside the bulk write or of it: stop it where the store can, wait
+    for it, then remove what this write left (:func:`_discard`)."""
     stop.set()
-    # Waits; a failed add_graph cleaned up after itself, and the first error is raised.
-    added.exception()
+    # Waits. A failed add_graph removed its graph itself (another client's graph of
+    # the same name may be there now): only the snapshots are this write's.
+    if added.exception() is not None:
+        if not store.is_published(graph):
+            snapshots.remove(store, graph)
+        return
+    _discard(store, graph)
+
+
+def _discard(store: Store, graph: str) -> None:
+    """Remove the graph this write wrote and its snapshots, unless another client published
+    a graph of the same name meanwhile (on a server, the same ledger loaded twice at once:
+    then the graph and its caches are that client's)."""
+    if store.is_published(graph):
+        return
     store.remove_graph(graph)
     snapshots.remove(store, graph)
 

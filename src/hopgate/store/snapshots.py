@@ -488,7 +488,9 @@ def discard_unpublished(store: Store) -> list[str]:
     """Remove the graphs a killed load or evaluation left without a catalog entry.
 
     Such a graph is already invisible to every query; a writer (load,
-    evaluate) removes it and its snapshot files, and the files its bulk
+    evaluate) removes it and its snapshot files (on a server, only a graph
+    whose write the catalog has listed for a day: another client may be
+    writing a younger one, :meth:`hopgate.store.remote.uploads.Uploads.unpublished_graphs`), and the files its bulk
     write left beside the store (:meth:`~hopgate.store.Store.remove_leftovers`),
     so a corrected reload starts from the store as it was before the killed
     write; and the temporary folders of hopgate commands that have ended

@@ -92,13 +92,17 @@ class Uploads(Transport):
         return sorted({str(row["g"]) for row in rows(body)})
 
     def end_write(self, graph: str) -> None:
-        """Forget the listing of ``graph`` as being written (its catalog entry was added,
-        or it was dropped)."""
-        self._update(
-            f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> "
-            f"<{HG}writeBeganAt> ?t }} }}",
-            idempotent=True,
-        )
+        """Forget the listing of ``graph`` as being written (it was dropped)."""
+        self._update(_forget_listing(graph), idempotent=True)
+
+    def add_catalog_entry(self, path: Path, graph: str) -> None:
+        """Add the catalog entry that publishes ``graph`` and forget its listing as being
+        written, in one request (one transaction): a listing never outlives the write."""
+        self._publish(path, only=None, ending=graph)
+
+    def is_published(self, graph: str) -> bool:
+        """Whether the catalog publishes ``graph`` now (asked of the server)."""
+        return self._catalogued(graph)
 
     def _begin_write(self, graph: str) -> None:
         """List ``graph`` in the catalog as being written, from now."""
@@ -108,7 +112,13 @@ class Uploads(Transport):
         )
 
     def _publish(
-        self, path: Path, *, only: str | None, distinct: bool = False, stop: Event | None = None
+        self,
+        path: Path,
+        *,
+        only: str | None,
+        distinct: bool = False,
+        stop: Event | None = None,
+        ending: str | None = None,
     ) -> None:
         """Write every graph of ``path``, check each arrived whole, publish.
 
@@ -121,7 +131,10 @@ class Uploads(Transport):
         count and no set of the triples is kept: the client's memory does not
         grow with the file. Otherwise each triple's hash is kept, 8 bytes a
         triple, and the distinct ones counted at the end (:func:`_distinct`).
-        ``stop``, once set, ends the write before its next batch, as a failure.
+        ``stop``, once set, ends the write before its next batch, as a failure
+        (batches already sent or queued are waited for, never the rest). ``ending``:
+        the staged triples publish that new graph, whose listing as being written
+        the same request removes.
         """
         written: set[str] = set()
         # Two clients adding to one graph at once (their catalog entries) each
@@ -146,22 +159,29 @@ class Uploads(Transport):
             ):
                 most = None if self.graph_store is not None else UPDATE_BATCH_TRIPLES
                 sent: list[Future[None]] = []
-                for graph, triples in graph_batches(lines, self.batch_bytes, most, path, only):
-                    if only is not None and graph != only:
-                        raise StoreError(f"{path}: a quad of graph {graph} is not in {only}")
-                    if stop is not None and stop.is_set():
-                        raise StoreError(f"{path}: the write was stopped; nothing was published")
-                    written.add(graph)
-                    # What must arrive: the server keeps each distinct triple once.
-                    if distinct:
-                        lines_of[graph] += len(triples)
-                    else:
-                        seen[graph].extend(map(hash, triples))
-                    sent.append(pool.submit(self._send_batch, target(graph), triples))
-                    if len(sent) > 2 * self.write_workers:
-                        # Bounded: at most a few batches wait in memory.
-                        sent.pop(0).result()
-                _wait(sent)
+                try:
+                    for graph, triples in graph_batches(lines, self.batch_bytes, most, path, only):
+                        if only is not None and graph != only:
+                            raise StoreError(f"{path}: a quad of graph {graph} is not in {only}")
+                        if stop is not None and stop.is_set():
+                            raise StoreError(
+                                f"{path}: the write was stopped; nothing was published"
+                            )
+                        written.add(graph)
+                        # What must arrive: the server keeps each distinct triple once.
+                        if distinct:
+                            lines_of[graph] += len(triples)
+                        else:
+                            seen[graph].extend(map(hash, triples))
+                        sent.append(pool.submit(self._send_batch, target(graph), triples))
+                        if len(sent) > 2 * self.write_workers:
+                            # Bounded: at most a few batches wait in memory.
+                            sent.pop(0).result()
+                    _wait(sent)
+                except BaseException:
+                    # The batches not yet started are not sent; the running ones end.
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
             for graph in written:
                 arrived = self._graph_size(target(graph))
                 expected = lines_of[graph] if distinct else _distinct(seen[graph])
@@ -176,6 +196,7 @@ class Uploads(Transport):
                     " ;\n".join(
                         [f"ADD <{target(g)}> TO <{g}>" for g in staged]
                         + [f"DROP SILENT GRAPH <{target(g)}>" for g in staged]
+                        + ([_forget_listing(ending)] if ending is not None else [])
                     )
                 )
         except BaseException:
@@ -189,8 +210,12 @@ class Uploads(Transport):
                 # later: unpublished_graphs).
                 with contextlib.suppress(StoreError):
                     if only is None or not self._catalogued(graph):
-                        self._update(f"DROP SILENT GRAPH <{target(graph)}>")
-            if only is not None:
+                        self._update(f"DROP SILENT GRAPH <{target(graph)}>", idempotent=True)
+                        if only is not None:
+                            # Only once the graph is gone: a listing is how a graph
+                            # left on the server is found again.
+                            self.end_write(only)
+            if only is not None and not written:
                 with contextlib.suppress(StoreError):
                     self.end_write(only)
             raise
@@ -210,6 +235,14 @@ class Uploads(Transport):
             return
         body = "".join(triples)
         self._update(f"INSERT DATA {{ GRAPH <{graph}> {{\n{body}}} }}", idempotent=True)
+
+
+def _forget_listing(graph: str) -> str:
+    """The update that forgets ``graph``'s listing as being written."""
+    return (
+        f"DELETE WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> "
+        f"<{HG}writeBeganAt> ?t }} }}"
+    )
 
 
 def _distinct(hashes: array[int]) -> int:
