@@ -292,6 +292,8 @@ def test_a_write_a_killed_client_left_is_removed_a_day_later(
         params={"c": hopgate.IRI(CATALOG_GRAPH), "g": hopgate.IRI(killed)},
     )
     assert remote.unpublished_graphs() == [killed]
+    found = {f.check: f for f in check_server(remote).findings}["unpublished writes"]
+    assert found.severity == "note" and "2 graph(s)" in found.found and killed in found.found
     ledger = tmp_path / "ledger.jsonl"
     write_ledger(ledger, 20, seed=2)
     hopgate.load(remote, ledger)
@@ -300,6 +302,8 @@ def test_a_write_a_killed_client_left_is_removed_a_day_later(
     assert loaded.graph in remote.graphs()
     remote.remove_graph(running)
     assert _writing(remote) == []
+    found = {f.check: f for f in check_server(remote).findings}["unpublished writes"]
+    assert found.severity == "ok"
 
 
 def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:

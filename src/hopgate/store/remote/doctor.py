@@ -12,6 +12,8 @@ change and the value to use (docs/servers.md). Checked:
 - on Virtuoso, which graphs besides hopgate's hold steps of the walk of a
   run's inputs (:func:`hopgate.store.catalog.walk_outsiders`): with any, the
   walk costs more with each load;
+- the graphs hopgate began writing that no catalog entry publishes (another
+  client's write, or a killed one's, removed once a day old);
 - the writes: an update dropping a graph that does not exist, under each
   name hopgate writes (a staging graph, a graph of its own base, a cache
   graph: hopgate.store.remote.caches), after
@@ -30,7 +32,7 @@ from hopgate.store.catalog import walk_outsiders
 from hopgate.store.remote.caches import cache_graph
 from hopgate.store.remote.limits import Finding, Limits, row_cap_finding, virtuoso_findings
 from hopgate.store.remote.store import RemoteStore
-from hopgate.store.remote.uploads import staging_graph
+from hopgate.store.remote.uploads import STALE_WRITE, staging_graph
 from hopgate.store.remote.values import boolean
 from hopgate.vocab import ID_BASE
 
@@ -79,6 +81,7 @@ def check_server(store: RemoteStore) -> ServerReport:
     report.findings.extend(_limit_findings(store, limits))
     report.findings.extend(_read_findings(store))
     report.findings.extend(_walk_findings(store))
+    report.findings.extend(_unpublished_findings(store))
     report.findings.extend(_write_findings(store))
     return report
 
@@ -164,8 +167,30 @@ def _walk_findings(store: RemoteStore) -> list[Finding]:
             f"{len(outsiders)} graph(s) besides hopgate's hold predicates it follows (first: "
             f"{outsiders[0]}), so a run's first evaluation walks through hopgate's "
             "graphs, a cost that grows with each load (docs/remote-virtuoso.md)",
-            "drop the graphs an interrupted load or evaluation left, or keep other "
-            "applications' PROV data on another server",
+            "the graphs an interrupted load or evaluation left go once a day old (see "
+            "'unpublished writes'); keep other applications' PROV data on another server",
+        )
+    ]
+
+
+def _unpublished_findings(store: RemoteStore) -> list[Finding]:
+    """The graphs hopgate began writing and no catalog entry publishes (docs/servers.md)."""
+    try:
+        begun = store.writes_begun()
+    except HopgateError:
+        return []  # a server that cannot be read: the read checks say so
+    check = "unpublished writes"
+    if not begun:
+        return [Finding(check, "ok", "none: every graph hopgate began writing is published")]
+    graph, began = begun[0]
+    return [
+        Finding(
+            check,
+            "note",
+            f"{len(begun)} graph(s) hopgate began writing are not published (the oldest: "
+            f"{graph}, since {began}): another client's write in progress, or one whose "
+            "client was killed, which the next load or evaluation removes once its write "
+            f"is {STALE_WRITE.total_seconds() / 3600:g} hours old",
         )
     ]
 

@@ -74,6 +74,18 @@ class Uploads(Transport):
         found = rows(body)
         return integer(found[0]["n"]) if found else 0
 
+    def writes_begun(self) -> list[tuple[str, str]]:
+        """Every new graph the catalog lists as being written and no entry publishes:
+        (graph, when its write began), oldest first. Another client's write in progress,
+        or one whose client was killed."""
+        body = self._json(
+            f"SELECT ?g ?t WHERE {{ GRAPH <{CATALOG_GRAPH}> {{ ?g <{HG}writeBeganAt> ?t "
+            f"FILTER NOT EXISTS {{ ?g a <{PROV}Bundle> }} }} }}",
+            dataset=False,
+        )
+        found = [(str(row["g"]), str(row["t"])) for row in rows(body)]
+        return sorted(found, key=lambda item: (item[1], item[0]))
+
     def unpublished_graphs(self) -> list[str]:
         """New graphs whose write began more than :data:`STALE_WRITE` ago and was never
         published (its client was killed), sorted: what the next writer removes.
