@@ -144,7 +144,7 @@ class Uploads(Transport):
         grow with the file. Otherwise each triple's hash is kept, 8 bytes a
         triple, and the distinct ones counted at the end (:func:`_distinct`).
         ``stop``, once set, ends the write before its next batch, as a failure
-        (batches already sent or queued are waited for, never the rest). ``ending``:
+        (the batches being sent end; those queued are cancelled). ``ending``:
         the staged triples publish that new graph, whose listing as being written
         the same request removes.
         """
