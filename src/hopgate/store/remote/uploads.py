@@ -159,8 +159,10 @@ class Uploads(Transport):
 
         seen: dict[str, array[int]] = defaultdict(lambda: array("q"))
         lines_of: dict[str, int] = defaultdict(int)
-        if only is not None:
+        if only is not None and only != CATALOG_GRAPH:
             # Listed before its first triple: a killed client's graph is found later.
+            # (The catalog itself, which a copy of a whole store writes, is no graph
+            # its own entry publishes, and a listing in it would be counted with it.)
             self._begin_write(only)
         try:
             # Uploads run beside the reading of the file (and each other): the
