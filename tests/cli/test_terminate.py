@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,20 @@ def _ledger(path: Path, claims: int) -> Path:
     return path
 
 
+def _stop_once(
+    process: subprocess.Popen[str], started: Callable[[], bool], seconds: float, never: str
+) -> None:
+    """Send ``process`` one SIGTERM once ``started()`` holds; it must end as stopped."""
+    deadline = time.monotonic() + seconds
+    while not started() and process.poll() is None:
+        assert time.monotonic() < deadline, never
+        time.sleep(0.02)
+    assert process.poll() is None, "the load ended before it could be stopped"
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == TERMINATED, stderr
+
+
 def test_a_load_stopped_by_sigterm_leaves_no_files_and_no_graph(tmp_path: Path) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("signals as on Linux")
@@ -44,14 +59,12 @@ def test_a_load_stopped_by_sigterm_leaves_no_files_and_no_graph(tmp_path: Path) 
         text=True,
     )
     # Stopped once it is writing its N-Quads in its temporary folder.
-    deadline = time.monotonic() + 60
-    while not any(scratch.glob("hopgate-load-*/*")) and process.poll() is None:
-        assert time.monotonic() < deadline, "the load never wrote its temporary file"
-        time.sleep(0.01)
-    assert process.poll() is None, "the load ended before it could be stopped"
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == TERMINATED, stderr
+    _stop_once(
+        process,
+        lambda: any(scratch.glob("hopgate-load-*/*")),
+        60,
+        "the load never wrote its temporary file",
+    )
     assert not list(scratch.iterdir())
     with hopgate.open_store(store) as opened:
         assert opened.graphs() == []
@@ -81,13 +94,6 @@ def test_a_load_on_a_server_stopped_by_sigterm_ends_its_upload_and_removes_it(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
-    while store.count(graph) < 5_000 and process.poll() is None:
-        assert time.monotonic() < deadline, "the upload never started"
-        time.sleep(0.05)
-    assert process.poll() is None, "the load ended before it could be stopped"
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == TERMINATED, stderr
+    _stop_once(process, lambda: store.count(graph) >= 5_000, 120, "the upload never started")
     assert store.count(graph) == 0
     assert store.graphs() == []

@@ -113,8 +113,12 @@ class Uploads(Transport):
         self._publish(path, only=None, ending=graph)
 
     def is_published(self, graph: str) -> bool:
-        """Whether the catalog publishes ``graph`` now (asked of the server)."""
-        return self._catalogued(graph)
+        """Whether the catalog publishes ``graph`` now (asked of the server, not of a listing)."""
+        body = self._json(
+            f"ASK {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> a <{PROV}Bundle> }} }}",
+            dataset=False,
+        )
+        return boolean(body.get("boolean"))
 
     def _begin_write(self, graph: str) -> None:
         """List ``graph`` in the catalog as being written, from now."""
@@ -223,7 +227,7 @@ class Uploads(Transport):
                 # see (a load of the same ledger removes it first, any writer a day
                 # later: unpublished_graphs).
                 with contextlib.suppress(StoreError):
-                    if only is None or not self._catalogued(graph):
+                    if only is None or not self.is_published(graph):
                         self._update(f"DROP SILENT GRAPH <{target(graph)}>", idempotent=True)
                         if only is not None:
                             # Only once the graph is gone: a listing is how a graph
@@ -233,14 +237,6 @@ class Uploads(Transport):
                 with contextlib.suppress(StoreError):
                     self.end_write(only)
             raise
-
-    def _catalogued(self, graph: str) -> bool:
-        """Whether the catalog publishes ``graph`` (asked of the server, not of a listing)."""
-        body = self._json(
-            f"ASK {{ GRAPH <{CATALOG_GRAPH}> {{ <{check_iri(graph)}> a <{PROV}Bundle> }} }}",
-            dataset=False,
-        )
-        return boolean(body.get("boolean"))
 
     def _send_batch(self, graph: str, triples: list[str]) -> None:
         """Send N-Triples lines into ``graph`` (new or staging); repeating a batch is harmless."""
