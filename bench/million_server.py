@@ -19,9 +19,9 @@ growing would have the kernel kill a process of its choosing), or at the
         --folder /work/vt1m
 
 ``--evaluate-only`` starts the server on the database a run left in ``--folder``
-and runs the evaluation and ``metrics`` only (the loads as they were); a rule
+and runs the evaluation and ``metrics`` only (the loads as they were). A rule
 step at 1M claims runs longer than the tests' server allows a query (3,600 s),
-so the server runs without a query time limit and the client waits up to
+so in every run the server has no query time limit and the client waits up to
 ``--request-timeout`` seconds for each answer.
 """
 
@@ -201,9 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         "every": args.every,
     }
     try:
-        steps = [(f"load-part{k}", ["load", str(part)]) for k, part in enumerate(parts, 1)]
-        if args.evaluate_only:
-            steps = []
+        loads = enumerate([] if args.evaluate_only else parts, 1)
+        steps = [(f"load-part{k}", ["load", str(part)]) for k, part in loads]
         steps += [("evaluate", ["evaluate"]), ("metrics", ["metrics"])]
         for name, command in steps:
             if not _step(name, [*hopgate, *command], **common):  # type: ignore[arg-type]

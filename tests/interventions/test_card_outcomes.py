@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from hopgate import ids
+from hopgate import ntriples as nt
 from hopgate.decide.outcomes import read_bundle
 from hopgate.library.artefacts import library_query
 from hopgate.store.base import IRI
 from hopgate.store.oxigraph import OxigraphStore
-from hopgate.vocab import HG
+from hopgate.vocab import HG, RDF_TYPE
 
 BUNDLE = "https://example.org/bundle"
-TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
 def _quad(s: str, p: str, o: str) -> str:
@@ -27,19 +27,19 @@ def _outcome(name: str) -> str:
         "variant": f"<{HG}RemoveMember>",
         "expectedOutcome": f"<{HG}ShouldLoseSupport>",
         "observedClass": f"<{HG}LostSupport>",
-        "citedOutsideContext": '"false"^^<http://www.w3.org/2001/XMLSchema#boolean>',
+        "citedOutsideContext": nt.boolean(False),
     }
-    text = _quad(name, TYPE, f"<{HG}InterventionOutcome>")
+    text = _quad(name, RDF_TYPE, f"<{HG}InterventionOutcome>")
     return text + "".join(_quad(name, f"{HG}{p}", o) for p, o in details.items())
 
 
 def test_a_card_without_an_outcome_lists_none_of_the_bundle_s(tmp_path: Path) -> None:
     # Before: the card without an outcome was joined to the outcomes' details with
     # ?outcome unbound and took both outcomes as its own.
-    text = _quad("answered", TYPE, f"<{HG}AcceptanceCard>")
+    text = _quad("answered", RDF_TYPE, f"<{HG}AcceptanceCard>")
     text += _quad("answered", f"{HG}interventionsItem", '"answered"')
     text += _quad("answered", f"{HG}interventionOutcome", "<https://example.org/o1>")
-    text += _quad("plain", TYPE, f"<{HG}AcceptanceCard>")
+    text += _quad("plain", RDF_TYPE, f"<{HG}AcceptanceCard>")
     text += _quad("plain", f"{HG}interventionsItem", '"none"')
     text += _outcome("o1") + _outcome("o2")
     file = tmp_path / "bundle.nq"
