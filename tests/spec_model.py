@@ -582,8 +582,20 @@ def _surviving_route(
     return min(found)[1] if found else None
 
 
+#: What an outcome of :func:`intervention_outcomes` leaves out: where a card shows it.
+_CARD_KEYS = ("run", "claim", "replacement")
+
+
 def intervention_outcomes(ledger: dict[str, Any]) -> list[dict[str, Any]]:
     """interventions.md "Observed class": one outcome per intervention case, by case key."""
+    return [
+        {k: v for k, v in outcome.items() if k not in _CARD_KEYS}
+        for outcome in _answered_variants(ledger)
+    ]
+
+
+def _answered_variants(ledger: dict[str, Any]) -> list[dict[str, Any]]:
+    """The outcomes, each with its run, claim and replacement span."""
     model = Ledger(ledger)
     outcomes = []
     for case in model.intervention_cases:
@@ -618,6 +630,9 @@ def intervention_outcomes(ledger: dict[str, Any]) -> list[dict[str, Any]]:
                 "set": spec["set"],
                 "variant": spec["variant"],
                 "member": spec.get("member"),
+                "replacement": spec.get("replacement"),
+                "claim": claim_id,
+                "run": case["run"],
                 "expected": expected,
                 "surviving_route": route,
                 "observed": observed,
@@ -626,3 +641,18 @@ def intervention_outcomes(ledger: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return outcomes
+
+
+def card_interventions(ledger: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """interventions.md "Cards and figures", rule card item: per claim-case (run,
+    question, claim) with intervention answers, the item ``answered`` and one entry
+    per variant answered. A claim-case missing here carries ``none`` (no plan is
+    recorded in these ledgers, so none is ``planned, not run``)."""
+    cards: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for outcome in _answered_variants(ledger):
+        key = (outcome["run"], outcome["question"], outcome["claim"])
+        entry = {k: v for k, v in outcome.items() if k not in ("run", "question", "claim")}
+        cards.setdefault(key, {"item": "answered", "variants": []})["variants"].append(entry)
+    for card in cards.values():
+        card["variants"].sort(key=lambda e: repr(sorted(e.items())))
+    return cards

@@ -148,6 +148,7 @@ def _with_interventions(ledger: dict[str, Any], data: Any) -> dict[str, Any]:
 @given(ledger=ledgers(), data=st_data())
 def test_interventions_match_the_model(ledger: dict[str, Any], data: Any, tmp_path: Path) -> None:
     """interventions.md: the engine's outcomes are the model's, and the plain figures stay."""
+    from hopgate.audit import results
     from hopgate.decide.outcomes import recorded
     from hopgate.store import catalog
 
@@ -181,6 +182,17 @@ def test_interventions_match_the_model(ledger: dict[str, Any], data: Any, tmp_pa
                         "cited_outside_context": o.cited_outside_context,
                     }
                 )
+        # Each card lists the variants answered for its own claim-case, no other
+        # (a card without one once listed every outcome of its bundle).
+        expected_cards = spec_model.card_interventions(ledger)
+        for row in results.verdicts(store):
+            if row.claim is None:
+                continue
+            key = (row.run, row.question, row.claim)
+            expected = expected_cards.get(key, {"item": "none", "variants": []})
+            assert row.interventions is not None, key
+            variants = sorted(row.interventions["variants"], key=lambda e: repr(sorted(e.items())))
+            assert {"item": row.interventions["item"], "variants": variants} == expected, key
     model = spec_model.intervention_outcomes(ledger)
 
     def order(item: dict[str, Any]) -> str:
