@@ -249,6 +249,32 @@ def test_the_judge_reads_the_subject_as_the_runs_reader_may_see_it(tmp_path: Pat
         assert hidden["spans"][1]["version"] == "rights@1"
 
 
+def test_an_extra_assertion_shows_the_judge_its_own_citations_only(tmp_path: Path) -> None:
+    """adjudication.md "Machine triage": the judge reads the spans the subject holds; an
+    extra assertion that cites nothing holds none (it was once sent every span of the
+    store), one that cites b2 holds b2."""
+    ledger = disputed()
+    [case] = [c for c in ledger["cases"] if c["question"] == "qB"]
+    case["outputs"] += [
+        {"id": "sys-a/qB/x1", "text": "Birch was renamed in 2025.", "claim": None},
+        {"id": "sys-a/qB/x2", "text": "Birch is a registry.", "claim": None, "cites": ["b2"]},
+    ]
+    for output in case["outputs"][-2:]:
+        output["correct"] = None
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        queued = {i.subject: i for i in review_queue.queue(store, "sys-a")}
+        shown = {}
+        for output in ("sys-a/qB/x1", "sys-a/qB/x2"):
+            iri = hopgate.ids.mint("output", output)
+            shown[output] = triage.judge_input(
+                store, queued[output], iri, for_reader(store, "analyst")
+            )
+    assert shown["sys-a/qB/x1"]["claim"] == "Birch was renamed in 2025."
+    assert shown["sys-a/qB/x1"]["spans"] == []
+    assert [s["id"] for s in shown["sys-a/qB/x2"]["spans"]] == ["b2"]
+
+
 ANSWERS = [
     pytest.param(b"not json", "not JSON", id="not-json"),
     pytest.param(b"[]", "not a JSON object", id="not-an-object"),
