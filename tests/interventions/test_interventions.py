@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from conftest import CEDAR
 
 import hopgate
@@ -182,6 +183,42 @@ def test_plan_needs_a_current_evaluation() -> None:
     hopgate.load(store, CEDAR)
     with pytest.raises(PlanError, match="evaluate"):
         plan(store, "sys-a")
+
+
+@pytest.mark.parametrize("judged", [False, True], ids=["proposed", "judged-sufficient"])
+def test_a_set_judged_sufficient_is_selected(tmp_path: Path, judged: bool) -> None:
+    """interventions.md "The plan", rule selected sets: every eligible set, and a set
+    loaded as proposed is eligible once a final judgment finds it sufficient
+    (adjudication.md "Effect on scoring"). The plan once selected only sets loaded as
+    adjudicated, so it left gC2 out, and removing c1 from gC1 expected an abstention
+    where gC2's route survives (rule alternative route)."""
+    ledger = yaml.safe_load(CEDAR.read_text(encoding="utf-8"))
+    for found in ledger["evidence_sets"]:
+        if found["id"] == "gC2":
+            found["status"] = "proposed"
+    ledger["judgments"] = []
+    if judged:
+        ledger["judgments"].append(
+            {"id": "jf", "subject": "gC2", "question": "alternatives", "decision": "sufficient",
+             "by": "adjudicator", "at": "2026-10-06T10:00:00Z", "reason": "read both spans",
+             "final": True}
+        )  # fmt: skip
+    path = tmp_path / "ledger.yaml"
+    path.write_text(yaml.safe_dump(ledger, sort_keys=False), encoding="utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        result = plan(store, "sys-a")
+    selected = {i["set"] for i in _find(result.variants, question="qC")}
+    [item] = _find(result.variants, question="qC", set="gC1", variant="hop-removal", member="c1")
+    if judged:
+        assert selected == {"gC1", "gC2"}
+        assert [c["id"] for c in item["context"]] == ["c2", "c3", "c4"]
+        assert (item["expected"], item["surviving_route"]) == (v.SUPPORTED, "gC2")
+    else:
+        assert selected == {"gC1"}
+        assert [c["id"] for c in item["context"]] == ["c2"]
+        assert (item["expected"], item["surviving_route"]) == (v.ABSTENTION, None)
 
 
 def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
