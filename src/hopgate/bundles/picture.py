@@ -50,7 +50,12 @@ SELECT ?card ?verdict ?output ?outputText ?claim ?claimText ?question ?questionT
 #: Every span the card names, in which role, with its version and fetch.
 SPANS_QUERY = """
 SELECT ?role ?set ?status ?span ?version ?fetch ?observed ?exact WHERE {
-  { ?card hg:referenceRoute ?set . ?set prov:hadMember ?span ; hg:setStatus ?status .
+  { ?card hg:referenceRoute ?set . ?set prov:hadMember ?span ; hg:setStatus ?loaded .
+    # The status in force when a final judgment re-annotated the set (the card's
+    # hg:routeVersion; docs/spec/adjudication.md "Effect on scoring").
+    OPTIONAL { ?card hg:routeVersion ?revised .
+               ?revised prov:wasRevisionOf ?set ; hg:setStatus ?revisedStatus }
+    BIND(COALESCE(?revisedStatus, ?loaded) AS ?status)
     BIND("member" AS ?role) }
   UNION { ?card hg:deliveredCitation ?span . BIND("cited" AS ?role) }
   UNION { ?card hg:missingSpan ?span . BIND("missing" AS ?role) }

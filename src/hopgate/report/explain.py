@@ -18,8 +18,8 @@ from hopgate.errors import ExplainError
 from hopgate.report.data import collect_cards, output_run, resolve_evaluation
 from hopgate.report.sentences import (
     ADMISSIBILITY,
-    RULES,
     SOURCE_TRUTH,
+    citation,
     ids_text,
     member_truth_sentence,
     reason,
@@ -170,8 +170,7 @@ def steps(card: CardDetail) -> list[Step]:
     add("route authority", route_authority_sentence(row) + ".", SOURCE_TRUTH)
     if row.interventions is not None:
         add("interventions", _interventions_sentence(row.interventions), INTERVENTIONS)
-    rule = RULES.get(card.rule or "")
-    add("verdict", card.reason, section("Verdict", rule[1] if rule else None))
+    add("verdict", card.reason, citation(card.rule) or section("Verdict"))
     return found
 
 

@@ -33,6 +33,15 @@ RULES: dict[str, tuple[str, int]] = {
     "citation-incomplete": ("revise-citations", 5),
 }
 
+#: The rules a final boundary judgment applies to an extra assertion, by rule id
+#: (queries/report-cards.rq) -> verdict; they cite :data:`BOUNDARY_RULE`.
+BOUNDARY: dict[str, str] = {
+    "boundary-new-claim": "escalate",
+    "boundary-not-a-claim": "accept",
+    "boundary-unsupported": "reject",
+}
+BOUNDARY_RULE = 'docs/spec/adjudication.md "Effect on scoring", rule boundary'
+
 #: The admissibility rules of "Eligibility", by the flag report-span-texts.rq (rules 1, 2
 #: and 4) or report-spans.rq (rule 3) returns.
 ADMISSIBILITY: dict[str, tuple[int, str]] = {
@@ -48,6 +57,26 @@ def ids_text(values: list[str]) -> str:
     return ", ".join(values) if values else "-"
 
 
+def citation(rule: str | None) -> str | None:
+    """The spec rule a verdict rule id (queries/report-cards.rq) applies; None for none."""
+    if rule in BOUNDARY:
+        return BOUNDARY_RULE
+    return section("Verdict", RULES[rule][1]) if rule in RULES else None
+
+
+def _boundary_text(row: VerdictRow, rule: str) -> str:
+    judged = [j["id"] for j in row.judgments if j.get("question") == "boundary" and j.get("id")]
+    by = f"the final boundary judgment {judged[0]}" if judged else "a final boundary judgment"
+    if rule == "boundary-new-claim":
+        return (
+            f"it asserts no reference claim, and {by} recorded it as a new claim for "
+            "annotation, so it escalates until a reference claim exists for it"
+        )
+    if rule == "boundary-not-a-claim":
+        return f"it asserts no reference claim, and {by} found it is not a claim"
+    return f"it asserts no reference claim, and {by} found it unsupported"
+
+
 def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = None) -> str:
     """The one sentence saying why ``row`` received its verdict, with the spec rule it applied.
 
@@ -55,9 +84,11 @@ def reason(row: VerdictRow, rule: str | None, *, unresolved: list[str] | None = 
     names the unresolved contradictions when there are any.
     """
     claim = row.claim or "-"
-    where = section("Verdict", RULES[rule][1]) if rule in RULES else None
+    where = citation(rule)
     text: str
-    if rule == "extra-assertion":
+    if rule in BOUNDARY:
+        text = _boundary_text(row, rule)
+    elif rule == "extra-assertion":
         text = "it asserts no reference claim, so it is an unreviewed extra assertion"
     elif rule == "unresolved-contradiction":
         named = f" ({ids_text(unresolved)})" if unresolved else ""
