@@ -297,3 +297,25 @@ def test_a_proposed_set_nobody_cited_or_retrieved_is_queued(tmp_path: Path) -> N
         # d1 is neither cited nor retrieved by the output asserting cC.
         assert items["gC8"].outputs == ["sys-a/qC/o1"] and items["gC8"].question == "alternatives"
         assert "gC2" in items
+
+
+@pytest.mark.parametrize("final_question", ["entailment", "alternatives"])
+def test_a_final_re_annotation_takes_a_disputed_set_out_of_the_queue(
+    tmp_path: Path, final_question: str
+) -> None:
+    """docs/spec/adjudication.md "Edge cases", leaving the queue: any final judgment of
+    the question a set needs (entailment or alternatives) takes it out, though the
+    reviewers disagreed on the other one (it stayed queued as a disagreement)."""
+    ledger = disputed()
+    ledger["judgments"] = [
+        judgment("ja", "gC2", "alternatives", "sufficient", by="reviewer-1"),
+        judgment("jb", "gC2", "alternatives", "insufficient", by="reviewer-2"),
+    ]
+    final = judgment("jf", "gC2", final_question, "sufficient", by="adjudicator", final=True)
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        assert [(i.subject, i.disagreement) for i in review.queue(store, "sys-a")] == [
+            ("gC2", True)
+        ]
+        hopgate.load(store, write(tmp_path, only_judgments(final), "final"))
+        assert [i.subject for i in review.queue(store, "sys-a")] == []
