@@ -129,7 +129,8 @@ def _with_interventions(ledger: dict[str, Any], data: Any) -> dict[str, Any]:
                 {
                     "id": f"intervention-{number}",
                     "claim": chosen["claim"],
-                    "correct": data.draw(st.booleans()),
+                    # None: nobody judged it (builtin:bm25 writes every answer so).
+                    "correct": data.draw(st.sampled_from([True, False, None])),
                     "cites": data.draw(st.lists(st.sampled_from(spans), max_size=4))
                     + (chosen["members"] if data.draw(st.booleans()) else []),
                 }

@@ -247,6 +247,25 @@ def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
     assert outcome.variant == "temporal" and outcome.expected == v.ABSTENTION
 
 
+def test_an_answer_nobody_judged_is_classified_by_its_citations(tmp_path: Path) -> None:
+    """interventions.md "Observed class", rule correctness apart: builtin:bm25 writes every
+    answer with correct null; each still asserts its claim. It was classified as no answer
+    ("missed answer") on every gold-only variant of the worked example."""
+    store = _store()
+    found = plan(store, "sys-a", variants=("gold-only",)).variants
+    answers = tmp_path / "answers.jsonl"
+    run_plan(found, BUILTIN_BM25, answers)
+    hopgate.load(store, answers)
+    evaluate(store)
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None
+    outcomes = recorded(store, latest.bundle)
+    assert len(outcomes) == len(found) == 5
+    assert {o.correct for o in outcomes} == {None}
+    assert v.MISSED_ANSWER not in {o.observed for o in outcomes}
+    assert sum(o.observed == v.SUPPORTED_ANSWER for o in outcomes) >= 4
+
+
 def _script(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / f"{name}.py"
     path.write_text(text, encoding="utf-8")

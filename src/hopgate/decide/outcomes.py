@@ -82,7 +82,8 @@ class _Case:
     context: list[Place] = field(default_factory=list)
     citable: list[Place] = field(default_factory=list)
     cited: dict[str, list[Place]] = field(default_factory=lambda: defaultdict(list))
-    correct: dict[str, bool] = field(default_factory=dict)
+    #: None: nobody judged the answer (kept beside its class, never folded into it).
+    correct: dict[str, bool | None] = field(default_factory=dict)
 
 
 def _place(row: Row) -> Place | None:
@@ -126,7 +127,7 @@ def classify(rows: list[Row], plans: Mapping[tuple[str, ...], PlannedVariant]) -
             case.row = row
         if kind == "cited":
             output = str(row["outputId"])
-            case.correct[output] = bool(row["correct"])
+            case.correct[output] = bool(row["correct"]) if row["correct"] is not None else None
             case.cited.setdefault(output, [])
             if place is not None and place not in case.cited[output]:
                 case.cited[output].append(place)
