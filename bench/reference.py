@@ -694,11 +694,18 @@ def _source_truth(
     for k in sorted(ledger.contradictions_by_claim.get(claim, ())) if claim is not None else ():
         c = ledger.contradictions[k]
         resolved = c["status"] == "resolved" or k in ledger.resolved
+        # The reviewed treatment: the resolving judgment's decision with its reason
+        # (adjudication.md "Effect on scoring", rule contradiction resolved).
+        decision = c.get("decision")
+        if k in ledger.resolved:
+            judged = ledger.judgments[ledger.resolved[k]]
+            reason = judged.get("reason")
+            decision = f"{judged['decision']}: {reason}" if reason else judged["decision"]
         contradictions.append(
             {
                 "id": k,
                 "status": "resolved" if resolved else "unresolved",
-                "decision": c.get("decision"),
+                "decision": decision,
             }
         )
     return {
