@@ -247,6 +247,24 @@ def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
     assert outcome.variant == "temporal" and outcome.expected == v.ABSTENTION
 
 
+def test_a_temporal_replacement_s_text_is_null_for_a_reader_its_version_excludes(
+    tmp_path: Path,
+) -> None:
+    """interventions.md "The plan", rule recorded plan: a context span's text is null where
+    the evaluation's reader may not see it; an inline replacement takes its version's
+    readers (ledger.md "Delivered spans"). It was shown to every reader."""
+    store = _store()
+    later = tmp_path / "later.yaml"
+    later.write_text(LATER_RIGHTS.replace("readers: [analyst]", "readers: [public]"), "utf-8")
+    hopgate.load(store, later)
+    evaluate(store)
+    [item] = _find(plan(store, "sys-a", variants=("temporal",)).variants, variant="temporal")
+    assert [(c["id"], c["text"]) for c in item["context"]] == [
+        ("a1", "Project Cedar is mapped to record R17"),
+        ("rights@2[22:65]", None),
+    ]
+
+
 def test_an_answer_nobody_judged_is_classified_by_its_citations(tmp_path: Path) -> None:
     """interventions.md "Observed class", rule correctness apart: builtin:bm25 writes every
     answer with correct null; each still asserts its claim. It was classified as no answer

@@ -71,7 +71,8 @@ class _Claim:
     sets: dict[str, list[str]] = field(default_factory=dict)
     contradictions: dict[str, str] = field(default_factory=dict)
     versions: dict[str, list[Place]] = field(default_factory=dict)
-    quotes: dict[str, str] = field(default_factory=dict)
+    #: An other version's replacement text, None where the evaluation's reader may not see it.
+    quotes: dict[str, str | None] = field(default_factory=dict)
 
 
 def _place(row: Row) -> Place:
@@ -248,7 +249,7 @@ def _claims(rows: list[Row]) -> dict[tuple[str, str], _Claim]:
             place = Place(f"{version}[{start}:{end}]", version, start, end)
             if place not in c.versions.setdefault(member, []):
                 c.versions[member].append(place)
-            c.quotes[place.id] = str(row["text"])
+            c.quotes[place.id] = str(row["text"]) if row["text"] is not None else None
     for key, sets in members.items():
         claims[key].sets = {s: sorted(m) for s, m in sorted(sets.items())}
     return claims
