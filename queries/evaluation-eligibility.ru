@@ -49,9 +49,9 @@ WHERE {
   FILTER (?invalidated <= ?cutoff)
 } ;
 # Rule 3 is weighed for a claim with an applicable time and each version a
-# member of its sets quotes, a span its outputs cite quotes, or another
-# version of those versions' sources (the temporal replacements of
-# interventions-plan).
+# member of its sets quotes, a span its outputs cite quotes, a replacement of
+# an intervention quotes, or another version of those versions' sources (the
+# temporal replacements of interventions-plan).
 INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
 WHERE {
   GRAPH ?scratch { ?claim hg:touchedBy ?run }
@@ -63,6 +63,23 @@ INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
 WHERE {
   GRAPH ?scratch { ?output hg:runOutputIn ?case }
   GRAPH ?g2 { ?output hg:asserts ?claim ; hg:cites ?x }
+  GRAPH ?gClaim { ?claim hg:appliesAt ?at }
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
+} ;
+# A replacement takes the place of a member in an intervention (a contradiction
+# record's span in a planned variant, a replacement an intervention case names),
+# and the member takes its admissibility (docs/spec/interventions.md "Edge cases").
+INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
+WHERE {
+  GRAPH ?scratch { ?claim hg:touchedBy ?run }
+  GRAPH ?gClaim { ?claim hg:appliesAt ?at }
+  GRAPH ?gRecord { ?record hg:contradictsClaim ?claim ; hg:conflictingSpan ?x }
+  GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
+} ;
+INSERT { GRAPH ?scratch { ?version hg:weighedFor ?claim } }
+WHERE {
+  GRAPH ?gCase { ?case hg:interventionOfRun ?run ; hg:selectedSet ?set ; hg:replacement ?x }
+  GRAPH ?gSet { ?set hg:supportsClaim ?claim }
   GRAPH ?gClaim { ?claim hg:appliesAt ?at }
   GRAPH ?gSpan { ?x prov:wasQuotedFrom ?version }
 } ;

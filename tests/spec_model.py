@@ -606,6 +606,13 @@ def _answered_variants(ledger: dict[str, Any]) -> list[dict[str, Any]]:
         context = model.delivered_all(case.get("retrieved"))
         citable = model.delivered_all(spec["citable"]) if spec.get("citable") else context
         unreadable = spec.get("member") if spec["variant"] == "permission" else None
+        # interventions.md "Edge cases", replacement: the replaced member takes its
+        # replacement's admissibility (all four rules).
+        replacement = spec.get("replacement")
+        if replacement is not None and spec.get("member") is not None:
+            applies_at = model.claims[claim_id].get("applies_at")
+            if not model.admissible(model.delivered(replacement), evaluation, applies_at):
+                unreadable = spec["member"]
         route = _surviving_route(model, eligible, citable, unreadable)
         expected = "supported answer" if route is not None else "abstention"
         asserting = sorted(

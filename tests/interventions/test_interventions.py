@@ -441,6 +441,66 @@ def test_ledger_intervention_cases(tmp_path: Path) -> None:
     assert store.ask("ASK { ?o hg:unplanned true }"), "no plan was recorded for it"
 
 
+#: A member m whose contradiction record's span r covers it but may not be read by the
+#: evaluation's reader (rule 4).
+UNREADABLE_REPLACEMENT = """ledger: 1
+evaluations: [{id: eval, reader: analyst, observation_cutoff: '2026-12-31'}]
+readers: [{id: analyst}, {id: other}]
+sources: [{id: src, address: 'https://example.org/a'}]
+versions:
+- {id: v1, source: src, observed_at: '2026-01-01', text: 'alpha beta'}
+spans:
+- {id: m, version: v1, quote: alpha}
+- {id: r, version: v1, quote: alpha beta, readers: [other]}
+questions: [{id: q, text: 'Q?', claims: [c]}]
+claims: [{id: c, text: C.}]
+evidence_sets:
+- {id: g, claim: c, members: [m], inference: i, status: adjudicated,
+   annotation: {version: 1, by: a, at: '2026-01-01'}}
+contradictions:
+- {id: k, claim: c, span: r, status: unresolved}
+runs: [{id: run, evaluation: eval, system: rag}]
+cases:
+- {run: run, question: q, retrieved: [m]}
+"""
+
+
+@pytest.mark.parametrize("planned", [True, False], ids=["planned", "ledger-case"])
+def test_a_replaced_member_takes_its_replacement_s_admissibility(
+    tmp_path: Path, planned: bool
+) -> None:
+    """interventions.md "Expected outcome" and "Edge cases", replacement: r covers m, but
+    m replaced by r takes r's admissibility (r fails rule 4), so g is not eligible for
+    the variant: abstention is expected, and an answer citing r is an unsupported
+    synthesis. Both the plan and the scoring expected a supported answer."""
+    path = tmp_path / "ledger.yaml"
+    path.write_text(UNREADABLE_REPLACEMENT, encoding="utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, path)
+        evaluate(store)
+        if planned:
+            [item] = plan(store, "run", variants=("contradiction",)).variants
+            assert (item["expected"], item["surviving_route"]) == (v.ABSTENTION, None)
+            answers = tmp_path / "answers.jsonl"
+            run_plan([item], _script(tmp_path, "always", ALWAYS_ANSWERS), answers)
+        else:
+            answers = tmp_path / "answers.jsonl"
+            intervention = {"set": "g", "variant": "contradiction", "member": "m",
+                            "replacement": "r"}  # fmt: skip
+            answer = {"type": "case", "run": "run", "question": "q", "retrieved": ["r"],
+                      "intervention": intervention, "abstained": False,
+                      "outputs": [{"id": "run/q/x", "claim": "c", "correct": True,
+                                   "cites": ["r"]}]}  # fmt: skip
+            answers.write_text(json.dumps(answer) + "\n", encoding="utf-8")
+        hopgate.load(store, answers)
+        evaluate(store)
+        latest = catalog.latest(store, "run")
+        assert latest is not None
+        [outcome] = recorded(store, latest.bundle)
+    assert (outcome.expected, outcome.surviving_route) == (v.ABSTENTION, None)
+    assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
+
+
 def test_cited_outside_context_is_flagged(tmp_path: Path) -> None:
     store = _store()
     case = {

@@ -164,7 +164,12 @@ def _outcome(iri: str, case: _Case, plan: PlannedVariant | None) -> Outcome:
         context, citable = list(plan.context), list(plan.citable)
     else:
         context, citable = case.context, case.citable or case.context
-    unreadable = frozenset({member}) if variant == "permission" and member else frozenset()
+    # Eligibility for the variant (interventions.md "Expected outcome"): a member made
+    # unreadable fails rule 4, and a replaced member takes its replacement's
+    # admissibility ("Edge cases"), so no set holding either is eligible.
+    replaced_out = row["inadmissible"] is not None
+    excluded = variant == "permission" or replaced_out
+    unreadable = frozenset({member}) if excluded and member else frozenset()
     route = surviving_route(case.eligible, citable, unreadable=unreadable)
     expect = expected(route)
     # Several outputs asserting the claim: the first (by id) is classified.

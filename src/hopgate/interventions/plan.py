@@ -73,6 +73,8 @@ class _Claim:
     versions: dict[str, list[Place]] = field(default_factory=dict)
     #: An other version's replacement text, None where the evaluation's reader may not see it.
     quotes: dict[str, str | None] = field(default_factory=dict)
+    #: Contradiction records' spans that fail a rule among 1-4 for the claim.
+    inadmissible: set[str] = field(default_factory=set)
 
 
 def _place(row: Row) -> Place:
@@ -243,6 +245,8 @@ def _claims(rows: list[Row]) -> dict[tuple[str, str], _Claim]:
             members[key][str(row["setId"])].add(member)
         elif kind == "contradiction":
             c.contradictions[str(row["recordId"])] = str(row["spanId"])
+            if row["inadmissible"] is not None:
+                c.inadmissible.add(str(row["spanId"]))
         else:
             start, end = int(row["start"]), int(row["end"])  # type: ignore[arg-type]
             version = str(row["versionId"])
@@ -276,11 +280,16 @@ def _expand(
         replacement: Place | None = None,
         inline: bool = False,
         unreadable: str | None = None,
+        inadmissible: bool = False,
         texts: dict[str, Any] | None = None,
     ) -> None:
-        route = surviving_route(
-            eligible, citable, unreadable=frozenset({unreadable}) if unreadable else frozenset()
-        )
+        # Eligibility for the variant (interventions.md "Expected outcome"): a member made
+        # unreadable fails rule 4, and a replaced member takes its replacement's
+        # admissibility ("Edge cases"), so no set holding either is eligible.
+        excluded = {unreadable} if unreadable else set()
+        if inadmissible and member is not None:
+            excluded.add(member)
+        route = surviving_route(eligible, citable, unreadable=frozenset(excluded))
         item: dict[str, Any] = {"variant": variant}
         if member is not None:
             item["member"] = member
@@ -320,7 +329,14 @@ def _expand(
             for record in sorted(c.contradictions):
                 r = places[c.contradictions[record]]
                 context = [r if p.id == m.id else p for p in members]
-                add("contradiction", m.id, context, context, replacement=r)
+                add(
+                    "contradiction",
+                    m.id,
+                    context,
+                    context,
+                    replacement=r,
+                    inadmissible=r.id in c.inadmissible,
+                )
         if "temporal" in variants:
             others = c.versions.get(m.id, [])
             if not others:
@@ -334,6 +350,9 @@ def _expand(
                     context,
                     replacement=r,
                     inline=True,
+                    # Another version holding the quote that fails a rule among 1-3
+                    # for the claim (interventions-plan.rq): never admissible.
+                    inadmissible=True,
                     texts={r.id: c.quotes[r.id]},
                 )
         if "permission" in variants:
