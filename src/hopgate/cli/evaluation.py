@@ -142,7 +142,7 @@ def metrics(ctx: click.Context, run: str | None, peers: bool, reader: str | None
         click.echo(
             f"awaiting adjudication: {m.awaiting_adjudication}"
             + (
-                f" (hopgate review --run {terminal(run_id)} lists them)"
+                f" (hopgate review queue --run {terminal(run_id)} lists them)"
                 if m.awaiting_adjudication
                 else ""
             )
