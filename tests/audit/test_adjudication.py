@@ -462,7 +462,9 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     assert "1 awaiting adjudication" in shown.output and "'gC2'" in shown.output
     figures = run("metrics", "--run", "sys-a")
     assert figures.exit_code == 0
-    assert "awaiting adjudication: 1 (hopgate review queue --run sys-a lists them)" in figures.output
+    assert (
+        "awaiting adjudication: 1 (hopgate review queue --run sys-a lists them)" in figures.output
+    )
     bad = run("judge", "gC2", "--question", "alternatives", "--decision", "material",
               "--by", "ana", "--reason", "x")  # fmt: skip
     assert bad.exit_code == 2 and "Error:" in bad.output and "not a term" in bad.output
