@@ -247,6 +247,43 @@ def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
     assert outcome.variant == "temporal" and outcome.expected == v.ABSTENTION
 
 
+def test_a_later_version_in_its_own_ledger_is_planned_and_scored_on_disk(tmp_path: Path) -> None:
+    """The temporal variant on the store users run (on disk, which copies only the graphs
+    a step reads): the other version, loaded by a ledger of its own after the run was
+    evaluated, is planned, and the answer's inline replacement quoting it is scored
+    with its version's facts (observed after the cutoff: rule 1). On disk the plan
+    never saw that ledger's graph, and the scoring missed the version."""
+    later = tmp_path / "later.yaml"
+    later.write_text(LATER_RIGHTS, encoding="utf-8")
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, CEDAR)
+        evaluate(store)
+        hopgate.load(store, later)
+        before = set(catalog.run_inputs(store, "sys-a"))
+        found = plan(store, "sys-a", variants=("temporal",)).variants
+        assert [(i["member"], i["replacement"]) for i in found] == [
+            ("a2", {"version": "rights@2", "start": 22, "end": 65})
+        ]
+        answers = tmp_path / "answers.jsonl"
+        run_plan(found, _script(tmp_path, "always", ALWAYS_ANSWERS), answers)
+        hopgate.load(store, answers)
+        # The run depends on the answers and on the version their replacement quotes
+        # (records.md "Staleness"): both graphs are its inputs, so a working copy of
+        # them holds the version's facts however large the store.
+        assert (
+            set(catalog.run_inputs(store, "sys-a")) - before
+            == set(catalog.load_graphs(store)) - before
+        )
+        assert len(set(catalog.load_graphs(store)) - before) == 2
+        evaluate(store)
+        latest = catalog.latest(store, "sys-a")
+        assert latest is not None
+        [outcome] = recorded(store, latest.bundle)
+    assert (outcome.expected, outcome.surviving_route) == (v.ABSTENTION, None)
+    assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
+    assert outcome.unplanned is False
+
+
 def test_a_temporal_replacement_s_text_is_null_for_a_reader_its_version_excludes(
     tmp_path: Path,
 ) -> None:

@@ -217,6 +217,11 @@ def _rows(store: Store, run: str) -> list[Row]:
     scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     graphs = walked_inputs(store, run)
+    # The other versions of the members' sources, which the temporal variant replaces
+    # a member with, may be defined by a ledger the run does not depend on (a later
+    # crawl): their graphs too. Without them the variant was planned on a store in
+    # memory, which copies every graph, and never on disk.
+    graphs += [g for g in _other_versions(store, graphs) if g not in graphs]
     projection = projection_of([*updates, query])
     with snapshots.working_copy(store, projection, graphs) as work:
         try:
@@ -225,6 +230,20 @@ def _rows(store: Store, run: str) -> list[Row]:
             return work.select(query, params=params)
         finally:
             work.remove_graph(scratch)
+
+
+def _other_versions(store: Store, graphs: list[str]) -> list[str]:
+    """The load graphs defining a version of a source some version in ``graphs`` is of."""
+    if not graphs:
+        return []
+    listed = " ".join(nt.iri(g) for g in graphs)
+    rows = store.select(
+        f"SELECT DISTINCT ?g WHERE {{ VALUES ?w {{ {listed} }} "
+        f"GRAPH ?w {{ ?version <{PROV}specializationOf> ?source }} "
+        f"GRAPH ?g {{ ?other <{PROV}specializationOf> ?source ; <{HG}ledgerId> ?id }} }}"
+    )
+    loads = set(catalog.load_graphs(store))
+    return sorted(str(row["g"]) for row in rows if str(row["g"]) in loads)
 
 
 def _claims(rows: list[Row]) -> dict[tuple[str, str], _Claim]:
