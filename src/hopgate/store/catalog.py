@@ -153,12 +153,15 @@ def run_inputs(store: Store, run: str) -> list[str]:
 
 
 #: The walk's predicates a bundle holds: its cards' and claim-cases' questions
-#: (``hg:forQuestion``), their evaluation activity (``prov:wasGeneratedBy``) and
-#: their ledger ids. None gives the walk a step: it follows ``hg:forQuestion``
-#: from a case of the run and ``prov:wasGeneratedBy`` to one, and a bundle's
-#: subjects are its own cards and claim-cases, its activities never a case; and a
-#: ledger id counts only in a published load graph.
-_BUNDLE_WALK_PREDICATES = frozenset({HG + "forQuestion", PROV + "wasGeneratedBy", HG + "ledgerId"})
+#: (``hg:forQuestion``), their evaluation activity (``prov:wasGeneratedBy``), their
+#: ledger ids, and its intervention outcomes' replacements (``hg:replacement``).
+#: None gives the walk a step: it follows ``hg:forQuestion`` from a case of the run,
+#: ``prov:wasGeneratedBy`` to one and ``hg:replacement`` from an intervention case
+#: of the run, and a bundle's subjects are its own cards, claim-cases and outcomes,
+#: its activities never a case; and a ledger id counts only in a published load graph.
+_BUNDLE_WALK_PREDICATES = frozenset(
+    {HG + "forQuestion", PROV + "wasGeneratedBy", HG + "ledgerId", HG + "replacement"}
+)
 
 
 @cache
