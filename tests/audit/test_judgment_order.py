@@ -164,6 +164,21 @@ def test_recording_numbers_follow_ids_not_the_file(tmp_path: Path) -> None:
     assert stamped[0] == stamped[1] and len(stamped[0]) == 2
 
 
+def test_recording_numbers_follow_the_ids_code_points(tmp_path: Path) -> None:
+    """adjudication.md "Recording": within a load, in the order of the judgments' ids, which
+    sort by code point ("m-z" before "m-é"); they were numbered in the order of their
+    percent-encoded IRIs ("m-%C3%A9" first)."""
+    records = [
+        judgment("m-z", "gC2", "alternatives", "insufficient"),
+        judgment("m-é", "gC2", "alternatives", "sufficient"),
+    ]
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, disputed(), "base"))
+        hopgate.load(store, write(tmp_path, only_judgments(*records), "j"))
+        numbers = {j.id: j.record_number for j in review.judgments(store)}
+    assert numbers["m-é"] == numbers["m-z"] + 1
+
+
 def test_a_ledger_cannot_state_a_recording(tmp_path: Path) -> None:
     record = judgment("jx", "gC9", "alternatives", "sufficient", final=True)
     record["recordNumber"] = 10**9

@@ -104,9 +104,11 @@ def recording_numbers(
     its catalog entry's. A ledger cannot write this: it is the loader's,
     never a record's field. Judgments in ``existing`` (restated) are not written.
     """
-    written = sorted(
-        node for node in (ids.mint("judgment", j) for j in index.judgments) if node not in existing
-    )
+    # In the ids' code-point order (acceptance.md "Terms"), not the minted IRIs': an id
+    # outside [A-Za-z0-9_.~-] is percent-encoded in its IRI, and "m-é" (%C3%A9) sorted
+    # before "m-z" there, so the judgment recorded last was not the last by id.
+    minted = (ids.mint("judgment", j) for j in sorted(index.judgments))
+    written = [node for node in minted if node not in existing]
     base = stored.latest_record_number() if written else 0
     return {node: base + rank for rank, node in enumerate(written, start=1)}
 
