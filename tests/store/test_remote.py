@@ -322,6 +322,32 @@ def test_concurrent_uploads_arrive_whole(virtuoso: Any, tmp_path: Path) -> None:
         store.remove_graph(graph)
 
 
+def test_a_graph_is_removed_in_bounded_batches(
+    remote: RemoteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large graph is deleted a bounded batch at a time, each the server's own
+    transaction: one DROP of a 1M-claim evaluation's scratch graph took Virtuoso past the
+    machine's memory (bench/README.md "7 December, midday")."""
+    from hopgate.store.remote import store as remote_module
+
+    monkeypatch.setattr(remote_module, "REMOVE_BATCH", 1_000)
+    graph = ID_BASE + "test/removed-in-batches"
+    triples = " ".join(f"<urn:hopgate:s{i}> <urn:hopgate:p> {i} ." for i in range(2_500))
+    remote.update(f"INSERT DATA {{ GRAPH <{graph}> {{ {triples} }} }}")
+    sent: list[str] = []
+    update = remote._update
+
+    def counted(text: str, **options: Any) -> None:
+        sent.append(text.split(None, 1)[0])
+        update(text, **options)
+
+    monkeypatch.setattr(remote, "_update", counted)
+    remote.remove_graph(graph)
+    assert not remote.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}")
+    # Three batches of at most 1,000, then the empty graph dropped (then its listing).
+    assert sent[: sent.index("DROP") + 1] == ["DELETE", "DELETE", "DELETE", "DROP"]
+
+
 @pytest.mark.slow
 def test_synthetic_parity(remote: RemoteStore, tmp_path: Path) -> None:
     ledger = tmp_path / "synthetic.jsonl"
