@@ -27,6 +27,7 @@ from hopgate.decide.variants import (
     agrees,
     covers,
     expected,
+    ineligible_members,
     inline_place,
     observed,
     surviving_route,
@@ -164,12 +165,9 @@ def _outcome(iri: str, case: _Case, plan: PlannedVariant | None) -> Outcome:
         context, citable = list(plan.context), list(plan.citable)
     else:
         context, citable = case.context, case.citable or case.context
-    # Eligibility for the variant (interventions.md "Expected outcome"): a member made
-    # unreadable fails rule 4, and a replaced member takes its replacement's
-    # admissibility ("Edge cases"), so no set holding either is eligible.
-    replaced_out = row["inadmissible"] is not None
-    excluded = variant == "permission" or replaced_out
-    unreadable = frozenset({member}) if excluded and member else frozenset()
+    unreadable = ineligible_members(
+        variant, member, replacement_inadmissible=row["inadmissible"] is not None
+    )
     route = surviving_route(case.eligible, citable, unreadable=unreadable)
     expect = expected(route)
     # Several outputs asserting the claim: the first (by id) is classified.

@@ -94,6 +94,18 @@ def surviving_route(
     return min(found)[1] if found else None
 
 
+def ineligible_members(
+    variant: str, member: str | None, *, replacement_inadmissible: bool
+) -> frozenset[str]:
+    """The members no set eligible for a variant may hold (interventions.md "Expected
+    outcome"): the member made unreadable (``permission``, rule 4), or the member
+    replaced by a replacement that fails a rule among 1-4 for the claim, whose
+    admissibility it takes ("Edge cases", replacement)."""
+    if member is not None and (variant == "permission" or replacement_inadmissible):
+        return frozenset({member})
+    return frozenset()
+
+
 def expected(route: str | None) -> str:
     """The expected outcome of a variant whose surviving route is ``route``."""
     return SUPPORTED if route is not None else ABSTENTION

@@ -21,7 +21,14 @@ from typing import Any
 from hopgate import ids
 from hopgate import ntriples as nt
 from hopgate.decide.evaluation import walked_inputs
-from hopgate.decide.variants import VARIANTS, Place, covers, expected, surviving_route
+from hopgate.decide.variants import (
+    VARIANTS,
+    Place,
+    covers,
+    expected,
+    ineligible_members,
+    surviving_route,
+)
 from hopgate.errors import InputRefused, PlanError
 from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
@@ -302,13 +309,8 @@ def _expand(
         inadmissible: bool = False,
         texts: dict[str, Any] | None = None,
     ) -> None:
-        # Eligibility for the variant (interventions.md "Expected outcome"): a member made
-        # unreadable fails rule 4, and a replaced member takes its replacement's
-        # admissibility ("Edge cases"), so no set holding either is eligible.
-        excluded = {unreadable} if unreadable else set()
-        if inadmissible and member is not None:
-            excluded.add(member)
-        route = surviving_route(eligible, citable, unreadable=frozenset(excluded))
+        excluded = ineligible_members(variant, member, replacement_inadmissible=inadmissible)
+        route = surviving_route(eligible, citable, unreadable=excluded)
         item: dict[str, Any] = {"variant": variant}
         if member is not None:
             item["member"] = member
