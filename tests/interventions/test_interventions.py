@@ -221,6 +221,32 @@ def test_a_set_judged_sufficient_is_selected(tmp_path: Path, judged: bool) -> No
         assert (item["expected"], item["surviving_route"]) == (v.ABSTENTION, None)
 
 
+def test_a_plan_from_an_earlier_evaluation_selects_its_eligible_sets(tmp_path: Path) -> None:
+    """interventions.md "The plan": a plan is made from the evaluation named by
+    --evaluation. gC2 is eligible in E1; a final judgment then finds it insufficient, and
+    E2 no longer weighs it. The plan from E1 selected today's sets (no gC2) while saying
+    it was derived from E1. On disk, as users run it: a store in memory is its own
+    working copy, every graph of it (left as it is)."""
+    store = hopgate.open_store(tmp_path / "store")
+    hopgate.load(store, CEDAR)
+    evaluate(store)
+    [first] = catalog.evaluations(store, "sys-a")
+    final = {"id": "jr", "subject": "gC2", "question": "entailment", "decision": "insufficient",
+             "by": "adjudicator", "at": "2026-10-06T10:00:00Z", "reason": "c4 is silent",
+             "final": True}  # fmt: skip
+    path = tmp_path / "final.yaml"
+    path.write_text(yaml.safe_dump({"ledger": 1, "judgments": [final]}), encoding="utf-8")
+    hopgate.load(store, path)
+    evaluate(store)
+    e1 = hopgate.ids.ledger_id(first.activity)
+    earlier = plan(store, "sys-a", evaluation=e1)
+    now = plan(store, "sys-a")
+    store.close()
+    assert {i["evaluation"] for i in earlier.variants} == {e1}
+    assert "gC2" in {i["set"] for i in _find(earlier.variants, question="qC")}
+    assert "gC2" not in {i["set"] for i in _find(now.variants, question="qC")}
+
+
 def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
     store = _store()
     later = tmp_path / "later.yaml"

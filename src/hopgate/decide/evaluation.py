@@ -204,8 +204,7 @@ def walked_inputs(store: Store, run: str) -> list[str]:
     """The load graphs ``run`` depends on now (:func:`hopgate.store.catalog.run_inputs`),
     walked on a copy of every load and plan graph when that copy is small, else on the
     store (``_SharedCopy.inputs``, which an evaluation keeps as its working copy; here
-    it is freed): for a caller that makes a copy of its own, such as
-    ``interventions plan``."""
+    it is freed): for a caller that makes a copy of its own."""
     with _SharedCopy(store) as copies:
         return copies.inputs(run)
 

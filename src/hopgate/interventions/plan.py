@@ -20,7 +20,6 @@ from typing import Any
 
 from hopgate import ids
 from hopgate import ntriples as nt
-from hopgate.decide.evaluation import walked_inputs
 from hopgate.decide.variants import (
     VARIANTS,
     Place,
@@ -134,7 +133,7 @@ def plan(
     if run not in catalog.runs(store):
         raise PlanError(f"unknown run {run!r}")
     found = _evaluation(store, run, evaluation)
-    rows = _rows(store, run)
+    rows = _rows(store, run, list(found.used))
     claims = _claims(rows)
     places = {p.id: p for p in (_place(r) for r in rows if r["kind"] != "version")}
     texts = {str(r["spanId"]): r["text"] for r in rows if r["kind"] != "version"}
@@ -186,6 +185,8 @@ class _Found:
     activity: str
     activity_id: str
     bundle: str
+    #: The load graphs the evaluation used (``prov:used``): what the plan is made from.
+    used: tuple[str, ...]
 
 
 def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
@@ -204,26 +205,36 @@ def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
             known = ", ".join(ids.ledger_id(e.activity) for e in recorded) or "none"
             raise PlanError(f"run {run!r} has no evaluation {evaluation!r} (evaluations: {known})")
         chosen = matches[-1]
-    return _Found(chosen.activity, ids.ledger_id(chosen.activity), chosen.bundle)
+    gone = sorted(set(chosen.used) - set(catalog.load_graphs(store)))
+    if gone:
+        raise PlanError(
+            f"evaluation {ids.ledger_id(chosen.activity)!r} used a load no longer in the "
+            f"store ({gone[0]}); plan from a current evaluation"
+        )
+    return _Found(chosen.activity, ids.ledger_id(chosen.activity), chosen.bundle, chosen.used)
 
 
 #: The evaluation's updates the plan needs: its own, in its order, up to eligibility.
 _PLAN_UPDATES = SCRATCH_UPDATES[: SCRATCH_UPDATES.index("evaluation-eligibility") + 1]
 
 
-def _rows(store: Store, run: str) -> list[Row]:
-    """queries/interventions-plan.rq on a working copy, after the evaluation's eligibility rule.
+def _rows(store: Store, run: str, used: list[str]) -> list[Row]:
+    """queries/interventions-plan.rq on a working copy of the load graphs an evaluation
+    ``used``, after the evaluation's eligibility rule.
 
     The run's records and the adjudication step run first, as in the
     evaluation: eligibility starts from the run's outputs and the claims it
     touches, and reads each set's status in force (docs/spec/adjudication.md).
+    Over the graphs the evaluation used, so a plan made from an earlier
+    evaluation selects that evaluation's eligible sets, not today's
+    (interventions.md "The plan"); published graphs never change.
     """
     updates = [library_update(name).text for name in _PLAN_UPDATES]
     query = library_query("interventions-plan").text
     stamp = xsd_datetime()
     scratch = ids.mint("evaluation-activity", f"{run}@plan-{stamp}") + SCRATCH_SUFFIX
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
-    graphs = walked_inputs(store, run)
+    graphs = list(used)
     # The other versions of the members' sources, which the temporal variant replaces
     # a member with, may be defined by a ledger the run does not depend on (a later
     # crawl): their graphs too. Without them the variant was planned on a store in
