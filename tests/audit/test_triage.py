@@ -173,6 +173,22 @@ def test_machine_disagreement_orders_the_queue(tmp_path: Path) -> None:
         assert [i.subject for i in review_queue.queue(store, "sys-a")] == ["k2", "gC2"]
 
 
+@pytest.mark.parametrize("question", ["alternatives", "entailment"])
+def test_a_machine_insufficient_of_a_proposed_set_disagrees_whichever_question(
+    tmp_path: Path, question: str
+) -> None:
+    """adjudication.md "Machine triage": a machine's "insufficient" on a proposed set
+    disagrees with its proposed status, and the item shows it; a set's entailment and
+    alternatives are one question ("Recording"). Of entailment, it was missed."""
+    ledger = disputed()
+    ledger["judgments"] = [machine("jm", "gC2", question, "insufficient", reason="no")]
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        [item] = [i for i in review_queue.queue(store, "sys-a") if i.subject == "gC2"]
+    assert item.machine_disagreement
+    assert [(j.id, j.question, j.machine) for j in item.judgments] == [("jm", question, True)]
+
+
 def test_agreement_per_judge_and_question(tmp_path: Path) -> None:
     with hopgate.open_store(None) as store:
         hopgate.load(store, write(tmp_path, with_k2(), "base"))

@@ -133,6 +133,10 @@ def _judgments_by_subject(
     return grouped
 
 
+#: The two questions that re-annotate a set, one question to decide.
+_SET_QUESTIONS = frozenset({"entailment", "alternatives"})
+
+
 def queue(
     store: Store,
     run: str | None = None,
@@ -186,10 +190,13 @@ def queue(
     # (figures in bench/README.md, "Figures behind the code").
     by_subject = _judgments_by_subject(store) if with_judgments and items else {}
     for key, item in items.items():
+        # A set's entailment and alternatives are one question (adjudication.md
+        # "Recording"): its item shows the initial judgments of both.
+        asked = _SET_QUESTIONS if item.question in _SET_QUESTIONS else {item.question}
         item.judgments = [
             j
             for j in by_subject.get(subjects[key], [])
-            if not j.final and j.question in (item.question, None)
+            if not j.final and (j.question is None or j.question in asked)
         ]
         item.outputs.sort()
     # Last, the subject's IRI: two kinds of subject may share a ledger id.
