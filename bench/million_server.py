@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from bench.synthetic import part_paths, write_ledger  # noqa: E402
 
 
-def _rss_mb(pid: int) -> int:
+def rss_mb(pid: int) -> int:
     """A process's resident memory (VmRSS), 0 once it is gone."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -98,8 +98,8 @@ def _step(
             found = subprocess.run(
                 ["pgrep", "-P", str(child.pid)], capture_output=True, text=True
             ).stdout.split()
-            client = max([_rss_mb(int(pid)) for pid in found] or [0])
-            server = _rss_mb(server_pid)
+            client = max([rss_mb(int(pid)) for pid in found] or [0])
+            server = rss_mb(server_pid)
             peak, server_peak = max(peak, client), max(server_peak, server)
             free, available = shutil.disk_usage(folder).free / 2**30, _available_gb()
             print(

@@ -25,18 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
+from bench.million_server import rss_mb  # noqa: E402
 from bench.synthetic import write_ledger  # noqa: E402
-
-
-def _rss_mb(pid: int) -> int:
-    """A process's resident memory (VmRSS), 0 once it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
 
 
 def _one(way: str, ledger: Path, folder: Path, buffers: int) -> None:
@@ -64,13 +54,13 @@ def _one(way: str, ledger: Path, folder: Path, buffers: int) -> None:
         triples = store.select(
             f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{result.graph}> {{ ?s ?p ?o }} }}"
         )[0]["n"]
-        before = _rss_mb(pid)
+        before = rss_mb(pid)
         peak = [before]
         done = threading.Event()
 
         def sample() -> None:
             while not done.wait(0.2):
-                peak[0] = max(peak[0], _rss_mb(pid))
+                peak[0] = max(peak[0], rss_mb(pid))
 
         watcher = threading.Thread(target=sample, daemon=True)
         watcher.start()

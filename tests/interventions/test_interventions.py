@@ -24,7 +24,7 @@ import hopgate
 from hopgate.audit.results import metrics, verdicts
 from hopgate.decide import variants as v
 from hopgate.decide.evaluation import evaluate
-from hopgate.decide.outcomes import figures, recorded
+from hopgate.decide.outcomes import Outcome, figures, recorded
 from hopgate.errors import LedgerError, PlanError
 from hopgate.interventions.plan import plan, read_plan, write_plan
 from hopgate.interventions.run import BUILTIN_BM25, bm25_system, request, run_plan
@@ -65,6 +65,13 @@ def _store() -> Store:
     hopgate.load(store, CEDAR)
     evaluate(store)
     return store
+
+
+def _latest_outcomes(store: Store, run: str = "sys-a") -> list[Outcome]:
+    """The intervention outcomes the run's latest evaluation recorded."""
+    latest = catalog.latest(store, run)
+    assert latest is not None
+    return recorded(store, latest.bundle)
 
 
 def _find(items: list[dict[str, Any]], **match: Any) -> list[dict[str, Any]]:
@@ -267,9 +274,7 @@ def test_temporal_replacement_from_a_later_version(tmp_path: Path) -> None:
     run_plan(found, BUILTIN_BM25, answers)
     hopgate.load(store, answers)
     evaluate(store)
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    [outcome] = recorded(store, latest.bundle)
+    [outcome] = _latest_outcomes(store)
     assert outcome.variant == "temporal" and outcome.expected == v.ABSTENTION
 
 
@@ -302,9 +307,7 @@ def test_a_later_version_in_its_own_ledger_is_planned_and_scored_on_disk(tmp_pat
         )
         assert len(set(catalog.load_graphs(store)) - before) == 2
         evaluate(store)
-        latest = catalog.latest(store, "sys-a")
-        assert latest is not None
-        [outcome] = recorded(store, latest.bundle)
+        [outcome] = _latest_outcomes(store)
     assert (outcome.expected, outcome.surviving_route) == (v.ABSTENTION, None)
     assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
     assert outcome.unplanned is False
@@ -338,9 +341,7 @@ def test_an_answer_nobody_judged_is_classified_by_its_citations(tmp_path: Path) 
     run_plan(found, BUILTIN_BM25, answers)
     hopgate.load(store, answers)
     evaluate(store)
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    outcomes = recorded(store, latest.bundle)
+    outcomes = _latest_outcomes(store)
     assert len(outcomes) == len(found) == 5
     assert {o.correct for o in outcomes} == {None}
     assert v.MISSED_ANSWER not in {o.observed for o in outcomes}
@@ -398,9 +399,7 @@ def test_a_system_that_always_answers(tmp_path: Path) -> None:
     assert classes[("gC1", "hop-removal", "c1")] == (v.SUPPORTED, v.SUPPORTED_ANSWER)
     assert classes[("gA1", "gold-only", None)] == (v.SUPPORTED, v.SUPPORTED_ANSWER)
     assert classes[("gA1", "contradiction", "a1")] == (v.ABSTENTION, v.UNSUPPORTED_SYNTHESIS)
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    outcomes = recorded(store, latest.bundle)
+    outcomes = _latest_outcomes(store)
     assert all(o.correct is True for o in outcomes), "correctness is kept apart from the class"
     table = figures(outcomes)
     expected_abstain = sum(1 for i in result.variants if i["expected"] == v.ABSTENTION)
@@ -418,9 +417,7 @@ def test_a_system_that_always_abstains(tmp_path: Path) -> None:
     classes = _classes(store)
     assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.APPROPRIATE_ABSTENTION)
     assert classes[("gC1", "hop-removal", "c1")] == (v.SUPPORTED, v.MISSED_ANSWER)
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    table = figures(recorded(store, latest.bundle))
+    table = figures(_latest_outcomes(store))
     expected_answer = sum(1 for i in result.variants if i["expected"] == v.SUPPORTED)
     missed = table["all"]["missed-answer rate"]
     assert (missed.numerator, missed.denominator) == (expected_answer, expected_answer)
@@ -557,9 +554,7 @@ def test_a_replaced_member_takes_its_replacement_s_admissibility(
             answers.write_text(json.dumps(answer) + "\n", encoding="utf-8")
         hopgate.load(store, answers)
         evaluate(store)
-        latest = catalog.latest(store, "run")
-        assert latest is not None
-        [outcome] = recorded(store, latest.bundle)
+        [outcome] = _latest_outcomes(store, "run")
     assert (outcome.expected, outcome.surviving_route) == (v.ABSTENTION, None)
     assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
 
@@ -580,9 +575,7 @@ def test_cited_outside_context_is_flagged(tmp_path: Path) -> None:
     path.write_text(json.dumps(case) + "\n", encoding="utf-8")
     hopgate.load(store, path)
     evaluate(store, run="sys-a")
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    [outcome] = recorded(store, latest.bundle)
+    [outcome] = _latest_outcomes(store)
     assert outcome.observed == v.UNSUPPORTED_SYNTHESIS
     assert outcome.cited_outside_context is True
 
@@ -709,9 +702,7 @@ def test_scored_against_the_recorded_plan_not_the_answers_file(tmp_path: Path) -
     classes = _classes(store)
     # The removed hop, cited: an unsupported synthesis, whatever the file says was citable.
     assert classes[("gA1", "hop-removal", "a1")] == (v.ABSTENTION, v.UNSUPPORTED_SYNTHESIS)
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    hop = [o for o in recorded(store, latest.bundle) if o.variant == "hop-removal"]
+    hop = [o for o in _latest_outcomes(store) if o.variant == "hop-removal"]
     assert all(o.cited_outside_context for o in hop if o.member == "a1")
 
 
@@ -729,9 +720,7 @@ def test_unplanned_answers_are_shown_but_never_counted(tmp_path: Path) -> None:
     path.write_text(json.dumps(case) + "\n", encoding="utf-8")
     hopgate.load(store, path)
     evaluate(store, run="sys-a")
-    latest = catalog.latest(store, "sys-a")
-    assert latest is not None
-    [outcome] = recorded(store, latest.bundle)
+    [outcome] = _latest_outcomes(store)
     assert outcome.unplanned and outcome.observed == v.SUPPORTED_ANSWER
     assert figures([outcome]) == {}
     assert metrics(store, run="sys-a")["sys-a"].interventions == {}
