@@ -906,15 +906,16 @@ def test_the_pages_of_a_file_declaring_the_written_order_are_joined_so(
     store._contact.limits = Limits(kind="virtuoso", product="Virtuoso", row_cap=2)
     sent: list[str] = []
 
-    def answer(text: str, *, dataset: bool = True, capped: bool = False) -> dict[str, Any]:
+    def answer(text: str, *, dataset: bool = True) -> io.BytesIO:
         sent.append(store._wrapper(text, update=False, dataset=False).queryString)
         found = 2 if len(sent) == 1 else 1  # a full page, then the last
         bindings = [
             {"run": {"type": "uri", "value": f"urn:r{len(sent)}.{i}"}} for i in range(found)
         ]
-        return {"head": {"vars": ["run"]}, "results": {"bindings": bindings}}
+        body = {"head": {"vars": ["run"]}, "results": {"bindings": bindings}}
+        return io.BytesIO(json.dumps(body).encode())  # read as a response is, a chunk at a time
 
-    monkeypatch.setattr(store, "_json", answer)
+    monkeypatch.setattr(store, "_json_response", answer)
     queue = store._prologue + library_query("review-queue").text
     pages = list(store._pages(queue, ["run", "subject"]))
     assert len(pages) == 3 and len(sent) == 2
@@ -924,6 +925,26 @@ def test_the_pages_of_a_file_declaring_the_written_order_are_joined_so(
     other = store._prologue + library_query("run-new-inputs").text
     list(store._pages(other, ["load"]))
     assert sent and not any(text.startswith(WRITTEN_JOIN_ORDER) for text in sent)
+
+
+def test_a_page_is_read_a_row_at_a_time_not_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page of an answer read in pages is as large as the server's row cap (100,000,000
+    rows as advised): its first row is used before the rest has arrived, as a whole
+    answer's is (the client held 4.4 GB for a page parsed whole at 1M claims)."""
+    from hopgate.store.remote.limits import Limits
+
+    store = RemoteStore("http://127.0.0.1:9/sparql")
+    store._contact.limits = Limits(kind="virtuoso", product="Virtuoso", row_cap=50_000)
+    bindings = [{"run": {"type": "uri", "value": f"urn:r{i}"}} for i in range(20_000)]
+    body = io.BytesIO(
+        json.dumps({"head": {"vars": ["run"]}, "results": {"bindings": bindings}}).encode()
+    )
+    total = len(body.getvalue())
+    monkeypatch.setattr(store, "_json_response", lambda text, *, dataset=True: body)
+    pages = store._pages("SELECT ?run WHERE { ?run ?p ?o }", ["run"])
+    assert next(pages) == {"run": hopgate.IRI("urn:r0")}
+    assert body.tell() < total // 10
+    assert sum(1 for _ in pages) == 19_999 and body.closed
 
 
 @pytest.mark.parametrize("kind", ["virtuoso", "oxigraph", None])
