@@ -334,3 +334,30 @@ def test_a_final_re_annotation_takes_a_disputed_set_out_of_the_queue(
         ]
         hopgate.load(store, write(tmp_path, only_judgments(final), "final"))
         assert [i.subject for i in review.queue(store, "sys-a")] == []
+
+
+def test_a_set_is_one_item_and_what_changes_no_verdict_is_not_queued(tmp_path: Path) -> None:
+    """docs/spec/adjudication.md "Awaiting adjudication": a subject awaits when it can
+    change a verdict, and the queue lists each such subject once. A proposed set whose
+    reviewers disagree on its entailment is one item (the two questions re-annotate it
+    as one), counted once by ``metrics``; reviewers who disagree on a set's minimality,
+    or on a contradiction loaded as resolved, change nothing scored: not queued."""
+    ledger = disputed()
+    ledger["judgments"] = [
+        judgment("ja", "gC2", "entailment", "sufficient", by="reviewer-1"),
+        judgment("jb", "gC2", "entailment", "insufficient", by="reviewer-2"),
+        judgment("jc", "gA1", "minimality", "minimal", by="reviewer-1"),
+        judgment("jd", "gA1", "minimality", "not-minimal", by="reviewer-2"),
+        judgment("je", "k1", "contradiction", "material", by="reviewer-1"),
+        judgment("jf", "k1", "contradiction", "immaterial", by="reviewer-2"),
+    ]
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        items = review.queue(store, "sys-a")
+        assert [(i.subject, i.question, i.disagreement) for i in items] == [
+            ("gC2", "entailment", True)
+        ]
+        # The item shows the reviewers' initial judgments of both questions.
+        assert [j.id for j in items[0].judgments] == ["ja", "jb"]
+        hopgate.evaluate(store)
+        assert hopgate.metrics(store)["sys-a"].awaiting_adjudication == len(items)

@@ -135,6 +135,8 @@ def _judgments_by_subject(
 
 #: The two questions that re-annotate a set, one question to decide.
 _SET_QUESTIONS = frozenset({"entailment", "alternatives"})
+#: Their key in the queue's grouping.
+_RE_ANNOTATION = "re-annotation"
 
 
 def queue(
@@ -164,28 +166,42 @@ def queue(
         runs = [run]
     items: dict[tuple[str, str, str], QueueItem] = {}
     subjects: dict[tuple[str, str, str], str] = {}
+    disputed: dict[tuple[str, str, str], set[str]] = {}
     # Over the published records: each run's rows as its current evaluation recorded
     # them, the others asked (hopgate.store.queue_answers).
     for row in queue_answers.rows(store, runs, states=states):
         run_id = ids.ledger_id(str(row["run"]))
-        key = (run_id, str(row["subject"]), str(row["question"]))
+        question = str(row["question"])
+        # One item per subject: a set's entailment and alternatives are one question to
+        # decide (adjudication.md "Recording"), as metrics counts them.
+        key = (
+            run_id,
+            str(row["subject"]),
+            _RE_ANNOTATION if question in _SET_QUESTIONS else question,
+        )
         item = items.get(key)
         if item is None:
             item = QueueItem(
                 run=run_id,
                 subject=ids.ledger_id(str(row["subject"])),
                 kind=str(row["kind"]),
-                question=str(row["question"]),
+                question=question,
                 disagreement=False,
             )
             items[key] = item
             subjects[key] = str(row["subject"])
+        if row["disagreement"]:
+            disputed.setdefault(key, set()).add(question)
         item.disagreement = item.disagreement or bool(row["disagreement"])
         item.machine_disagreement = item.machine_disagreement or bool(row["machineDisagreement"])
         item.consequential = item.consequential or bool(row["consequential"])
         output = ids.ledger_id(str(row["output"]))
         if output not in item.outputs:
             item.outputs.append(output)
+    # The question to decide is the one the reviewers disagree on (of two, the first by
+    # name, whatever order the rows came in).
+    for key, questions in disputed.items():
+        items[key].question = min(questions)
     # All judgments in one query: one query per subject grew with the queue
     # (figures in bench/README.md, "Figures behind the code").
     by_subject = _judgments_by_subject(store) if with_judgments and items else {}
