@@ -228,6 +228,18 @@ def test_the_latest_recorded_admissibility_judgment_wins_and_stales_the_run(
     assert (members["r1"]["basis"], members["r1"]["basis_from"]) == ("rechecked in October", "j9")
 
 
+def test_an_admissibility_judgment_stales_only_the_runs_whose_cards_it_can_change(
+    truth: hopgate.Store, tmp_path: Path
+) -> None:
+    """docs/spec/adjudication.md ("Judgments", `judge`) and records.md "Staleness": b1 is a
+    member of g3 (c2, which sys-a asserts) and only a contradiction's span for sys-b,
+    whose claim c1 no set holding b1 or quoting blog@1 supports."""
+    later = {"ledger": 1, "judgments": [_admissibility("j8", "b1", "the blog retracted it")]}
+    hopgate.load(truth, write(tmp_path / "later", later, "yaml"))
+    assert catalog.staleness(truth, "sys-a").stale
+    assert not catalog.staleness(truth, "sys-b").stale
+
+
 def test_authority_never_changes_a_verdict_or_a_figure(
     truth: hopgate.Store, tmp_path: Path
 ) -> None:
