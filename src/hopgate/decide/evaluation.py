@@ -200,15 +200,6 @@ class _SharedCopy:
         return self._work
 
 
-def walked_inputs(store: Store, run: str) -> list[str]:
-    """The load graphs ``run`` depends on now (:func:`hopgate.store.catalog.run_inputs`),
-    walked on a copy of every load and plan graph when that copy is small, else on the
-    store (``_SharedCopy.inputs``, which an evaluation keeps as its working copy; here
-    it is freed): for a caller that makes a copy of its own."""
-    with _SharedCopy(store) as copies:
-        return copies.inputs(run)
-
-
 #: A run's first evaluation walks its inputs on a copy of every load and plan graph when
 #: their evaluation snapshots together are at most this many times the size of the run's
 #: own load, and at most :data:`WALK_COPY_BYTES`: past either, the copy's parse (about
