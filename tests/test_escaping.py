@@ -37,7 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "hopgate"
 MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 #: Arbitrary text, weighted towards what outputs act on.
-SYNTAX = "\\`*_[]<>&|~$#!()-+=.:@'\"\t\r\n\x0b\x0c\x1b\x7f\x85\x9b\u2028\u2029\u202e\u2066 ab1"
+SYNTAX = (
+    "\\`*_[]<>&|~$#!()-+=.:@'\"\t\r\n\x0b\x0c\x1b\x7f\x85\x9b\u2028\u2029\u202e\u2066 ab1"
+    "\xad\u034f\u200b\u200d\u2060\ufe0f\ufeff\U000e0049"
+)
 texts = st.one_of(st.text(), st.text(alphabet=SYNTAX))
 
 
@@ -58,6 +61,27 @@ def test_terminal_escapes_are_readable() -> None:
         "a\\nb\\tc\\r\\x1b[2J\\x7f\\x85\\u202eZ\\u2066"
     )
     assert escaping.terminal(None) == ""
+
+
+def test_every_character_drawn_as_nothing_is_made_visible_in_every_output() -> None:
+    """An id ``o\u200b1`` must not pass for ``o1`` in a table or a CSV, nor a judgment's
+    reason hide words in tag characters (U+E0000-U+E007F) or variation selectors: every
+    default-ignorable character (escaping.DEFAULT_IGNORABLE) is written as an escape."""
+    assert escaping.terminal("o\u200b1 \u2060\ufeff\xad\U000e0049") == (
+        "o\\u200b1 \\u2060\\ufeff\\xad\\U000e0049"
+    )
+    for start, end in escaping.DEFAULT_IGNORABLE:
+        for point in {start, end}:
+            char = chr(point)
+            for shown in (
+                escaping.terminal(char),
+                escaping.csv_cell(char),
+                escaping.markdown(char),
+                escaping.html(char),
+                escaping.json_text([char], indent=None),
+            ):
+                assert char not in shown, hex(point)
+            assert json.loads(escaping.json_text([char], indent=None)) == [char]
 
 
 def test_a_table_keeps_one_line_per_row() -> None:
@@ -154,11 +178,18 @@ def test_indented_json_is_the_standard_librarys_text(value: object) -> None:
         lambda m: orjson.dumps(floats[int(m.group(1))]).decode(),
         expected,
     )
-    assert escaping.json_text(value) == re.sub(
-        "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]",
-        lambda m: f"\\u{ord(m.group()):04x}",
-        expected,
-    )
+    assert escaping.json_text(value) == "".join(map(_json_escaped, expected))
+
+
+def _json_escaped(char: str) -> str:
+    """``char`` as json_text writes it after json.dumps: DEL, C1, U+2028/U+2029 and every
+    default-ignorable character as ``\\uXXXX`` (beyond the BMP, its surrogate pair)."""
+    point = ord(char)
+    ignorable = any(start <= point <= end for start, end in escaping.DEFAULT_IGNORABLE)
+    if not (0x7F <= point <= 0x9F or point in (0x2028, 0x2029) or ignorable):
+        return char
+    units = char.encode("utf-16-be")
+    return "".join(f"\\u{int.from_bytes(units[i : i + 2]):04x}" for i in range(0, len(units), 2))
 
 
 @given(_json_values)

@@ -35,17 +35,45 @@ from typing import Any
 import orjson
 from markupsafe import Markup, escape
 
+#: The characters a renderer draws as nothing (Unicode's Default_Ignorable_Code_Point,
+#: DerivedCoreProperties.txt, which :mod:`unicodedata` does not expose), as ranges: the
+#: soft hyphen, the combining grapheme joiner, ALM, the Hangul fillers, the Khmer
+#: inherent vowels, the Mongolian variation selectors and vowel separator, the
+#: zero-width space, non-joiner and joiner, LRM/RLM, the bidi embeddings, overrides and
+#: isolates, the word joiner and invisible operators, the variation selectors, the byte
+#: order mark, the shorthand and musical format controls, and the tags. Data holding
+#: one can look like other data (an id ``o\u200b1`` like ``o1``) or hide text (tags
+#: spell words nobody sees): every output makes them visible (:func:`visible`) and the
+#: reader filter ignores them (hopgate.audit.withholding.normalize).
+DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+_IGNORABLE_CLASS = "".join(
+    chr(start) if start == end else f"{chr(start)}-{chr(end)}" for start, end in DEFAULT_IGNORABLE
+)
 #: What :func:`visible` escapes: C0 controls (tab and line ends included), DEL, C1
 #: controls (NEL U+0085 included), the line and paragraph separators U+2028/U+2029, and
-#: the bidi controls that reorder text around them (ALM U+061C, LRM/RLM U+200E/U+200F,
-#: embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069).
-INVISIBLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
+#: every default-ignorable character (:data:`DEFAULT_IGNORABLE`: the bidi controls that
+#: reorder text around them among them).
+INVISIBLE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_IGNORABLE_CLASS}]")
 #: The same, less tab and LF: in HTML they are whitespace (a multi-line answer stays one).
-_INVISIBLE_IN_HTML = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
+_INVISIBLE_IN_HTML = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_IGNORABLE_CLASS}]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -54,7 +82,9 @@ def _escape_char(match: re.Match[str]) -> str:
     if char in _NAMED:
         return _NAMED[char]
     point = ord(char)
-    return f"\\x{point:02x}" if point <= 0xFF else f"\\u{point:04x}"
+    if point <= 0xFF:
+        return f"\\x{point:02x}"
+    return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
 
 
 def visible(text: str) -> str:
@@ -130,12 +160,18 @@ def _csv_text(value: Any) -> str:
 
 
 def _json_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    point = ord(match.group())
+    if point <= 0xFFFF:
+        return f"\\u{point:04x}"
+    # JSON escapes a character beyond the BMP as its UTF-16 surrogate pair.
+    point -= 0x10000
+    return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
 
 
 #: What json.dumps(ensure_ascii=False) leaves raw that a terminal or an older JavaScript
-#: parser acts on: DEL, C1 controls, U+2028/U+2029 and the bidi controls (C0 it escapes).
-_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: parser acts on, or that a reader cannot see: DEL, C1 controls, U+2028/U+2029 and the
+#: default-ignorable characters (C0 it escapes).
+_JSON_RAW = re.compile(f"[\x7f-\x9f\u2028\u2029{_IGNORABLE_CLASS}]")
 
 
 #: JSON's string writer (C), as ``json.dumps(ensure_ascii=False)`` uses it.

@@ -28,6 +28,9 @@ def test_a_repeat_differing_in_case_spacing_or_invisible_characters_is_a_repeat(
         "x " + NARROWED.replace(" ", "\n  ") + " y",
         NARROWED.replace("zq", "z\u200bq").replace("kestrel", "kes\u202etrel"),
         NARROWED.replace("Cedar", "Ｃｅｄａｒ"),  # fullwidth compatibility forms
+        # Default-ignorable, not format characters: the combining grapheme joiner, a
+        # variation selector (and a supplementary one), a Hangul filler, Mongolian FVS1.
+        NARROWED.replace("Ced", "C\u034fe\ufe0fd").replace("kes", "k\U000e0100e\u3164s\u180b"),
     ):
         assert rule.withholds(text), text
     assert not rule.withholds("Cedar maps to zqnarrowed7731")  # a part is not the whole

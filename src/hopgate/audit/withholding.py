@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from hopgate import ids
 from hopgate.errors import HopgateError
+from hopgate.escaping import DEFAULT_IGNORABLE
 from hopgate.library.reader_rule import (
     RULE_QUERY,
     TEXTS_QUERY,
@@ -118,17 +119,24 @@ _STEP = 8
 
 @functools.cache
 def _format_characters() -> dict[int, None]:
-    """Every format character (Unicode category Cf: zero-width, bidi controls), to delete."""
+    """Every character drawn as nothing, to delete: the format characters (Unicode
+    category Cf: zero-width, bidi controls) and the other default-ignorable ones
+    (hopgate.escaping.DEFAULT_IGNORABLE: the combining grapheme joiner, the variation
+    selectors, the Hangul fillers...). A withheld text repeated with one of them inside
+    it reads the same, so it is the same text here."""
     # Outside the BMP they sit in these blocks only (Kaithi, Egyptian format controls,
     # shorthand, musical symbols, tags); scanning all 1.1M code points takes 0.25 s.
     blocks = [(0x80, 0x10000), (0x11000, 0x11100), (0x13430, 0x13460), (0x1BCA0, 0x1BCB0)]
     blocks += [(0x1D170, 0x1D180), (0xE0000, 0xE0080)]
-    return {
+    found: dict[int, None] = {
         point: None
         for start, end in blocks
         for point in range(start, end)
         if unicodedata.category(chr(point)) == "Cf"
     }
+    for start, end in DEFAULT_IGNORABLE:
+        found.update(dict.fromkeys(range(start, end + 1)))
+    return found
 
 
 def normalize(text: str) -> str:
