@@ -78,6 +78,10 @@ REFUSED_CHARACTERS = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
 )
 
+#: Where a JSON number may be beyond a float's range (Python reads ``1e400`` as
+#: infinity): an exponent of three digits or more, or 300 digits in a row.
+MAYBE_NOT_FINITE = re.compile(r"\d[eE]\+?\d{3}|\d{300}")
+
 _BLOCK = 1 << 20
 _CONTENT = re.compile(rb"[^ \t\r\n]")
 

@@ -443,6 +443,26 @@ def test_malformed_judge_call_is_an_error_and_keeps_nothing(
         assert not keep.exists() or list(keep.iterdir()) == []
 
 
+def test_a_folder_judge_cannot_write_is_an_error_and_the_store_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """`judge --keep-in DIR` with DIR unwritable (here: under a file) ended in a traceback."""
+    from hopgate.audit import adjudication
+    from hopgate.errors import AdjudicationError
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, disputed(), "base"))
+        graphs = sorted(store.graphs())
+        with pytest.raises(AdjudicationError, match="cannot keep the judgment's file in"):
+            adjudication.judge(
+                store, "gC2", question="alternatives", decision="sufficient", by="ana",
+                reason="because", folder=blocker / "judgments",
+            )  # fmt: skip
+        assert sorted(store.graphs()) == graphs
+
+
 def test_cli_review_and_judge(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

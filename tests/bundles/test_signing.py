@@ -137,6 +137,13 @@ def test_keys_are_written_0600_never_overwritten_and_read_back(tmp_path: Path) -
     with pytest.raises(SigningError, match="no secretKeyMultibase"):
         public.chmod(0o600)
         read_private_key(public)
+    # A character outside base58's alphabet names the file and field, as a wrong length does.
+    data = json.loads(public.read_text(encoding="utf-8"))
+    data["publicKeyMultibase"] = "z0" + data["publicKeyMultibase"][2:]
+    public.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SigningError) as caught:
+        read_public_key(str(public))
+    assert str(caught.value).startswith(f"{public}: publicKeyMultibase: not base58btc")
 
 
 # --- signed export directories -------------------------------------------------------------

@@ -113,6 +113,46 @@ def test_hotpotqa_unanchored_fact_is_rejected(tmp_path: Path) -> None:
     assert (caught.value.record, caught.value.field) == ("[0]", "supporting_facts[0]")
 
 
+def _hotpot_item(
+    qid: object, paragraphs: list[list[object]], fact: list[object]
+) -> dict[str, object]:
+    return {"_id": qid, "question": "Who?", "answer": "R", "context": paragraphs,
+            "supporting_facts": [fact]}  # fmt: skip
+
+
+def test_hotpotqa_ids_equal_as_text_are_refused_naming_the_input(tmp_path: Path) -> None:
+    """1 and "1" are one question id in a ledger: refused by the import (naming the
+    input's record and field), not by the load of the ledger it wrote."""
+    paragraph = ["A", ["Sentence one.", " Sentence two."]]
+    items = [_hotpot_item(1, [paragraph], ["A", 0]), _hotpot_item("1", [paragraph], ["A", 1])]
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    with pytest.raises(LedgerError) as caught:
+        import_files("hotpotqa", [path], output=tmp_path / "o.jsonl")
+    assert (caught.value.file, caught.value.record, caught.value.field) == (str(path), "[1]", "_id")
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_hotpotqa_a_title_spelled_like_a_generated_version_id_is_its_own_version(
+    tmp_path: Path,
+) -> None:
+    """Title "A" with two texts gets versions A and A@2; a real title "A@2" must not share
+    that id (the ledger would hold two versions of one id and not load)."""
+    items = [
+        _hotpot_item("q1", [["A", ["First text."]]], ["A", 0]),
+        _hotpot_item("q2", [["A", ["Second text."]]], ["A", 0]),
+        _hotpot_item("q3", [["A@2", ["Third text."]]], ["A@2", 0]),
+    ]
+    path = tmp_path / "titles.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    ledger = tmp_path / "o.jsonl"
+    import_files("hotpotqa", [path], output=ledger)
+    versions = {r.id: r.data["source"] for r in read_records(ledger) if r.kind == "version"}
+    assert len(versions) == 3 and sorted(versions.values()) == ["A", "A", "A@2"]
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, ledger)
+
+
 def test_multihop_rag_fixture(tmp_path: Path) -> None:
     ledger = tmp_path / "m.jsonl"
     import_files("multihop-rag", [FIXTURES / "multihop-rag.json"], output=ledger)

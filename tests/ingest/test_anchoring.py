@@ -52,6 +52,14 @@ def test_an_emoji_is_one_code_point() -> None:
     assert anchor(TEXT, start=emoji, end=emoji + 2).exact == "😀 "
 
 
+def test_a_negative_offset_is_an_error_not_a_slice_from_the_end() -> None:
+    # text[-5:-1] would be a real slice of other text: every caller (the ledger's schema,
+    # the importers) relies on anchor refusing it too.
+    with pytest.raises(AnchorError, match="start >= 0") as caught:
+        anchor(TEXT, start=-5, end=-1)
+    assert caught.value.field == "start"
+
+
 @pytest.mark.parametrize("quote", ["café", "東京", "😀"])
 def test_ambiguous_quote_is_an_error(quote: str) -> None:
     with pytest.raises(AnchorError, match="occurs 2 times") as caught:

@@ -284,6 +284,19 @@ def test_a_ledger_citation_segment_needs_the_output_text(tmp_path: Path) -> None
         )
 
 
+def test_a_segment_spelled_with_floats_is_the_same_segment(tmp_path: Path) -> None:
+    """JSON Schema counts 0.0 as an integer: [0.0, 8.0] is the segment [0, 8], one citation
+    node with xsd:integer offsets, which validate accepts (it was "0.0"^^xsd:integer)."""
+    stores = []
+    for segment in ([0, 8], [0.0, 8.0]):
+        store = hopgate.open_store(None)
+        hopgate.load(store, _ledger_file(tmp_path, [{"span": "a", "segment": segment}]))
+        stores.append(store)
+    ask = "SELECT ?c ?start WHERE { ?c hg:supportsSegment/oa:hasSelector/oa:start ?start }"
+    assert stores[0].select(ask) == stores[1].select(ask)
+    assert hopgate.validate(stores[1]).conforms
+
+
 def test_a_ledger_citation_of_an_inline_span_with_a_segment(tmp_path: Path) -> None:
     cites = ["a", {"span": {"version": "v", "quote": "Entity R"}, "segment": [0, 8]}]
     store = hopgate.open_store(None)

@@ -307,6 +307,9 @@ CASES: list[Any] = [
     pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: !!timestamp 2001-12-14}\n", ("field 'x-a'", "YAML date"), id="timestamp"),
     pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, x-a: .nan}\n", ("field 'x-a'", "finite number"), id="yaml-nan"),
     pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "x-a": NaN}]}', ("NaN",), id="json-nan"),
+    # Python reads 1e400 as infinity; a JSON Lines line had it stored as "Infinity".
+    pytest.param("l.jsonl", '{"type": "reader", "id": "r1", "x-a": 1e400}\n', ("line 1", "field 'x-a'", "finite number"), id="jsonl-1e400"),
+    pytest.param("l.jsonl", '{"type": "reader", "id": "r1", "x-a": -' + "9" * 400 + '.0}\n', ("line 1", "field 'x-a'", "finite number"), id="jsonl-400-digit-float"),
     pytest.param("l.yaml", "ledger: 1\nreaders:\n  - {id: r1, id: r2}\n", ("given twice",), id="yaml-duplicate"),
     pytest.param("l.yaml", "ledger: 1\nreaders: []\nreaders: []\n", ("given twice",), id="yaml-duplicate-top"),
     pytest.param("l.json", '{"ledger": 1, "readers": [{"id": "r1", "id": "r2"}]}', ("given twice",), id="json-duplicate"),

@@ -170,6 +170,22 @@ def test_list_items_are_named_by_line_and_index(tmp_path: Path) -> None:
         ("answers", 1, lambda a: a.update(answer="Dana [7]"), "answer", "marker [7]"),
         ("answers", 2, lambda a: a.update(contexts="charter"), "contexts", "expected a list"),
         ("answers", 3, lambda a: a.update(contexts=["no such passage"]), "contexts[0]", "neither"),
+        # A negative offset would be read from the text's end (Python's slice) and land on
+        # text the answer never cited: a gold span it did not cite became its citation.
+        (
+            "answers",
+            2,
+            lambda a: a.update(citations=[1, {"context": 2, "start": -36, "end": -1}]),
+            "citations[1].start",
+            "an offset of 0 or more",
+        ),
+        (
+            "gold",
+            1,
+            lambda g: g.update(evidence_sets=[[{"doc": "charter", "start": -5, "end": 10}]]),
+            "evidence_sets[0][0].start",
+            "an offset of 0 or more",
+        ),
     ],
 )
 def test_bad_input_names_file_line_and_field(

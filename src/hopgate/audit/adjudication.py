@@ -155,15 +155,22 @@ def judge(
         record["proof"] = signer(dict(record))
     text = judgment_file_text(record)
     target = judgments_folder(store, folder)
-    target.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned(target)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     name = f"judgment-{moment.strftime('%Y%m%dT%H%M%S%f')}-{digest}.yaml"
     # The file waits in a pending folder of its own (the load records its
     # name) and joins the recorded ones only after the load is published: a
     # judge killed before then leaves no file that looks recorded, and one
     # killed after leaves the store recorded (the store is the truth).
-    pending = Path(tempfile.mkdtemp(prefix=PENDING_PREFIX, dir=target))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        _remove_abandoned(target)
+        pending = Path(tempfile.mkdtemp(prefix=PENDING_PREFIX, dir=target))
+    except OSError as exc:
+        # Before anything is loaded: the store is as it was.
+        raise AdjudicationError(
+            f"cannot keep the judgment's file in {str(target)!r}: "
+            f"{exc.strerror or exc} (--keep-in names a folder hopgate can write)"
+        ) from None
     try:
         (pending / name).write_text(text, encoding="utf-8")
         faults.step("judge:written")

@@ -109,7 +109,10 @@ def _multikey(prefix: bytes, raw: bytes) -> str:
 def _unmultikey(value: str, prefix: bytes, what: str) -> bytes:
     if not value.startswith("z"):
         raise SigningError(f"{what}: expected a multibase base58btc value starting with 'z'")
-    data = b58decode(value[1:])
+    try:
+        data = b58decode(value[1:])
+    except SigningError as exc:
+        raise SigningError(f"{what}: {exc}") from None
     if not data.startswith(prefix) or len(data) != len(prefix) + 32:
         raise SigningError(
             f"{what}: not an Ed25519 Multikey (expected the prefix {prefix.hex()} and 32 bytes)"

@@ -52,6 +52,8 @@ def anchor(
         missing = "end" if end is None else "start"
         raise AnchorError("expected both start and end, or neither (with a quote)", missing)
     if start is not None and end is not None:
+        if start < 0:
+            raise AnchorError(f"expected start >= 0, got {start}", "start")
         if end <= start:
             raise AnchorError(f"expected end > start, got start {start}, end {end}", "end")
         if end > len(text):

@@ -32,6 +32,7 @@ from hopgate.inputs import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
     MAX_LITERAL_BYTES,
+    MAYBE_NOT_FINITE,
     REFUSED_CHARACTERS,
     UNCARRIED,
     decode_text,
@@ -389,11 +390,14 @@ def _read_jsonl(path: Path, validate: bool) -> Iterator[Record]:
                     raise LedgerError(_json_error(exc), file=file, record=where) from None
                 if not isinstance(data, dict):
                     raise LedgerError("expected a JSON object", file=file, record=where)
-                # A refused character is written raw or as an escape, and a line with
-                # fewer brackets than MAX_DEPTH cannot nest deeper: skip the walk otherwise.
+                # A refused character is written raw or as an escape, a line with fewer
+                # brackets than MAX_DEPTH cannot nest deeper, and a number read as
+                # infinity is written with a long exponent or many digits: skip the
+                # walk otherwise.
                 if validate and (
                     "\\" in line
                     or REFUSED_CHARACTERS.search(line) is not None
+                    or MAYBE_NOT_FINITE.search(line) is not None
                     or line.count("[") + line.count("{") >= MAX_DEPTH
                     or len(line) > MAX_LITERAL_BYTES // 2
                 ):

@@ -243,6 +243,13 @@ def _check_offsets(start: Any, end: Any, name: str) -> None:
     for label, value in (("start", start), ("end", end)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise ItemError(f"expected an integer offset, got {value!r}", f"{name}.{label}")
+        # A negative offset would be read from the text's end (Python's slices) and land
+        # on other text: a citation of context 2 at -36..-1 became a gold span it never cited.
+        if value is not None and value < 0:
+            raise ItemError(
+                f"expected an offset of 0 or more (code points from the start), got {value}",
+                f"{name}.{label}",
+            )
 
 
 def _optional_str(ref: dict[str, Any], key: str, name: str) -> str | None:

@@ -69,6 +69,8 @@ def records(
     """
     versions: dict[tuple[str, str], str] = {}  # (title, text) -> version id
     per_title: dict[str, int] = {}
+    used_versions: set[str] = set()
+    questions: dict[str, str] = {}  # _id as text -> where it was first read
     head: list[Record] = []
     body: list[Record] = []
     answers: dict[str, str] = {}
@@ -80,6 +82,15 @@ def records(
         for i, item in enumerate(data):
             where = f"[{i}]"
             qid = str(require(item, "_id", (str, int), file=path, record=where))
+            # 1 and "1" are one question id in the ledger: refused here, naming the input.
+            if qid in questions:
+                raise LedgerError(
+                    f"duplicate _id {qid!r} (first at {questions[qid]})",
+                    file=str(path),
+                    record=where,
+                    field="_id",
+                )
+            questions[qid] = f"{path.name} {where}"
             question = require(item, "question", str, file=path, record=where)
             answer = require(item, "answer", str, file=path, record=where)
             context = require(item, "context", list, file=path, record=where)
@@ -102,10 +113,17 @@ def records(
                 text, offsets = sentence_spans([str(s) for s in sentences])
                 version = versions.get((title, text))
                 if version is None:
+                    first = title not in per_title
                     per_title[title] = per_title.get(title, 0) + 1
-                    version = title if per_title[title] == 1 else f"{title}@{per_title[title]}"
+                    version = title if first else f"{title}@{per_title[title]}"
+                    # Another title may be spelled like a generated id ("A@2" beside a
+                    # title "A" with two texts): the next free number, never a shared id.
+                    while version in used_versions:
+                        per_title[title] += 1
+                        version = f"{title}@{per_title[title]}"
+                    used_versions.add(version)
                     versions[(title, text)] = version
-                    if per_title[title] == 1:
+                    if first:
                         head.append(
                             {
                                 "type": "source",

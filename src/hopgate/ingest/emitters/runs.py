@@ -91,14 +91,16 @@ def _segment(
     record: Record,
     output: dict[str, Any],
     span: str,
-    segment: list[int],
+    segment: list[int | float],
     where: str,
 ) -> Iterator[str]:
     """A citation with the segment of the output's text it supports (docs/spec/ledger.md
     "Outputs"): a qualified derivation whose segment is a Web Annotation selector on the
     output."""
     text = output.get("text")
-    start, end = segment
+    # JSON Schema counts 3.0 as an integer (and a ledger may spell it so): use the int,
+    # as span offsets do (hopgate.ingest.anchoring), so [0.0, 8.0] is [0, 8].
+    start, end = (_integral(value) for value in segment)
     if text is None:
         ctx.fail(
             f"output {output['id']!r}: a citation segment needs the output's text",
@@ -126,6 +128,11 @@ def _segment(
     yield f"{nt.iri(selector)} <{A}> <{OA}TextPositionSelector>"
     yield f"{nt.iri(selector)} <{OA}start> {nt.integer(start)}"
     yield f"{nt.iri(selector)} <{OA}end> {nt.integer(end)}"
+
+
+def _integral(value: int | float) -> int:
+    """``value`` as an int: the ledger's schema admits whole numbers only, ``3`` or ``3.0``."""
+    return int(value)
 
 
 def _intervention(ctx: Context, record: Record, case: str, run: str) -> Iterator[str]:
