@@ -34,7 +34,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from hopgate.errors import InputRefused
@@ -77,10 +77,6 @@ UNCARRIED = re.compile("[\x00\ud800-\udfff\ufffe\uffff]")
 REFUSED_CHARACTERS = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
 )
-
-#: Where a JSON number may be beyond a float's range (Python reads ``1e400`` as
-#: infinity): an exponent of three digits or more, or 300 digits in a row.
-MAYBE_NOT_FINITE = re.compile(r"\d[eE]\+?\d{3}|\d{300}")
 
 _BLOCK = 1 << 20
 _CONTENT = re.compile(rb"[^ \t\r\n]")
@@ -333,11 +329,15 @@ def _no_constant(name: str) -> Any:
     raise InputRefused(f"{name} is not a JSON number")
 
 
-def parse_json(text: str | bytes, *, strict: bool = True) -> Any:
+def parse_json(
+    text: str | bytes, *, strict: bool = True, parse_float: Callable[[str], Any] | None = None
+) -> Any:
     """``json.loads`` within bounds: integers of at most :data:`MAX_DIGITS` digits, and
     nesting too deep for the parser refused (:func:`scan` bounds it to
     :data:`MAX_DEPTH`). ``strict`` (the ledger's JSON) also refuses a key
-    given twice, and NaN and the infinities.
+    given twice, and NaN and the infinities spelled as words (a number beyond a
+    float's range, such as ``1e400``, is read as infinity: ``parse_float``, called
+    with each number's text that is not an integer, may note it).
 
     Raises:
         json.JSONDecodeError: not JSON (the caller says where).
@@ -350,8 +350,9 @@ def parse_json(text: str | bytes, *, strict: bool = True) -> Any:
                 parse_int=bounded_int,
                 object_pairs_hook=_unique_keys,
                 parse_constant=_no_constant,
+                parse_float=parse_float,
             )
-        return json.loads(text, parse_int=bounded_int)
+        return json.loads(text, parse_int=bounded_int, parse_float=parse_float)
     except RecursionError:
         raise InputRefused(f"nested more than {MAX_DEPTH} levels deep") from None
 
