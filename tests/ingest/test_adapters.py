@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -260,3 +261,101 @@ def test_wice_fixture_family_checks_through_validate(tmp_path: Path) -> None:
         ("claim family inclusion-minimal", "wice-w1"),
         ("claim family distinct sets", "wice-w1"),
     }
+
+
+# ---- inputs a reviewer showed accepted wrongly (each test fails before its fix) ----------
+
+
+def _jsonl(path: Path, items: list[object]) -> Path:
+    path.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    return path
+
+
+def test_fever_predicted_labels_compare_as_the_scorer_does_upper_cased(tmp_path: Path) -> None:
+    """The FEVER scorer upper-cases both labels: "supports" is SUPPORTS, and a predicted
+    "not enough info" is an abstention, not an asserted wrong answer."""
+    lines = (FIXTURES / "fever-pred.jsonl").read_text(encoding="utf-8").splitlines()
+    items = [json.loads(line) for line in lines]
+    for item in items:
+        item["predicted_label"] = item["predicted_label"].lower()
+    predictions = _jsonl(tmp_path / "pred.jsonl", items)
+    store = _load(tmp_path, "fever", ["fever-gold.jsonl"], predictions=predictions)
+    peers = _peers(store, "fever-run")
+    assert (peers["strict score"], peers["label accuracy"]) == ((2, 3), (3, 3))
+    assert metrics(store)["fever-run"].counts["appropriate_abstentions"] == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda item: item["predicted_evidence"].__setitem__(0, ["Cedar", True]), "predicted_evidence[0]"),
+        (lambda item: item["predicted_evidence"].__setitem__(0, ["", 0]), "predicted_evidence[0]"),
+    ],
+)  # fmt: skip
+def test_fever_a_line_true_or_an_empty_page_is_refused_by_the_import(
+    tmp_path: Path, change: Any, field: str
+) -> None:
+    items = [json.loads(line) for line in (FIXTURES / "fever-pred.jsonl").read_text().splitlines()]
+    change(items[0])
+    output = tmp_path / "out.jsonl"
+    with pytest.raises(LedgerError) as caught:
+        import_files(
+            "fever", [FIXTURES / "fever-gold.jsonl"], output=output,
+            predictions=_jsonl(tmp_path / "pred.jsonl", items),
+        )  # fmt: skip
+    assert (caught.value.record, caught.value.field) == ("line 1", field)
+    assert not output.exists()
+
+
+def test_wice_sets_of_a_claim_not_wholly_supported_are_rejected_not_adjudicated(
+    tmp_path: Path,
+) -> None:
+    """WiCE's partially_supported and not_supported claims list sets that support only
+    part of the claim (dev02692's [20] says nothing of the beach): no complete set, so a
+    system citing one is not accepted."""
+    ledger = tmp_path / "w.jsonl"
+    import_files("wice", [FIXTURES / "wice.jsonl"], output=ledger, drop_empty=True)
+    status = {r.id: r.data["status"] for r in read_records(ledger) if r.kind == "evidence_set"}
+    assert status["wice-w2/s1"] == "rejected"  # not_supported
+    assert {status[f"wice-w1/s{k}"] for k in range(4)} == {"adjudicated"}  # supported
+
+
+@pytest.mark.parametrize(
+    ("second", "field", "phrase"),
+    [
+        ({"meta": {"id": 7}}, "meta.id", "duplicate claim id 'wice-7'"),
+        ({"meta": {"id": "8"}, "supporting_sentences": [[True]]}, "supporting_sentences[0]", "sentence index True"),
+        ({"meta": {"id": "8"}, "evidence": ["One.", None]}, "evidence[1]", "expected a sentence"),
+        ({"meta": {"id": ""}}, "meta.id", "not empty"),
+    ],
+)  # fmt: skip
+def test_wice_inputs_that_would_write_an_unloadable_ledger_are_refused(
+    tmp_path: Path, second: dict[str, Any], field: str, phrase: str
+) -> None:
+    base = {"label": "supported", "supporting_sentences": [[0]], "claim": "C.",
+            "evidence": ["One.", "Two."], "meta": {"id": "7"}}  # fmt: skip
+    path = _jsonl(tmp_path / "in.jsonl", [base, {**base, **second}])
+    with pytest.raises(LedgerError) as caught:
+        import_files("wice", [path], output=tmp_path / "o.jsonl")
+    assert (caught.value.record, caught.value.field) == ("line 2", field)
+    assert phrase in str(caught.value)
+
+
+def test_multihop_rag_ids_are_text_once_each_and_two_files_do_not_share_defaults(
+    tmp_path: Path,
+) -> None:
+    queries = json.loads((FIXTURES / "multihop-rag.json").read_text(encoding="utf-8"))
+    bare = [{k: v for k, v in q.items() if k != "id"} for q in queries]
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps(bare), encoding="utf-8")
+    second.write_text(json.dumps(bare), encoding="utf-8")
+    ledger = tmp_path / "two.jsonl"
+    import_files("multihop-rag", [first, second], output=ledger)
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, ledger)  # two files without ids: distinct default ids
+    for ids, phrase in (([1, "1"], "duplicate query id '1'"), ([None, 2], "expected an id")):
+        items = [dict(q, id=i) for q, i in zip(queries[:2], ids, strict=True)]
+        first.write_text(json.dumps(items), encoding="utf-8")
+        with pytest.raises(LedgerError, match=phrase) as caught:
+            import_files("multihop-rag", [first], output=tmp_path / "o.jsonl")
+        assert caught.value.field == "id"

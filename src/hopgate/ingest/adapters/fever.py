@@ -19,7 +19,8 @@ line N of the predictions file, as the FEVER scorer aligns them):
   spans are the first ``max_evidence`` (default 5, as the scorer)
   predicted sentences; a predicted NOT ENOUGH INFO is an abstention,
   any other predicted label one output claim asserting ``fever-N``,
-  correct when it equals the gold label, citing the same spans.
+  correct when it equals the gold label (upper-cased, as the scorer compares
+  them), citing the same spans.
 
 Lost: annotation and evidence ids (kept only in the set's inference text),
 the ``verifiable`` flag (implied by the label), predicted sentences beyond
@@ -131,12 +132,7 @@ def _group(group: Any, file: Path, where: str, name: str, pages: dict[str, set[i
         )
     members: list[str] = []
     for i, item in enumerate(group):
-        if (
-            not isinstance(item, list)
-            or len(item) != 4
-            or not isinstance(item[2], str)
-            or not isinstance(item[3], int)
-        ):
+        if not isinstance(item, list) or len(item) != 4 or not _sentence(item[2], item[3]):
             raise LedgerError(
                 "expected [annotation_id, evidence_id, page, line] with a page and a line",
                 file=str(file),
@@ -145,6 +141,12 @@ def _group(group: Any, file: Path, where: str, name: str, pages: dict[str, set[i
             )
         _add_sentence(members, pages, item[2], item[3])
     return members
+
+
+def _sentence(page: object, line: object) -> bool:
+    """True for a page name (not empty) and a line number (an int, not ``true``, which
+    Python would read as line 1 and hopgate's ids as ``True``)."""
+    return isinstance(page, str) and page != "" and type(line) is int
 
 
 def _add_sentence(spans: list[str], pages: dict[str, set[int]], page: str, line: int) -> None:
@@ -168,12 +170,7 @@ def _cases(
         evidence = require(item, "predicted_evidence", list, file=path, record=where)
         retrieved: list[str] = []
         for i, pair in enumerate(evidence[:max_evidence]):
-            if (
-                not isinstance(pair, list)
-                or len(pair) != 2
-                or not isinstance(pair[0], str)
-                or not isinstance(pair[1], int)
-            ):
+            if not isinstance(pair, list) or len(pair) != 2 or not _sentence(pair[0], pair[1]):
                 raise LedgerError(
                     "expected [page, line]",
                     file=str(path),
@@ -183,7 +180,9 @@ def _cases(
             _add_sentence(retrieved, pages, pair[0], pair[1])
         key = f"fever-{count}"
         case: Record = {"type": "case", "run": run, "question": key, "retrieved": retrieved}
-        if predicted == NEI:
+        # The scorer compares labels upper-cased ("supports" is SUPPORTS): so does this.
+        said = predicted.upper()
+        if said == NEI:
             case["abstained"] = True
         else:
             case["outputs"] = [
@@ -191,7 +190,7 @@ def _cases(
                     "id": f"{run}/{key}",
                     "text": predicted,
                     "claim": key,
-                    "correct": predicted == labels[count - 1],
+                    "correct": said == labels[count - 1],
                     "cites": retrieved,
                 }
             ]

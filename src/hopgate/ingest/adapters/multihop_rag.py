@@ -43,13 +43,23 @@ def records(inputs: list[Path]) -> Iterator[Record]:
     articles: dict[str, dict[str, object]] = {}
     facts: dict[str, list[str]] = {}
     body: list[Record] = []
-    for path in inputs:
+    seen: dict[str, str] = {}  # query id -> where it was first read
+    for number, path in enumerate(inputs):
         data = read_json(path)
         if not isinstance(data, list):
             raise LedgerError("expected a JSON list of queries", file=str(path))
         for i, item in enumerate(data):
             where = f"[{i}]"
-            qid = str(item.get("id", f"mhr-{i}")) if isinstance(item, dict) else f"mhr-{i}"
+            qid = _query_id(item, f"mhr-{i}" if number == 0 else f"mhr-{number}-{i}", path, where)
+            # 1 and "1" are one id in the ledger: refused here, naming the input.
+            if qid in seen:
+                raise LedgerError(
+                    f"duplicate query id {qid!r} (first at {seen[qid]})",
+                    file=str(path),
+                    record=where,
+                    field="id",
+                )
+            seen[qid] = f"{path.name} {where}"
             query = require(item, "query", str, file=path, record=where)
             answer = require(item, "answer", str, file=path, record=where)
             evidence = require(item, "evidence_list", list, file=path, record=where)
@@ -57,6 +67,10 @@ def records(inputs: list[Path]) -> Iterator[Record]:
             for e, fact in enumerate(evidence):
                 name = f"evidence_list[{e}]"
                 url = require(fact, "url", str, file=path, record=f"{where}.{name}")
+                if not url:
+                    raise LedgerError(
+                        "empty url", file=str(path), record=where, field=f"{name}.url"
+                    )
                 text = require(fact, "fact", str, file=path, record=f"{where}.{name}")
                 if not text.strip():
                     raise LedgerError(
@@ -126,3 +140,18 @@ def records(inputs: list[Path]) -> Iterator[Record]:
 
 def _span_id(url: str, number: int) -> str:
     return f"{url}#fact{number}"
+
+
+def _query_id(item: object, default: str, path: Path, where: str) -> str:
+    """A query's id as text: its ``id`` (text or an integer, not empty), else ``default``."""
+    if not isinstance(item, dict) or "id" not in item:
+        return default
+    value = item["id"]
+    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+        raise LedgerError(
+            f"expected an id (text or an integer, not empty), got {value!r:.80}",
+            file=str(path),
+            record=where,
+            field="id",
+        )
+    return str(value)

@@ -9,10 +9,15 @@ Mapping (one record per claim of a ``claim/*.jsonl`` file):
   with offsets and exact quote;
 - the claim -> a ``question`` and a ``claim`` (the claim text);
   ``label`` is kept as ``x-label`` on the claim;
-- every listed set of ``supporting_sentences`` -> an adjudicated
-  ``evidence_set`` ``<version>/s<k>`` (per the WiCE README every listed set
-  is a valid alternative). Sets are kept as listed: duplicates and strict
-  supersets stay (the shapes' warnings report them).
+- every listed set of ``supporting_sentences`` -> an ``evidence_set``
+  ``<version>/s<k>``: adjudicated when the claim's label is ``supported``
+  (per the WiCE README every listed set is then a valid alternative);
+  ``rejected`` when it is ``partially_supported`` or ``not_supported``, as
+  such a set supports only part of the claim (WiCE's sub-claims), so it is
+  no complete evidence set of the claim, kept and shown but never eligible;
+  a claim without a label keeps its sets adjudicated. Sets are kept as
+  listed: duplicates and strict supersets stay (the shapes' warnings report
+  them).
 
 An empty set would be trivially contained in any retrieval, so it is
 rejected, naming the file, line and field; with ``drop_empty`` it is
@@ -34,6 +39,8 @@ from hopgate.ingest.adapters.common import Record, evaluation, read_jsonl, requi
 #: WiCE's web pages were archived by Common Crawl before the 2022 release.
 OBSERVED = "2022-06-01"
 EVALUATION = "wice"
+#: The labels whose listed sets support only part of the claim.
+PARTIAL_LABELS = frozenset({"partially_supported", "not_supported"})
 
 
 def records(
@@ -47,6 +54,7 @@ def records(
     """
     dropped = Counter() if dropped is None else dropped
     yield from evaluation(EVALUATION, cutoff=OBSERVED, corpus="Web pages cited in Wikipedia (WiCE)")
+    seen: dict[str, str] = {}  # claim key -> where it was first read
     for path in inputs:
         for number, item in read_jsonl(path):
             where = f"line {number}"
@@ -54,8 +62,27 @@ def records(
             sentences = require(item, "evidence", list, file=path, record=where)
             sets = require(item, "supporting_sentences", list, file=path, record=where)
             meta = item.get("meta") if isinstance(item.get("meta"), dict) else {}
-            key = f"wice-{meta.get('id', f'{path.stem}-{number}')}"
-            text, offsets = sentence_spans([str(s) for s in sentences], separator="\n")
+            key = f"wice-{_claim_id(meta, f'{path.stem}-{number}', path, where)}"
+            # 7 and "7" are one id in the ledger: refused here, naming the input.
+            if key in seen:
+                raise LedgerError(
+                    f"duplicate claim id {key!r} (first at {seen[key]})",
+                    file=str(path),
+                    record=where,
+                    field="meta.id",
+                )
+            seen[key] = f"{path.name} {where}"
+            for s, sentence in enumerate(sentences):
+                if not isinstance(sentence, str):
+                    raise LedgerError(
+                        f"expected a sentence (text), got {sentence!r:.80}",
+                        file=str(path),
+                        record=where,
+                        field=f"evidence[{s}]",
+                    )
+            text, offsets = sentence_spans(sentences, separator="\n")
+            label = item.get("label")
+            partial = label in PARTIAL_LABELS
             yield {
                 "type": "source",
                 "id": key,
@@ -107,7 +134,7 @@ def records(
                         field=name,
                     )
                 for m in members:
-                    if not isinstance(m, int) or not 0 <= m < len(offsets) or offsets[m] is None:
+                    if type(m) is not int or not 0 <= m < len(offsets) or offsets[m] is None:
                         raise LedgerError(
                             f"sentence index {m!r} is not a non-blank evidence sentence",
                             file=str(path),
@@ -119,7 +146,27 @@ def records(
                     "id": f"{key}/s{k}",
                     "claim": key,
                     "members": [f"{key}#{m}" for m in dict.fromkeys(members)],
-                    "inference": "WiCE supporting sentences (jointly entail the claim)",
-                    "status": "adjudicated",
+                    "inference": (
+                        f"WiCE supporting sentences of a claim labelled {label}: they do not "
+                        "entail the whole claim"
+                        if partial
+                        else "WiCE supporting sentences (jointly entail the claim)"
+                    ),
+                    "status": "rejected" if partial else "adjudicated",
                     "annotation": {"version": 1, "by": "WiCE annotators", "at": OBSERVED},
                 }
+
+
+def _claim_id(meta: dict[str, object], default: str, path: Path, where: str) -> str:
+    """A claim's ``meta.id`` as text (text or an integer, not empty), else ``default``."""
+    if "id" not in meta:
+        return default
+    value = meta["id"]
+    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+        raise LedgerError(
+            f"expected an id (text or an integer, not empty), got {value!r:.80}",
+            file=str(path),
+            record=where,
+            field="meta.id",
+        )
+    return str(value)
