@@ -358,6 +358,10 @@ def _answered(tmp_path: Path, system: str, **options: Any) -> tuple[Store, Any, 
     store = _store()
     result = plan(store, "sys-a")
     before = metrics(store, run="sys-a")["sys-a"]
+    # A plan recorded after the evaluation makes it stale (records.md "Staleness"): it
+    # changes the intervention outcomes an evaluation records, never the plain figures.
+    assert before.stale and "intervention plan" in str(before.stale_reason)
+    before = replace(before, stale=False, stale_reason=None)
     answers = tmp_path / "answers.jsonl"
     ran = run_plan(result.variants, system, answers, **options)
     if ran.answered:
@@ -724,3 +728,24 @@ def test_unplanned_answers_are_shown_but_never_counted(tmp_path: Path) -> None:
     assert outcome.unplanned and outcome.observed == v.SUPPORTED_ANSWER
     assert figures([outcome]) == {}
     assert metrics(store, run="sys-a")["sys-a"].interventions == {}
+
+
+def test_a_plan_recorded_after_an_evaluation_makes_it_stale_and_a_plan_may_follow() -> None:
+    """records.md "Staleness": an evaluation scores the run's intervention answers against
+    every plan of the run recorded before it, so a plan recorded after it changes what it
+    would record (a card's item "none" becomes "planned, not run"). The run was left
+    current, `evaluate` kept the old evaluation and `gate` passed on it. A second plan may
+    still be made from the evaluation (its verdicts and loads stand)."""
+    store = _store()
+    assert not catalog.staleness(store, "sys-a").stale
+    plan(store, "sys-a")
+    state = catalog.staleness(store, "sys-a")
+    assert state.stale and state.by_plan and "intervention plan" in str(state.reason)
+    assert catalog.states(store, ["sys-a"])["sys-a"] == state
+    plan(store, "sys-a")  # from the same evaluation
+    [record] = evaluate(store)  # the stale runs only
+    assert not record.reused
+    assert not catalog.staleness(store, "sys-a").stale
+    assert "planned, not run" in {
+        c.interventions["item"] for c in verdicts(store, run="sys-a") if c.interventions
+    }

@@ -190,8 +190,15 @@ def test_a_killed_intervention_plan(step: str, base: tuple[Path, Path], tmp_path
     killed = _hopgate(store, *plan, kill_at=step)
     assert killed.returncode == -signal.SIGKILL
     published = 1 if step == "plan:published" else 0
-    assert _state(store) == {**before, "evaluations": before["evaluations"] + published}
+    # A published plan makes the run's evaluation stale (records.md "Staleness": its
+    # intervention outcomes would change); its verdicts stay.
+    planned = {output: (verdict, True) for output, (verdict, _) in before["verdicts"].items()}
+    assert _state(store) == {
+        **before,
+        "evaluations": before["evaluations"] + published,
+        "verdicts": planned if published else before["verdicts"],
+    }
     assert _hopgate(store, "validate").returncode == 0
     again = _hopgate(store, *plan)
     assert again.returncode == 0, again.stderr
-    assert _state(store)["verdicts"] == before["verdicts"]
+    assert _state(store)["verdicts"] == planned

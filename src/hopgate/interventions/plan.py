@@ -193,7 +193,9 @@ def _evaluation(store: Store, run: str, evaluation: str | None) -> _Found:
     recorded = catalog.evaluations(store, run)
     if evaluation is None:
         state = catalog.staleness(store, run)
-        if state.evaluation is None or state.stale:
+        # A plan recorded since changes the evaluation's intervention outcomes, not what a
+        # plan is made from (its verdicts and the loads it used).
+        if state.evaluation is None or (state.stale and not state.by_plan):
             raise PlanError(
                 f"run {run!r} has no current evaluation ({state.reason}); "
                 f"run `hopgate evaluate --run {run}` first"

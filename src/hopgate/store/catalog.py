@@ -12,6 +12,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 
 from hopgate import ids
@@ -48,6 +49,10 @@ class Staleness:
     #: The published load graphs this was decided among, read before anything else: an
     #: evaluation records their :func:`loads_digest` (``hg:sawLoads``).
     loads: tuple[str, ...] = field(default=(), compare=False)
+    #: Stale only because an intervention plan of the run was recorded after it: its
+    #: verdicts and inputs stand, its intervention outcomes do not (a new plan may still
+    #: be made from it).
+    by_plan: bool = False
 
 
 def runs(store: Store) -> list[str]:
@@ -264,7 +269,8 @@ def staleness(store: Store, run: str) -> Staleness:
     # The loads first: an evaluation deciding its inputs from this answer records them,
     # and a load published after this read is then asked about by a later check.
     loads = tuple(load_graphs(store))
-    return _staleness(store, run, loads, latest(store, run))
+    found = latest(store, run)
+    return _staleness(store, run, loads, found, plans(store, run).get(run, []))
 
 
 def states(store: Store, runs: Iterable[str]) -> dict[str, Staleness]:
@@ -275,20 +281,66 @@ def states(store: Store, runs: Iterable[str]) -> dict[str, Staleness]:
     newest: dict[str, Evaluation] = {}
     for found in evaluations(store):  # oldest first: the last one kept is the latest
         newest[found.run] = found
-    return {run: _staleness(store, run, loads, newest.get(run)) for run in runs}
+    planned = plans(store)
+    return {
+        run: _staleness(store, run, loads, newest.get(run), planned.get(run, [])) for run in runs
+    }
+
+
+#: The recorded intervention plans: each plan graph, when it was recorded, and the run of
+#: the evaluation it was planned from (interventions.md "The plan").
+_PLANS = (
+    "SELECT ?run ?graph ?ended WHERE { GRAPH ?c {"
+    " ?graph prov:wasGeneratedBy ?planning . ?planning a hg:InterventionPlanning ;"
+    " prov:used ?bundle ; prov:endedAtTime ?ended ."
+    " ?bundle prov:wasGeneratedBy ?activity . ?activity hg:evaluationOf ?run } }"
+)
+
+
+def plans(store: Store, run: str | None = None) -> dict[str, list[tuple[datetime, str]]]:
+    """The recorded intervention plans of each run (of ``run`` only, when given), by run
+    id: (when recorded, plan graph). An evaluation scores the run's intervention answers
+    against every plan of the run the store holds (hopgate.decide.outcomes.planned)."""
+    params: dict[str, IRI] = {"c": IRI(CATALOG_GRAPH)}
+    if run is not None:
+        params["run"] = IRI(ids.mint("run", run))
+    found: dict[str, list[tuple[datetime, str]]] = {}
+    for row in store.select(_PLANS, params=params):
+        at = datetime.fromisoformat(str(row["ended"]))
+        found.setdefault(ids.ledger_id(str(row["run"])), []).append((at, str(row["graph"])))
+    return found
 
 
 def _staleness(
-    store: Store, run: str, loads: tuple[str, ...], found: Evaluation | None
+    store: Store,
+    run: str,
+    loads: tuple[str, ...],
+    found: Evaluation | None,
+    planned: list[tuple[datetime, str]],
 ) -> Staleness:
     """:func:`staleness` of ``run`` among the published ``loads``, its latest evaluation
-    ``found`` read after them."""
+    ``found`` read after them, and the run's recorded plans ``planned`` (:func:`plans`)."""
     if found is None:
         return Staleness(run, True, f"run {run!r} has never been evaluated", None, loads=loads)
     present = set(loads)
     gone = [g for g in found.used if g not in present]
     if gone:
         return Staleness(run, True, f"a load it used is gone ({gone[0]})", found, loads=loads)
+    # The evaluation read the plans recorded before it (its intervention answers are
+    # scored against them): one recorded after it changes its intervention outcomes.
+    ended = datetime.fromisoformat(found.ended)
+    later = sorted(graph for at, graph in planned if at > ended)
+    if later:
+        return Staleness(
+            run,
+            True,
+            f"an intervention plan of the run was recorded after its latest evaluation "
+            f"({later[0]})",
+            found,
+            found.used,
+            loads,
+            by_plan=True,
+        )
     if found.saw is not None and found.saw == loads_digest(present):
         # No load published since the evaluation decided its inputs: the loads are the
         # ones its walk saw, so none it did not use can hold what it depends on. (Else
