@@ -215,6 +215,29 @@ def test_reads_answer_the_same_without_their_recorded_answers(
         assert "answers cache" in caplog.text
 
 
+def test_without_recorded_answers_a_stale_evaluation_still_reads_only_its_graphs(
+    tmp_path: Path,
+) -> None:
+    """Without its recorded answers an evaluation's reads ask its bundle and the loads it
+    used, never the whole store: an abstaining case of the run loaded after it was counted
+    in its metrics then (appropriate_abstentions 0 -> 1: a cache changed an answer)."""
+    later = tmp_path / "later.yaml"
+    later.write_text(
+        'ledger: 1\nquestions:\n  - {id: qN, text: "Which project is Oak?", claims: []}\n'
+        "cases:\n  - {run: sys-a, question: qN, retrieved: [b2], abstained: true}\n",
+        encoding="utf-8",
+    )
+    with hopgate.open_store(tmp_path / "store") as store:
+        hopgate.load(store, CEDAR)
+        hopgate.evaluate(store)
+        hopgate.load(store, later)
+        assert catalog.staleness(store, "sys-a").stale
+        recorded = _reads(store)
+        for path in _cache_files(store):
+            path.unlink()
+        assert _reads(store) == recorded
+
+
 def test_a_file_is_keyed_by_every_text_its_rows_depend_on(monkeypatch: pytest.MonkeyPatch) -> None:
     """A hopgate whose prologue (the prefixes every query runs with) or whose walk of a
     run's inputs differs never reads a file another wrote: with another ``dcterms`` IRI

@@ -424,15 +424,19 @@ def reading_copy(
     """Like :func:`working_copy`, but only when every graph has a verified snapshot.
 
     For short reads (an evaluation's results), which a copy read from the
-    disk store would not repay; otherwise the store itself (an evaluation keeps
-    no snapshot of its bundle since 5 December 2026: its reads take its recorded
-    answers). A graph may be given with the projection its snapshot was cut
-    with, else it is ``projection``'s.
+    disk store would not repay; otherwise the store's view of those graphs
+    (:meth:`Store.view`: nothing copied; an evaluation keeps no snapshot of its
+    bundle since 5 December 2026: its reads take its recorded answers). Never
+    the whole store: a query of the bundle would then also match what loads
+    published since hold (an abstaining case of the run loaded after the
+    evaluation counted in its metrics when its recorded answers were missing).
+    A graph may be given with the projection its snapshot was cut with, else
+    it is ``projection``'s.
     """
     parts = [part if isinstance(part, tuple) else (part, projection) for part in graphs]
     files = _verified_files(store, parts)
     if _folder(store) is None or len(files) < len(parts):
-        yield store
+        yield store.view([graph for graph, _ in parts])
         return
     with _engine_copy(store, projection, parts, files) as copy:
         yield copy
