@@ -157,3 +157,60 @@ def test_missing_question_names_both_spellings(tmp_path: Path) -> None:
     path.write_text(json.dumps({"response": "x"}) + "\n", encoding="utf-8")
     with pytest.raises(hopgate.LedgerError, match="line 1: field 'user_input'.*v0.1 question"):
         import_files("ragas", [path], output=tmp_path / "out.jsonl")
+
+
+# ---- inputs a reviewer showed misread (each test fails before its fix) --------------------
+
+
+def _jsonl(path: Path, samples: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
+    return path
+
+
+def test_reference_texts_beside_retrieved_ids_name_the_retrieved_context(tmp_path: Path) -> None:
+    """A sample with retrieved_context_ids and reference contexts as texts: the reference
+    is the retrieved context of that text. It was dropped: no set, the claim not found,
+    a correct answer citing it `abstain`."""
+    sample = dict(V02[0], retrieved_context_ids=["d1", "d2"])
+    store = _store(tmp_path, _jsonl(tmp_path / "ids.jsonl", [sample]))
+    assert _verdicts(store) == {"ragas-1": "accept"}
+    unnamed = dict(sample, reference_contexts=["A text nobody retrieved."])
+    with pytest.raises(hopgate.LedgerError) as caught:
+        import_files("ragas", [_jsonl(tmp_path / "bad.jsonl", [unnamed])], output=tmp_path / "o")
+    assert caught.value.field == "reference_contexts[0]"
+
+
+def test_a_marker_naming_no_retrieved_context_is_an_error_not_a_citation_of_all(
+    tmp_path: Path,
+) -> None:
+    """ "In Zurich [1][3]." with two contexts cited every context (and so every hop)."""
+    sample = dict(V02[0], response="In Zurich [1][3].")
+    with pytest.raises(hopgate.LedgerError, match=r"marker \[3\]") as caught:
+        import_files("ragas", [_jsonl(tmp_path / "m.jsonl", [sample])], output=tmp_path / "o")
+    assert (caught.value.record, caught.value.field) == ("line 1", "response")
+
+
+def test_a_csv_text_cell_written_like_a_list_stays_text(tmp_path: Path) -> None:
+    """Only the list columns read "[...]" as a list: a reference "[Home]" is text."""
+    path = tmp_path / "s.csv"
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["user_input", "retrieved_contexts", "response", "reference"])
+        writer.writerow(["Which page?", json.dumps(["Go to [Home]."]), "Home", "[Home]"])
+    ledger = tmp_path / "o.jsonl"
+    import_files("ragas", [path], output=ledger)
+    claims = [json.loads(x) for x in ledger.read_text("utf-8").splitlines()]
+    assert [c["text"] for c in claims if c.get("type") == "claim"] == ["[Home]"]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"), [("correct", "false"), ("correct", 0), ("answer_correctness", "0.1")]
+)
+def test_a_judgment_column_of_the_wrong_type_is_an_error_not_skipped(
+    tmp_path: Path, column: str, value: Any
+) -> None:
+    """It was skipped, and an exact match then recorded the answer correct."""
+    sample = {k: v for k, v in V02[1].items()} | {column: value}
+    with pytest.raises(hopgate.LedgerError) as caught:
+        import_files("ragas", [_jsonl(tmp_path / "c.jsonl", [sample])], output=tmp_path / "o")
+    assert (caught.value.record, caught.value.field) == ("line 1", column)

@@ -69,6 +69,13 @@ COLUMNS = {
     "reference_ids": ("reference_context_ids",),
 }
 SCORES = ("answer_correctness", "factual_correctness")
+#: The columns that hold lists (a CSV writes them as JSON or Python lists); in any other
+#: column "[2, 3, 5]" or "[Home]" is text.
+LIST_COLUMNS = frozenset(
+    {"ground_truths", "retrieved_context_ids", "reference_context_ids"}
+    | set(COLUMNS["retrieved"])
+    | set(COLUMNS["reference_contexts"])
+)
 
 
 def samples(path: Path) -> Iterator[tuple[str, Any]]:
@@ -116,7 +123,7 @@ def _cell(value: str | None, path: Path, where: str, column: str) -> Any:
     if value is None or value == "":
         return None
     stripped = value.strip()
-    if stripped.startswith("[") and stripped.endswith("]"):
+    if column in LIST_COLUMNS and stripped.startswith("[") and stripped.endswith("]"):
         try:
             return parse_json(stripped, strict=False)
         except json.JSONDecodeError:
@@ -235,6 +242,12 @@ def records(inputs: list[Path], notes: list[str] | None = None) -> Iterator[Reco
                         contexts.append(cid)
                 delivered = [[_span(c)] for c in retrieved_ids]
                 members = list(dict.fromkeys(_span(c) for c in reference_ids))
+                if not reference_ids:
+                    # Reference contexts given as texts beside retrieved ones given by id:
+                    # each is the retrieved context of that text, else it cannot be named.
+                    members = _referenced_by_text(
+                        reference_texts, retrieved_ids, retrieved_texts, path, where
+                    )
             else:
                 refs = [t for t in reference_texts if isinstance(t, str) and t.strip()]
                 if not refs:
@@ -268,12 +281,28 @@ def records(inputs: list[Path], notes: list[str] | None = None) -> Iterator[Reco
             _, response = _column(item, "response")
             if isinstance(response, str) and response.strip():
                 markers = citation_markers(response)
-                if markers and all(1 <= m <= len(delivered) for m in markers):
+                wrong = [m for m in markers if not 1 <= m <= len(delivered)]
+                if wrong:
+                    # As the rag format: citing everything instead turned "[2][3]" of two
+                    # contexts into a response that cites every hop.
+                    raise LedgerError(
+                        f"citation marker [{wrong[0]}] names no retrieved context "
+                        f"({len(delivered)} retrieved)",
+                        file=str(path),
+                        record=where,
+                        field=_column(item, "response")[0] or "response",
+                    )
+                if markers:
                     cites = _unique(d for m in markers for d in delivered[m - 1])
                 else:
                     cites = retrieved
                     cited_all += 1
-                correct, how = _correct(item, response, reference)
+                try:
+                    correct, how = _correct(item, response, reference)
+                except _Misspelt as exc:
+                    raise LedgerError(
+                        exc.detail, file=str(path), record=where, field=exc.field
+                    ) from None
                 judged[how] += 1
                 case["outputs"] = [
                     {
@@ -360,13 +389,49 @@ def _correct(item: dict[str, Any], response: str, reference: str | None) -> tupl
     given = item.get("correct")
     if isinstance(given, bool):
         return given, "the sample's correct column"
+    if given is not None:
+        # "false" or 0 was skipped, and an exact match then said the opposite.
+        raise _Misspelt("correct", f"expected true or false, got {given!r:.40}")
     for column, value in item.items():
-        score = isinstance(value, int | float) and value == value  # a number, not NaN
-        if score and (column in SCORES or column.startswith(SCORES)):
+        if not (column in SCORES or column.startswith(SCORES)) or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _Misspelt(column, f"expected a number, got {value!r:.40}")
+        if value == value:  # a number, not NaN
             return value >= 0.5, f"{column} >= 0.5"
     if reference is not None and exact_match(strip_markers(response), reference):
         return True, "exact match of response and reference (SQuAD normalization)"
     return None, "unknown: no correct column, no score, response not the reference"
+
+
+class _Misspelt(Exception):
+    """A sample's judgment column of the wrong type: its field and what is wrong."""
+
+    def __init__(self, field: str, detail: str) -> None:
+        super().__init__(detail)
+        self.field, self.detail = field, detail
+
+
+def _referenced_by_text(
+    references: list[Any], ids: list[str], texts: list[Any], path: Path, where: str
+) -> list[str]:
+    """The spans of the retrieved contexts whose texts are ``references`` (a sample with
+    retrieved context ids and reference contexts as texts)."""
+    by_text = {text: cid for cid, text in zip(ids, texts, strict=False) if isinstance(text, str)}
+    members = []
+    for number, reference in enumerate(references):
+        if not isinstance(reference, str) or not reference.strip():
+            continue
+        if reference not in by_text:
+            raise LedgerError(
+                "a reference context given as text matches no retrieved context, and the "
+                "sample's contexts are named by id: give reference_context_ids",
+                file=str(path),
+                record=where,
+                field=f"reference_contexts[{number}]",
+            )
+        members.append(_span(by_text[reference]))
+    return list(dict.fromkeys(members))
 
 
 def _unique(items: Iterator[Any]) -> list[Any]:
