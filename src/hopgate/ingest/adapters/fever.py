@@ -24,7 +24,8 @@ line N of the predictions file, as the FEVER scorer aligns them):
 
 Lost: annotation and evidence ids (kept only in the set's inference text),
 the ``verifiable`` flag (implied by the label), predicted sentences beyond
-``max_evidence``, and the order of the predicted sentences.
+``max_evidence``, the order of the predicted sentences, and their repeats
+(the scorer counts each repeat in evidence precision).
 
 Errors: an empty gold evidence group, or a group item without a page or
 line on a verifiable claim, is rejected naming the file, line and field.
