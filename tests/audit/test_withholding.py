@@ -33,6 +33,10 @@ def test_a_repeat_differing_in_case_spacing_or_invisible_characters_is_a_repeat(
         NARROWED.replace("Ced", "C\u034fe\ufe0fd").replace("kes", "k\U000e0100e\u3164s\u180b"),
     ):
         assert rule.withholds(text), text
+    # Between a letter and its combining accent one kept them from composing under NFKC.
+    accented = Withholding("public", ["Café Bellevue opened in 1911"])
+    for mark in ("\u034f", "\ufe00", "\u200d"):
+        assert accented.withholds(f"Cafe{mark}\u0301 Bellevue opened in 1911"), hex(ord(mark))
     assert not rule.withholds("Cedar maps to zqnarrowed7731")  # a part is not the whole
     assert not NOTHING.withholds(NARROWED)
 

@@ -749,3 +749,18 @@ def test_a_plan_recorded_after_an_evaluation_makes_it_stale_and_a_plan_may_follo
     assert "planned, not run" in {
         c.interventions["item"] for c in verdicts(store, run="sys-a") if c.interventions
     }
+    # The plans it read are recorded (hg:sawPlans): no clock decides it.
+    latest = catalog.latest(store, "sys-a")
+    assert latest is not None and latest.saw_plans is not None
+
+
+def test_a_load_that_stales_a_run_is_named_before_a_plan() -> None:
+    """A plan must not hide a load the run depends on: such an evaluation is stale by the
+    load (not by_plan), and no plan is made from it."""
+    store = _store()
+    plan(store, "sys-a")
+    hopgate.load(store, Path(__file__).parents[1] / "fixtures" / "ledgers" / "more-for-a.yaml")
+    state = catalog.staleness(store, "sys-a")
+    assert state.stale and not state.by_plan and "load(s) since" in str(state.reason)
+    with pytest.raises(PlanError, match="no current evaluation"):
+        plan(store, "sys-a")

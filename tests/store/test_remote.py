@@ -947,6 +947,30 @@ def test_a_page_is_read_a_row_at_a_time_not_whole(monkeypatch: pytest.MonkeyPatc
     assert sum(1 for _ in pages) == 19_999 and body.closed
 
 
+def test_a_page_cut_while_read_is_asked_again_and_its_rows_given_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A transient failure in the middle of a streamed page: the page is asked again and
+    the rows already given are skipped (a page read whole was retried before)."""
+    from hopgate.store.remote.limits import Limits
+
+    store = RemoteStore("http://127.0.0.1:9/sparql")
+    store._contact.limits = Limits(kind="virtuoso", product="Virtuoso", row_cap=50_000)
+    bindings = [{"run": {"type": "uri", "value": f"urn:r{i}"}} for i in range(5_000)]
+    body = json.dumps({"head": {"vars": ["run"]}, "results": {"bindings": bindings}}).encode()
+
+    class Cut(io.BytesIO):
+        def read1(self, size: int = -1) -> bytes:
+            if self.tell() > len(body) // 2:
+                raise ConnectionResetError("reset by peer")
+            return super().read1(size)
+
+    answers = iter([Cut(body), io.BytesIO(body)])
+    monkeypatch.setattr(store, "_json_response", lambda text, *, dataset=True: next(answers))
+    rows = list(store._pages("SELECT ?run WHERE { ?run ?p ?o }", ["run"]))
+    assert [str(r["run"]) for r in rows] == [f"urn:r{i}" for i in range(5_000)]
+
+
 @pytest.mark.parametrize("kind", ["virtuoso", "oxigraph", None])
 def test_a_file_declaring_the_written_order_is_joined_so_on_virtuoso_only(
     kind: str | None,

@@ -42,7 +42,7 @@ def interventions_command() -> None:
 @click.option(
     "--evaluation",
     help="The evaluation to plan from (its id, run@time, as `hopgate history` shows it); "
-    "default: the run's latest, which must be current.",
+    "default: the run's latest, which must be current (a plan recorded since may follow it).",
 )
 @click.option(
     "--variants",

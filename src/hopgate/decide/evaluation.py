@@ -504,6 +504,9 @@ def _evaluate_run(
     params: dict[str, Value] = {"run": IRI(ids.mint("run", run)), "scratch": IRI(scratch)}
     # The recorded plans of the run (interventions.md "The plan"): its
     # intervention answers are scored against them, not against their own files.
+    # The plan graphs first, their digest recorded (hg:sawPlans): a plan recorded after
+    # this read makes the evaluation stale (records.md "Staleness"), whatever the clocks.
+    saw_plans = catalog.loads_digest(g for _, g in catalog.plans(store, run).get(run, []))
     plans = interventions.planned(store, run)
     if copies is not None:
         # The copy the answers are recorded on, parsed beside the rules when small enough,
@@ -546,6 +549,7 @@ def _evaluate_run(
                 previous=previous,
                 by=by,
                 seen=seen,
+                saw_plans=saw_plans,
             )
             cards, cases = spool.count("verdicts"), spool.count("cases")
         finally:
@@ -605,9 +609,11 @@ def _write_bundle(
     previous: str | None,
     by: str | None,
     seen: str | None = None,
+    saw_plans: str | None = None,
 ) -> _BundleWriter:
     """Write the bundle's N-Quads and its catalog entry's, a card at a time from the spool.
-    ``seen``: the digest of the loads the store held when the inputs were decided."""
+    ``seen``: the digest of the loads the store held when the inputs were decided;
+    ``saw_plans``: of the run's plan graphs the evaluation read."""
     spool = decided.spool
     stamp = xsd_datetime(ended)
     activity = ids.mint("evaluation-activity", f"{run}@{stamp}")
@@ -627,7 +633,9 @@ def _write_bundle(
             writer.card(card)
         writer.flags(spool.flag_rows())
         writer.coverage(spool.coverage_rows())
-        writer.provenance(run, graphs, started, ended, previous, by=by, seen=seen)
+        writer.provenance(
+            run, graphs, started, ended, previous, by=by, seen=seen, saw_plans=saw_plans
+        )
     return writer
 
 
@@ -823,6 +831,7 @@ class _BundleWriter:
         *,
         by: str | None = None,
         seen: str | None = None,
+        saw_plans: str | None = None,
     ) -> None:
         bundle = nt.iri(self.bundle)
         activity = nt.iri(self.activity)
@@ -847,6 +856,8 @@ class _BundleWriter:
         if seen is not None:
             # In the catalog only (docs/spec/records.md "Staleness"): what a read checks.
             lines.append(f"{activity} <{HG}sawLoads> {nt.string(seen)}")
+        if saw_plans is not None:
+            lines.append(f"{activity} <{HG}sawPlans> {nt.string(saw_plans)}")
         if previous is not None:
             lines.append(f"{bundle} <{PROV}wasRevisionOf> {nt.iri(previous)}")
         person = responsible_person(activity, software, by) if by else []

@@ -34,6 +34,9 @@ class Evaluation:
     #: :func:`loads_digest` of the load graphs the store held when the evaluation decided
     #: its inputs (``hg:sawLoads``); None for an evaluation recorded without it.
     saw: str | None = None
+    #: :func:`loads_digest` of the run's intervention plan graphs the evaluation read
+    #: (``hg:sawPlans``); None for an evaluation recorded without it.
+    saw_plans: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,28 +85,38 @@ def evaluations(store: Store, run: str | None = None) -> list[Evaluation]:
     # answered it for the whole store before joining (0.16 s at 10k claims, paid
     # by every read; 1 ms out here).
     query = (
-        "SELECT ?run ?bundle ?activity ?ended ?used ?saw WHERE { GRAPH ?c {"
+        "SELECT ?run ?bundle ?activity ?ended ?used ?saw ?sawPlans WHERE { GRAPH ?c {"
         " ?bundle prov:wasGeneratedBy ?activity . ?activity a hg:EvaluationActivity ;"
         " hg:evaluationOf ?run ; prov:endedAtTime ?ended . }"
         " OPTIONAL { GRAPH ?c { ?activity prov:used ?used . ?used a prov:Bundle } }"
-        " OPTIONAL { GRAPH ?c { ?activity hg:sawLoads ?saw } } }"
+        " OPTIONAL { GRAPH ?c { ?activity hg:sawLoads ?saw } }"
+        " OPTIONAL { GRAPH ?c { ?activity hg:sawPlans ?sawPlans } } }"
     )
     params: dict[str, IRI] = {"c": IRI(CATALOG_GRAPH)}
     if run is not None:
         params["run"] = IRI(ids.mint("run", run))
-    found: dict[str, tuple[str, str, str, str, set[str], str | None]] = {}
+    found: dict[str, tuple[str, str, str, str, set[str], str | None, str | None]] = {}
     for row in store.select(query, params=params):
         activity = str(row["activity"])
         saw = None if row["saw"] is None else str(row["saw"])
+        saw_plans = None if row["sawPlans"] is None else str(row["sawPlans"])
         entry = found.setdefault(
             activity,
-            (str(row["run"]), str(row["bundle"]), activity, str(row["ended"]), set(), saw),
+            (
+                str(row["run"]),
+                str(row["bundle"]),
+                activity,
+                str(row["ended"]),
+                set(),
+                saw,
+                saw_plans,
+            ),
         )
         if row["used"] is not None:
             entry[4].add(str(row["used"]))
     result = [
-        Evaluation(ids.ledger_id(r), bundle, activity, ended, tuple(sorted(used)), saw)
-        for r, bundle, activity, ended, used, saw in found.values()
+        Evaluation(ids.ledger_id(r), bundle, activity, ended, tuple(sorted(used)), saw, plans)
+        for r, bundle, activity, ended, used, saw, plans in found.values()
     ]
     return sorted(result, key=lambda e: (e.ended, e.activity))
 
@@ -326,28 +339,13 @@ def _staleness(
     gone = [g for g in found.used if g not in present]
     if gone:
         return Staleness(run, True, f"a load it used is gone ({gone[0]})", found, loads=loads)
-    # The evaluation read the plans recorded before it (its intervention answers are
-    # scored against them): one recorded after it changes its intervention outcomes.
-    ended = datetime.fromisoformat(found.ended)
-    later = sorted(graph for at, graph in planned if at > ended)
-    if later:
-        return Staleness(
-            run,
-            True,
-            f"an intervention plan of the run was recorded after its latest evaluation "
-            f"({later[0]})",
-            found,
-            found.used,
-            loads,
-            by_plan=True,
-        )
     if found.saw is not None and found.saw == loads_digest(present):
         # No load published since the evaluation decided its inputs: the loads are the
         # ones its walk saw, so none it did not use can hold what it depends on. (Else
         # every unused load is asked, one query each: a load published later can make
         # an earlier one relevant; on Virtuoso that was 46 ms a load, paid by every read
         # of a team's history, bench/README.md "5 December, morning".)
-        return Staleness(run, False, None, found, found.used, loads)
+        return _plan_staleness(run, found, found.used, loads, planned)
     newer = sorted(present - set(found.used))
     relevant = new_inputs(store, run, newer) if newer else []
     inputs = tuple(sorted({*found.used, *relevant}))
@@ -361,4 +359,37 @@ def _staleness(
             inputs,
             loads,
         )
-    return Staleness(run, False, None, found, inputs, loads)
+    return _plan_staleness(run, found, inputs, loads, planned)
+
+
+def _plan_staleness(
+    run: str,
+    found: Evaluation,
+    inputs: tuple[str, ...],
+    loads: tuple[str, ...],
+    planned: list[tuple[datetime, str]],
+) -> Staleness:
+    """The state of an evaluation no load made stale: stale when the run's intervention
+    plans are not the ones it read (its answers are scored against every plan of the
+    run), and then only by them (``by_plan``: its verdicts and inputs stand)."""
+    if found.saw_plans is not None:
+        # The plans it read, recorded (hg:sawPlans): no clock is compared.
+        changed = found.saw_plans != loads_digest(graph for _, graph in planned)
+        later = []
+    else:
+        # Recorded by a hopgate that kept no such record: the plans recorded after it.
+        ended = datetime.fromisoformat(found.ended)
+        later = sorted(graph for at, graph in planned if at > ended)
+        changed = bool(later)
+    if not changed:
+        return Staleness(run, False, None, found, inputs, loads)
+    what = f" ({later[0]})" if later else f" ({len(planned)} plan(s) now)"
+    return Staleness(
+        run,
+        True,
+        f"the run's intervention plans changed since its latest evaluation{what}",
+        found,
+        inputs,
+        loads,
+        by_plan=True,
+    )

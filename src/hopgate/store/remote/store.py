@@ -283,6 +283,7 @@ class RemoteStore(Caches, Reads, Store):
             raise StoreError(f"{RowCapReached(size)} ({exc})") from None
         offset = 0
         page = first
+        given, failures = 0, 0  # rows of this page already yielded; its failed reads
         while True:
             # Each page streamed as a whole answer is (select_rows): a page may be
             # as large as the server's cap (100,000,000 rows as advised), and a
@@ -292,15 +293,24 @@ class RemoteStore(Caches, Reads, Store):
             try:
                 for row in stream_rows(getattr(response, "read1", response.read)):
                     found += 1
-                    yield row
+                    if found > given:
+                        given = found
+                        yield row
             except (TimeoutError, OSError, HTTPException) as exc:
-                raise self._reading(exc) from None
+                # Cut while read: the page is asked again (its order is total, so the
+                # same rows come in the same order) and the rows already given skipped,
+                # as a page read whole was retried before it was streamed.
+                failures += 1
+                if failures > self.retries:
+                    raise self._reading(exc) from None
+                continue
             finally:
                 response.close()
             if found < size:
                 return
             offset += size
             page = select_page(plain, names, offset, size)
+            given, failures = 0, 0
 
     def select_rows(
         self, query: str, *, params: Mapping[str, Value] | None = None
