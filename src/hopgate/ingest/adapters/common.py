@@ -284,6 +284,35 @@ def require(data: Any, name: str, kind: type | tuple[type, ...], *, file: Path, 
     return value
 
 
+def id_text(value: Any, *, file: Path, record: str, field: str) -> str:
+    """An id given as text or an integer (not empty, not a boolean), as text; else a
+    LedgerError naming ``field`` (null became the id "None")."""
+    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+        raise LedgerError(
+            f"expected an id (text or an integer, not empty), got {value!r:.80}",
+            file=str(file),
+            record=record,
+            field=field,
+        )
+    return str(value)
+
+
+def first_time(
+    seen: dict[str, str], key: str, what: str, *, file: Path, record: str, field: str
+) -> None:
+    """Note that ``key`` was read at ``record`` of ``file``; a LedgerError when it was read
+    before: ids equal as text (1 and "1") are one id in a ledger, so the import refuses
+    the second, naming the input, rather than write a ledger that does not load."""
+    if key in seen:
+        raise LedgerError(
+            f"duplicate {what} {key!r} (first at {seen[key]})",
+            file=str(file),
+            record=record,
+            field=field,
+        )
+    seen[key] = f"{file.name} {record}"
+
+
 def write_ledger(records: Iterable[Record], path: Path) -> Counter[str]:
     """Write ``records`` as a JSON Lines ledger at ``path``; counts by kind.
 

@@ -40,6 +40,7 @@ from hopgate.errors import LedgerError
 from hopgate.ingest.adapters.common import (
     Record,
     evaluation,
+    first_time,
     read_json,
     require,
     sentence_spans,
@@ -82,15 +83,7 @@ def records(
         for i, item in enumerate(data):
             where = f"[{i}]"
             qid = str(require(item, "_id", (str, int), file=path, record=where))
-            # 1 and "1" are one question id in the ledger: refused here, naming the input.
-            if qid in questions:
-                raise LedgerError(
-                    f"duplicate _id {qid!r} (first at {questions[qid]})",
-                    file=str(path),
-                    record=where,
-                    field="_id",
-                )
-            questions[qid] = f"{path.name} {where}"
+            first_time(questions, qid, "_id", file=path, record=where, field="_id")
             question = require(item, "question", str, file=path, record=where)
             answer = require(item, "answer", str, file=path, record=where)
             context = require(item, "context", list, file=path, record=where)

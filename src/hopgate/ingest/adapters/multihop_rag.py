@@ -27,7 +27,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hopgate.errors import LedgerError
-from hopgate.ingest.adapters.common import Record, evaluation, read_json, require
+from hopgate.ingest.adapters.common import (
+    Record,
+    evaluation,
+    first_time,
+    id_text,
+    read_json,
+    require,
+)
 
 #: The MultiHop-RAG news corpus runs from September to December 2023.
 OBSERVED = "2024-01-01"
@@ -50,16 +57,14 @@ def records(inputs: list[Path]) -> Iterator[Record]:
             raise LedgerError("expected a JSON list of queries", file=str(path))
         for i, item in enumerate(data):
             where = f"[{i}]"
-            qid = _query_id(item, f"mhr-{i}" if number == 0 else f"mhr-{number}-{i}", path, where)
-            # 1 and "1" are one id in the ledger: refused here, naming the input.
-            if qid in seen:
-                raise LedgerError(
-                    f"duplicate query id {qid!r} (first at {seen[qid]})",
-                    file=str(path),
-                    record=where,
-                    field="id",
-                )
-            seen[qid] = f"{path.name} {where}"
+            qid = (
+                id_text(item["id"], file=path, record=where, field="id")
+                if isinstance(item, dict) and "id" in item
+                else f"mhr-{i}"
+                if number == 0
+                else f"mhr-{number}-{i}"
+            )
+            first_time(seen, qid, "query id", file=path, record=where, field="id")
             query = require(item, "query", str, file=path, record=where)
             answer = require(item, "answer", str, file=path, record=where)
             evidence = require(item, "evidence_list", list, file=path, record=where)
@@ -140,18 +145,3 @@ def records(inputs: list[Path]) -> Iterator[Record]:
 
 def _span_id(url: str, number: int) -> str:
     return f"{url}#fact{number}"
-
-
-def _query_id(item: object, default: str, path: Path, where: str) -> str:
-    """A query's id as text: its ``id`` (text or an integer, not empty), else ``default``."""
-    if not isinstance(item, dict) or "id" not in item:
-        return default
-    value = item["id"]
-    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-        raise LedgerError(
-            f"expected an id (text or an integer, not empty), got {value!r:.80}",
-            file=str(path),
-            record=where,
-            field="id",
-        )
-    return str(value)

@@ -34,7 +34,15 @@ from pathlib import Path
 from urllib.parse import quote
 
 from hopgate.errors import LedgerError
-from hopgate.ingest.adapters.common import Record, evaluation, read_jsonl, require, sentence_spans
+from hopgate.ingest.adapters.common import (
+    Record,
+    evaluation,
+    first_time,
+    id_text,
+    read_jsonl,
+    require,
+    sentence_spans,
+)
 
 #: WiCE's web pages were archived by Common Crawl before the 2022 release.
 OBSERVED = "2022-06-01"
@@ -62,16 +70,13 @@ def records(
             sentences = require(item, "evidence", list, file=path, record=where)
             sets = require(item, "supporting_sentences", list, file=path, record=where)
             meta = item.get("meta") if isinstance(item.get("meta"), dict) else {}
-            key = f"wice-{_claim_id(meta, f'{path.stem}-{number}', path, where)}"
-            # 7 and "7" are one id in the ledger: refused here, naming the input.
-            if key in seen:
-                raise LedgerError(
-                    f"duplicate claim id {key!r} (first at {seen[key]})",
-                    file=str(path),
-                    record=where,
-                    field="meta.id",
-                )
-            seen[key] = f"{path.name} {where}"
+            name = (
+                id_text(meta["id"], file=path, record=where, field="meta.id")
+                if "id" in meta
+                else f"{path.stem}-{number}"
+            )
+            key = f"wice-{name}"
+            first_time(seen, key, "claim id", file=path, record=where, field="meta.id")
             for s, sentence in enumerate(sentences):
                 if not isinstance(sentence, str):
                     raise LedgerError(
@@ -155,18 +160,3 @@ def records(
                     "status": "rejected" if partial else "adjudicated",
                     "annotation": {"version": 1, "by": "WiCE annotators", "at": OBSERVED},
                 }
-
-
-def _claim_id(meta: dict[str, object], default: str, path: Path, where: str) -> str:
-    """A claim's ``meta.id`` as text (text or an integer, not empty), else ``default``."""
-    if "id" not in meta:
-        return default
-    value = meta["id"]
-    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-        raise LedgerError(
-            f"expected an id (text or an integer, not empty), got {value!r:.80}",
-            file=str(path),
-            record=where,
-            field="meta.id",
-        )
-    return str(value)
