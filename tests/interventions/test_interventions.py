@@ -764,3 +764,20 @@ def test_a_load_that_stales_a_run_is_named_before_a_plan() -> None:
     assert state.stale and not state.by_plan and "load(s) since" in str(state.reason)
     with pytest.raises(PlanError, match="no current evaluation"):
         plan(store, "sys-a")
+
+
+def test_an_intervention_case_is_scored_beside_another_run_s_bundle() -> None:
+    """A random ledger of tests/decide/test_property.py (two falsifying examples of one
+    CI run): on a store holding run-0's bundle, Oxigraph 0.5.13 dropped run-1's
+    contradiction case from evaluation-interventions.rq while an OPTIONAL on its
+    replacement's version matched nothing; the evaluation raised "not a hopgate IRI:
+    None". Each version rule is now a sub-select of its own."""
+    ledger = (
+        Path(__file__).parents[1] / "fixtures" / "ledgers" / "intervention-beside-a-bundle.json"
+    )
+    store = hopgate.open_store(None)
+    hopgate.load(store, ledger)
+    evaluate(store, run="run-0")
+    evaluate(store, run="run-1")
+    [outcome] = _latest_outcomes(store, "run-1")
+    assert (outcome.question, outcome.variant, outcome.member) == ("q0", "contradiction", "s0")
