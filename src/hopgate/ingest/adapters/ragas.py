@@ -297,12 +297,7 @@ def records(inputs: list[Path], notes: list[str] | None = None) -> Iterator[Reco
                 else:
                     cites = retrieved
                     cited_all += 1
-                try:
-                    correct, how = _correct(item, response, reference)
-                except _Misspelt as exc:
-                    raise LedgerError(
-                        exc.detail, file=str(path), record=where, field=exc.field
-                    ) from None
+                correct, how = _correct(item, response, reference, path, where)
                 judged[how] += 1
                 case["outputs"] = [
                     {
@@ -379,7 +374,9 @@ def _anchor(text: str, references: list[str], by_text: _Texts) -> list[Any]:
     return [f"{by_text.version(text)}#all"]
 
 
-def _correct(item: dict[str, Any], response: str, reference: str | None) -> tuple[bool | None, str]:
+def _correct(
+    item: dict[str, Any], response: str, reference: str | None, path: Path, where: str
+) -> tuple[bool | None, str]:
     """The sample's correctness and how it was decided; None (unknown) rather than a guess.
 
     One text inside the other decides nothing ("not in Zurich" holds "in
@@ -391,25 +388,24 @@ def _correct(item: dict[str, Any], response: str, reference: str | None) -> tupl
         return given, "the sample's correct column"
     if given is not None:
         # "false" or 0 was skipped, and an exact match then said the opposite.
-        raise _Misspelt("correct", f"expected true or false, got {given!r:.40}")
+        raise LedgerError(
+            f"expected true or false, got {given!r:.40}",
+            file=str(path),
+            record=where,
+            field="correct",
+        )
     for column, value in item.items():
         if not (column in SCORES or column.startswith(SCORES)) or value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _Misspelt(column, f"expected a number, got {value!r:.40}")
+            raise LedgerError(
+                f"expected a number, got {value!r:.40}", file=str(path), record=where, field=column
+            )
         if value == value:  # a number, not NaN
             return value >= 0.5, f"{column} >= 0.5"
     if reference is not None and exact_match(strip_markers(response), reference):
         return True, "exact match of response and reference (SQuAD normalization)"
     return None, "unknown: no correct column, no score, response not the reference"
-
-
-class _Misspelt(Exception):
-    """A sample's judgment column of the wrong type: its field and what is wrong."""
-
-    def __init__(self, field: str, detail: str) -> None:
-        super().__init__(detail)
-        self.field, self.detail = field, detail
 
 
 def _referenced_by_text(
