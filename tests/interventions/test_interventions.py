@@ -766,15 +766,17 @@ def test_a_load_that_stales_a_run_is_named_before_a_plan() -> None:
         plan(store, "sys-a")
 
 
-def test_an_intervention_case_is_scored_beside_another_run_s_bundle() -> None:
-    """A random ledger of tests/decide/test_property.py (two falsifying examples of one
-    CI run): on a store holding run-0's bundle, Oxigraph 0.5.13 dropped run-1's
-    contradiction case from evaluation-interventions.rq while an OPTIONAL on its
-    replacement's version matched nothing; the evaluation raised "not a hopgate IRI:
-    None". Each version rule is now a sub-select of its own."""
-    ledger = (
-        Path(__file__).parents[1] / "fixtures" / "ledgers" / "intervention-beside-a-bundle.json"
-    )
+@pytest.mark.parametrize(
+    "fixture", ["intervention-beside-a-bundle", "intervention-replacement-unreadable-elsewhere"]
+)
+def test_an_intervention_case_is_scored_beside_another_run_s_bundle(fixture: str) -> None:
+    """Random ledgers of tests/decide/test_property.py (falsifying examples of two CI
+    runs): on a store holding run-0's bundle, Oxigraph 0.5.13 dropped run-1's
+    contradiction case from evaluation-interventions.rq when an OPTIONAL on the scratch
+    graph, bound by VALUES, matched in that bundle only; the evaluation raised "not a
+    hopgate IRI: None" or recorded no outcome. The scratch graph is now written in as a
+    constant (hopgate.store.terms.bind_parameters), as it was for Virtuoso."""
+    ledger = Path(__file__).parents[1] / "fixtures" / "ledgers" / f"{fixture}.json"
     store = hopgate.open_store(None)
     hopgate.load(store, ledger)
     evaluate(store, run="run-0")

@@ -140,3 +140,29 @@ def test_a_parameter_is_written_escaped() -> None:
     assert term_ntriples('say "hi" } #') == '"say \\"hi\\" } #"'
     with pytest.raises(QueryError, match="cannot bind a parameter of type list"):
         to_term(["a"])  # type: ignore[arg-type]
+
+
+def test_bind_parameters_writes_a_matched_iri_in_and_binds_the_rest() -> None:
+    """bind_parameters, as both stores send a query: an IRI only matched becomes a
+    constant (a graph bound by VALUES lost rows on Oxigraph and on Virtuoso); a
+    projected IRI and a literal stay bound by VALUES."""
+    from hopgate.store.terms import bind_parameters
+
+    graph = hopgate.IRI("https://example.org/g")
+    query = "SELECT ?o WHERE { OPTIONAL { GRAPH ?g { ?s <https://example.org/p> ?o } } }"
+    text = bind_parameters(query, {"g": graph, "n": 3})
+    assert "GRAPH <https://example.org/g>" in text and "?g" not in text
+    assert 'VALUES (?n) { ("3"^^<http://www.w3.org/2001/XMLSchema#integer>) }' in text
+    projected = bind_parameters("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", {"g": graph})
+    assert "VALUES (?g) { (<https://example.org/g>) }" in projected
+    assert "GRAPH ?g" in projected
+
+
+def test_the_embedded_store_answers_a_bound_graph_as_its_constant(
+    store: hopgate.OxigraphStore,
+) -> None:
+    query = "SELECT ?o WHERE { GRAPH ?g { ?s <https://example.org/p> ?o } }"
+    assert store.select(query, params={"g": hopgate.IRI("https://example.org/g")}) == [
+        {"o": "WHERE { x }"}
+    ]
+    assert store.select(query, params={"g": hopgate.IRI("https://example.org/other")}) == []

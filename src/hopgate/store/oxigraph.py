@@ -16,7 +16,13 @@ from hopgate.errors import DiskFullError, QueryError, StoreError, StoreLockedErr
 from hopgate.library.projection import Projection
 from hopgate.store import read_lock
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
-from hopgate.store.terms import bind_values, from_term, refuse_dataset_clause, refuse_service
+from hopgate.store.terms import (
+    bind_parameters,
+    bind_values,
+    from_term,
+    refuse_dataset_clause,
+    refuse_service,
+)
 from hopgate.vocab import CATALOG_GRAPH, PROV, RDF_TYPE, sparql_prologue
 
 
@@ -176,11 +182,11 @@ class OxigraphStore(Store):
         try:
             if dataset is None:
                 return self._store.query(
-                    self._prologue + bind_values(query, params),
+                    self._prologue + bind_parameters(query, params),
                     use_default_graph_as_union=True,
                 )
             return self._store.query(
-                self._prologue + bind_values(query, params),
+                self._prologue + bind_parameters(query, params),
                 default_graph=list(dataset),
                 named_graphs=list(dataset),
             )

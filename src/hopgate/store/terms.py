@@ -1,8 +1,10 @@
-"""Python values <-> RDF terms, and parameters bound into SPARQL text as VALUES blocks.
+"""Python values <-> RDF terms, and parameters bound into SPARQL text.
 
 Shared by the engines: the embedded store converts its answers with
-:func:`from_term`, and every store binds parameters with :func:`bind_values`
-(terms written escaped by :func:`term_ntriples`, never formatted from input).
+:func:`from_term`, and every store binds a query's parameters with
+:func:`bind_parameters` (IRIs written in as constants where that keeps the
+meaning, the rest as VALUES blocks by :func:`bind_values`; terms written
+escaped by :func:`term_ntriples`, never formatted from input).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pyoxigraph as ox
 from hopgate import ids
 from hopgate.errors import QueryError
 from hopgate.store.base import IRI, BNode, Value
-from hopgate.store.dialect import uses_from, uses_service, where_groups
+from hopgate.store.dialect import inline_constants, uses_from, uses_service, where_groups
 from hopgate.vocab import XSD
 
 
@@ -172,6 +174,27 @@ def _groups(query: str) -> list[int]:
     if not groups:
         raise QueryError("cannot bind parameters: the query has no WHERE { ... } group")
     return groups
+
+
+def bind_parameters(query: str, params: Mapping[str, Value] | None) -> str:
+    """Bind ``params`` into a query as every store sends it.
+
+    An IRI parameter is written in as a constant wherever that keeps the
+    query's meaning (:func:`hopgate.store.dialect.inline_constants`); the
+    others, and an IRI the query projects, assigns or lists, are bound by
+    :func:`bind_values`. Both engines gave wrong answers to some rule files
+    with a graph IRI bound by ``VALUES`` in each group: Virtuoso 7.2.5 lost rows
+    or hung (docs/remote-virtuoso.md), and Oxigraph 0.5.13 dropped whole rows
+    whose ``OPTIONAL { GRAPH ?scratch {...} }`` matched in another graph (an
+    evaluation's bundle beside the scratch graph), where the bound graph matched
+    nothing. Written as a constant, the graph is never matched elsewhere.
+
+    Raises:
+        QueryError: as :func:`bind_values`.
+    """
+    terms = {k: term_ntriples(v) for k, v in (params or {}).items() if isinstance(v, IRI)}
+    query, inlined = inline_constants(query, terms)
+    return bind_values(query, {k: v for k, v in (params or {}).items() if k not in inlined})
 
 
 def bind_outer(query: str, name: str, values: Sequence[Value]) -> str:

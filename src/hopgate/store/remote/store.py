@@ -25,12 +25,11 @@ from typing import Any, Literal
 from SPARQLWrapper import SPARQLWrapper
 
 from hopgate.errors import QueryError, RowCapReached, StoreError
-from hopgate.store.base import IRI, Row, Store, Value
+from hopgate.store.base import Row, Store, Value
 from hopgate.store.dialect import (
     SCOPE_OF,
     WRITTEN_JOIN_ORDER,
     exists_as_values,
-    inline_constants,
     join_scope,
     operations,
     order_declaration,
@@ -58,7 +57,12 @@ from hopgate.store.remote.values import (
     rows,
     stream_rows,
 )
-from hopgate.store.terms import bind_values, refuse_dataset_clause, refuse_service, term_ntriples
+from hopgate.store.terms import (
+    bind_parameters,
+    bind_values,
+    refuse_dataset_clause,
+    refuse_service,
+)
 from hopgate.vocab import CATALOG_GRAPH, ID_BASE, PROV, sparql_prologue
 
 #: The most triples one request of :meth:`RemoteStore.remove_graph` deletes, each the
@@ -206,15 +210,12 @@ class RemoteStore(Caches, Reads, Store):
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> dict[str, Any]:
         # IRI parameters written in as constants where that keeps the meaning
-        # (hopgate.store.dialect.inline_constants: Virtuoso 7.2.5 loses rows or hangs
+        # (hopgate.store.terms.bind_parameters: Virtuoso 7.2.5 loses rows or hangs
         # on VALUES in each sub-select); the others are bound with VALUES.
         return self._json(self._query_text(query, params))
 
     def _query_text(self, query: str, params: Mapping[str, Value] | None) -> str:
-        terms = {k: term_ntriples(v) for k, v in (params or {}).items() if isinstance(v, IRI)}
-        query, inlined = inline_constants(query, terms)
-        rest = {k: v for k, v in (params or {}).items() if k not in inlined}
-        return exists_as_values(self._prologue + bind_values(query, rest))
+        return exists_as_values(self._prologue + bind_parameters(query, params))
 
     def _empty(self) -> OxigraphStore | None:
         """An empty embedded store when hopgate has no graph on the server, else None.
