@@ -1480,6 +1480,7 @@ def run_interventions(
     max_output: int = DEFAULT_OUTPUT_CAP,
     pass_env: Sequence[str] = (),
     correctness_judge: str | None = None,
+    store: Store | None = None,
 ) -> RunResult:
     """Run a system on every variant of a plan and write its answers as ledger cases.
 
@@ -1493,7 +1494,9 @@ def run_interventions(
     failed variant (listed with its reason in ``OUTPUT.failed.jsonl``), never
     an abstention. Correctness is never guessed (:mod:`hopgate.ingest.correctness`).
     ``--load`` is :func:`load` of ``output`` after it (when a variant was
-    answered).
+    answered), and passes the ``store``: an answer citing, outside its
+    variant's context, a span id the store does not hold is then a failed
+    variant too (the loader would refuse the whole answers ledger for it).
 
     Raises:
         RunError: the plan holds no variant.
@@ -1514,8 +1517,15 @@ def run_interventions(
         >>> result.answered, len(result.failed)
         (37, 0)
     """
+    from hopgate.ingest.stored import StoredRecords
     from hopgate.interventions.plan import read_plan
     from hopgate.interventions.run import run_plan
+
+    def undefined_spans(span_ids: list[str]) -> set[str]:
+        assert store is not None
+        # The loader's own check of a reference to a stored record (one home).
+        missing = StoredRecords(store).undefined([("span", i) for i in span_ids])
+        return {i for _, i in missing}
 
     return run_plan(
         read_plan(plan),
@@ -1526,6 +1536,7 @@ def run_interventions(
         pass_env=tuple(pass_env),
         output_cap=max_output,
         correctness_judge=correctness_judge,
+        undefined_spans=None if store is None else undefined_spans,
     )
 
 

@@ -665,6 +665,61 @@ def test_cli_plan_run_metrics(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "unknown run" in done.output
 
 
+INVENTS = """
+import json, sys
+request = json.load(sys.stdin)
+cites = ["no-such-span"] if request["question"].startswith("Who holds") else request["citable"]
+json.dump({"answer": "Entity R", "cites": cites}, sys.stdout)
+"""
+
+
+def test_run_with_load_fails_only_the_answers_citing_a_span_the_store_lacks(
+    tmp_path: Path,
+) -> None:
+    """An answer citing a span id the store does not hold would keep the whole answers
+    ledger from loading; with --load it is a failed variant and the others load."""
+    from click.testing import CliRunner
+
+    from hopgate.cli import cli
+    from hopgate.interventions.run import UNKNOWN_CITES
+
+    runner = CliRunner()
+    base = ["--store", str(tmp_path / "store"), "-q"]
+
+    def invoke(*args: str) -> str:
+        done = runner.invoke(cli, [*base, *args], obj={}, catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    invoke("load", str(CEDAR))
+    invoke("evaluate")
+    plan_file, answers = tmp_path / "plan.jsonl", tmp_path / "answers.jsonl"
+    invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
+    variants = read_plan(plan_file)
+    inventing = [i for i in variants if str(i.get("question_text")).startswith("Who holds")]
+    assert 0 < len(inventing) < len(variants)
+    system = _script(tmp_path, "invents", INVENTS)
+    out = invoke(
+        "interventions",
+        "run",
+        "--plan",
+        str(plan_file),
+        "--system",
+        system,
+        "-o",
+        str(answers),
+        "--load",
+    )
+    assert f"{len(variants) - len(inventing)} variant(s) answered" in out
+    assert f"failed: {len(inventing)} x {UNKNOWN_CITES}: 'no-such-span'" in out
+    assert "loaded into" in out
+    failed = answers.with_name(answers.name + ".failed.jsonl").read_text(encoding="utf-8")
+    assert len(failed.splitlines()) == len(inventing)
+    # Without a store to ask (no --load), the answer is written as the system gave it.
+    run_plan(variants, system, tmp_path / "away.jsonl")
+    assert "no-such-span" in (tmp_path / "away.jsonl").read_text(encoding="utf-8")
+
+
 REMEMBERS = """
 import json, sys
 request = json.load(sys.stdin)

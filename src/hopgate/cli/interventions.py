@@ -118,7 +118,13 @@ def plan_command(
     type=click.Path(dir_okay=False, path_type=Path),
     help="The answers, a JSON Lines ledger of intervention cases.",
 )
-@click.option("--load", "load_it", is_flag=True, help="Load the answers into the store too.")
+@click.option(
+    "--load",
+    "load_it",
+    is_flag=True,
+    help="Load the answers into the store too; an answer citing a span id the store "
+    "does not hold is then a failed variant.",
+)
 @click.pass_context
 @handle_errors
 def run_command(
@@ -145,6 +151,10 @@ def run_command(
 
     Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
     """
+    # With --load, an answer citing a span id the store does not hold fails alone
+    # instead of keeping every answer from loading; without it the answers may be
+    # made away from the store, which `hopgate load` checks later.
+    store = _open(ctx) if load_it else None
     result = api.run_interventions(
         plan_path,
         system=system,
@@ -154,6 +164,7 @@ def run_command(
         max_output=max_output,
         pass_env=pass_env,
         correctness_judge=correctness_judge,
+        store=store,
     )
     click.echo(
         f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
@@ -166,9 +177,9 @@ def run_command(
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
         click.echo(f"  failed: {count} x {terminal(reason)}")
-    if load_it and result.answered:
+    if store is not None and result.answered:
         # --load is `hopgate load OUTPUT` after the run (docs/api.md "run_interventions").
-        loaded = api.load(_open(ctx), output)
+        loaded = api.load(store, output)
         runs = ", ".join(result.runs)
         click.echo(
             f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "

@@ -201,6 +201,7 @@ def run_plan(
     pass_env: tuple[str, ...] = (),
     output_cap: int = DEFAULT_OUTPUT_CAP,
     correctness_judge: str | None = None,
+    undefined_spans: Callable[[list[str]], set[str]] | None = None,
 ) -> RunResult:
     """Run ``system`` on every planned variant; write the answers as a ledger at ``output``.
 
@@ -209,7 +210,10 @@ def run_plan(
     ``output_cap`` bytes (:mod:`hopgate.processes`). Failed variants
     (timeout, non-zero exit, output over the cap, malformed output) are
     written, one JSON line each with their reason, to
-    ``<output>.failed.jsonl``.
+    ``<output>.failed.jsonl``. With ``undefined_spans`` (which of the span ids
+    given a store does not hold), an answer citing, outside its context, a span
+    id the store does not hold is a failed variant too: as a case it would keep
+    the whole answers ledger from loading.
 
     Raises:
         RunError: the plan holds no variant.
@@ -229,6 +233,8 @@ def run_plan(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         outcomes = list(pool.map(one, range(len(items))))
+    if undefined_spans is not None:
+        outcomes = _unknown_cites_failed(items, outcomes, undefined_spans)
     cases, failed = [], []
     judging = Tally()
     for number, (item, (got, reason)) in enumerate(zip(items, outcomes, strict=True)):
@@ -250,9 +256,55 @@ def run_plan(
     return RunResult(len(cases), abstained, failed, output, runs, judging.notes("answers"))
 
 
+#: The reason of a failed variant whose answer cites a span id the store does not hold.
+UNKNOWN_CITES = "cites a span id the store does not hold"
+
+
+def _unknown_cites_failed(
+    items: list[dict[str, Any]],
+    outcomes: list[tuple[dict[str, Any] | None, str | None]],
+    undefined_spans: Callable[[list[str]], set[str]],
+) -> list[tuple[dict[str, Any] | None, str | None]]:
+    """``outcomes`` with each answer that cites, outside its variant's context, a span id
+    the store does not hold turned into a failure (one question for every such id)."""
+
+    def outside(item: dict[str, Any], answer: dict[str, Any]) -> list[str]:
+        context = {c["id"] for c in item["context"]}
+        return [c for c in answer.get("cites", []) if c not in context]
+
+    asked = sorted(
+        {
+            c
+            for item, (got, _) in zip(items, outcomes, strict=True)
+            if got
+            for c in outside(item, got)
+        }
+    )
+    unknown = undefined_spans(asked) if asked else set()
+    if not unknown:
+        return outcomes
+    checked: list[tuple[dict[str, Any] | None, str | None]] = []
+    for item, (got, reason) in zip(items, outcomes, strict=True):
+        missing = sorted(set(outside(item, got)) & unknown) if got else []
+        checked.append(
+            (None, f"{UNKNOWN_CITES}: {', '.join(map(repr, missing))}")
+            if missing
+            else (got, reason)
+        )
+    return checked
+
+
 def _identity(item: dict[str, Any]) -> dict[str, Any]:
     keys = ("plan", "run", "question", "claim", "set", "variant", "member", "replacement")
     return {k: item[k] for k in keys if item.get(k) is not None}
 
 
-__all__ = ["BUILTIN_BM25", "RunResult", "bm25_system", "case_of", "request", "run_plan"]
+__all__ = [
+    "BUILTIN_BM25",
+    "UNKNOWN_CITES",
+    "RunResult",
+    "bm25_system",
+    "case_of",
+    "request",
+    "run_plan",
+]
