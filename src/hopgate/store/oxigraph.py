@@ -18,7 +18,6 @@ from hopgate.store import read_lock
 from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, check_iri
 from hopgate.store.terms import (
     bind_parameters,
-    bind_values,
     from_term,
     refuse_dataset_clause,
     refuse_service,
@@ -241,10 +240,11 @@ class OxigraphStore(Store):
         return _solution_rows(result)
 
     def update(self, update: str, *, params: Mapping[str, Value] | None = None) -> None:
-        """Run a SPARQL 1.1 Update, atomically; parameters are bound as values."""
+        """Run a SPARQL 1.1 Update, atomically; parameters bound as a query's are
+        (:func:`hopgate.store.terms.bind_parameters`)."""
         if self._fixed_dataset:
             raise StoreError("a view of the store is read-only")
-        text = self._prologue + bind_values(update, params)
+        text = self._prologue + bind_parameters(update, params)
         self._changed()
         try:
             self._store.update(text)
