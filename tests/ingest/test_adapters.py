@@ -134,6 +134,22 @@ def test_hotpotqa_ids_equal_as_text_are_refused_naming_the_input(tmp_path: Path)
     assert not (tmp_path / "o.jsonl").exists()
 
 
+def test_hotpotqa_titles_told_apart_only_by_a_control_character_are_refused(
+    tmp_path: Path,
+) -> None:
+    """Refused characters of a benchmark file become U+FFFD: "A\x01" and "A\x02" would
+    be one source, their supporting facts indistinct. The import names the title."""
+    items = [
+        _hotpot_item("q1", [["A\x01", ["First text."]]], ["A\x01", 0]),
+        _hotpot_item("q2", [["A\x02", ["Second text."]]], ["A\x02", 0]),
+    ]
+    path = tmp_path / "titles.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    with pytest.raises(LedgerError, match="could not be told apart") as caught:
+        import_files("hotpotqa", [path], output=tmp_path / "o.jsonl")
+    assert (caught.value.record, caught.value.field) == ("[0]", "context[0][0]")
+
+
 def test_hotpotqa_a_title_spelled_like_a_generated_version_id_is_its_own_version(
     tmp_path: Path,
 ) -> None:
@@ -290,6 +306,9 @@ def test_fever_predicted_labels_compare_as_the_scorer_does_upper_cased(tmp_path:
     [
         (lambda item: item["predicted_evidence"].__setitem__(0, ["Cedar", True]), "predicted_evidence[0]"),
         (lambda item: item["predicted_evidence"].__setitem__(0, ["", 0]), "predicted_evidence[0]"),
+        # A control character becomes U+FFFD, which would make "Cedar\x01" and
+        # "Cedar\x02" one page: refused, not merged.
+        (lambda item: item["predicted_evidence"].__setitem__(0, ["Cedar\x01", 0]), "predicted_evidence[0][0]"),
     ],
 )  # fmt: skip
 def test_fever_a_line_true_or_an_empty_page_is_refused_by_the_import(
@@ -327,6 +346,7 @@ def test_wice_sets_of_a_claim_not_wholly_supported_are_rejected_not_adjudicated(
         ({"meta": {"id": "8"}, "supporting_sentences": [[True]]}, "supporting_sentences[0]", "sentence index True"),
         ({"meta": {"id": "8"}, "evidence": ["One.", None]}, "evidence[1]", "expected a sentence"),
         ({"meta": {"id": ""}}, "meta.id", "not empty"),
+        ({"meta": {"id": "8\x01"}}, "meta.id", "could not be told apart"),
     ],
 )  # fmt: skip
 def test_wice_inputs_that_would_write_an_unloadable_ledger_are_refused(

@@ -286,7 +286,8 @@ def require(data: Any, name: str, kind: type | tuple[type, ...], *, file: Path, 
 
 def id_text(value: Any, *, file: Path, record: str, field: str) -> str:
     """An id given as text or an integer (not empty, not a boolean), as text; else a
-    LedgerError naming ``field`` (null became the id "None")."""
+    LedgerError naming ``field`` (null became the id "None"). The text must be
+    :func:`kept_apart`."""
     if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
         raise LedgerError(
             f"expected an id (text or an integer, not empty), got {value!r:.80}",
@@ -294,7 +295,28 @@ def id_text(value: Any, *, file: Path, record: str, field: str) -> str:
             record=record,
             field=field,
         )
-    return str(value)
+    return kept_apart(str(value), file=file, record=record, field=field)
+
+
+def kept_apart(name: str, *, file: Path, record: str, field: str) -> str:
+    """``name``, an id or a page name read from a public benchmark's file; a LedgerError
+    when it holds U+FFFD.
+
+    :func:`checked` replaces each refused character of such a file by U+FFFD, which
+    keeps a text's offsets but makes two names differing only there one name ("A\x01"
+    and "A\x02" would both be "A\ufffd"): one source, or one claim, where the file
+    has two. A name is refused instead, naming where it is.
+    """
+    if "\ufffd" in name:
+        raise LedgerError(
+            f"the name {name!r:.80} holds a character hopgate refuses (a control "
+            "character, shown as U+FFFD) or U+FFFD itself: two such names could not be "
+            "told apart",
+            file=str(file),
+            record=record,
+            field=field,
+        )
+    return name
 
 
 def first_time(

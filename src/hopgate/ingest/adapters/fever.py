@@ -38,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from hopgate.errors import LedgerError
-from hopgate.ingest.adapters.common import Record, evaluation, read_jsonl, require, wiki_address
+from hopgate.ingest.adapters.common import (
+    Record,
+    evaluation,
+    kept_apart,
+    read_jsonl,
+    require,
+    wiki_address,
+)
 
 NEI = "NOT ENOUGH INFO"
 LABELS = ("SUPPORTS", "REFUTES", NEI)
@@ -140,7 +147,8 @@ def _group(group: Any, file: Path, where: str, name: str, pages: dict[str, set[i
                 record=where,
                 field=f"{name}[{i}]",
             )
-        _add_sentence(members, pages, item[2], item[3])
+        page = kept_apart(item[2], file=file, record=where, field=f"{name}[{i}][2]")
+        _add_sentence(members, pages, page, item[3])
     return members
 
 
@@ -178,7 +186,8 @@ def _cases(
                     record=where,
                     field=f"predicted_evidence[{i}]",
                 )
-            _add_sentence(retrieved, pages, pair[0], pair[1])
+            page = kept_apart(pair[0], file=path, record=where, field=f"predicted_evidence[{i}][0]")
+            _add_sentence(retrieved, pages, page, pair[1])
         key = f"fever-{count}"
         case: Record = {"type": "case", "run": run, "question": key, "retrieved": retrieved}
         # The scorer compares labels upper-cased ("supports" is SUPPORTS): so does this.

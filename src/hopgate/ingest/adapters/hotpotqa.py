@@ -41,6 +41,7 @@ from hopgate.ingest.adapters.common import (
     Record,
     evaluation,
     first_time,
+    kept_apart,
     read_json,
     require,
     sentence_spans,
@@ -102,7 +103,8 @@ def records(
                         record=where,
                         field=f"context[{p}]",
                     )
-                title, sentences = paragraph
+                title = kept_apart(paragraph[0], file=path, record=where, field=f"context[{p}][0]")
+                sentences = paragraph[1]
                 text, offsets = sentence_spans([str(s) for s in sentences])
                 version = versions.get((title, text))
                 if version is None:
