@@ -209,6 +209,26 @@ def test_the_basis_for_accepting_the_premise(truth: hopgate.Store) -> None:
     ]
 
 
+def test_the_admissibility_judgments_read_as_a_basis_are_listed_in_force(
+    truth: hopgate.Store,
+) -> None:
+    """adjudication.md "Effect on scoring": every card lists the final judgments in force
+    on it, the admissibility judgments its premise basis was read from among them."""
+    listed = {
+        output: sorted((j["id"], j["question"]) for j in row.judgments)
+        for output, row in _cards(truth).items()
+    }
+    assert [j for j in listed["sys-a/q1/o1"] if j[1] == "admissibility"] == [
+        ("j1", "admissibility"),
+        ("j2", "admissibility"),
+    ]
+    # The nearest set g1: r1's basis is j1, r2's its source's (no judgment listed for it).
+    assert [j for j in listed["sys-b/q1/o1"] if j[1] == "admissibility"] == [
+        ("j1", "admissibility")
+    ]
+    assert [j for j in listed["sys-a/q2/o1"] if j[1] == "admissibility"] == []
+
+
 def test_contradictions_with_their_status(truth: hopgate.Store) -> None:
     assert _cards(truth)["sys-a/q1/o1"].contradictions == [
         {"id": "k1", "status": "resolved", "decision": "other"}

@@ -868,6 +868,11 @@ class _BundleWriter:
         self._write(self.state.bundle_lines())
 
 
+#: What a judgment's IRI begins with (hopgate.ids.mint); a premise basis is read from a
+#: judgment or from a source.
+_JUDGMENT_IRI = f"{ID_BASE}judgment/"
+
+
 def _truth_lines(card: str, node: str, rows: list[Row]) -> list[str]:
     """N-Triples lines: the source truth of the card's weighed route, as
     queries/evaluation-source-truth.rq decided it (docs/spec/acceptance.md "Source truth").
@@ -880,6 +885,17 @@ def _truth_lines(card: str, node: str, rows: list[Row]) -> list[str]:
     if rows[0]["route"] is not None:
         lines.append(f"{card} <{HG}truthRoute> {nt.iri(str(rows[0]['route']))}")
     members = sorted((r for r in rows if r["member"] is not None), key=lambda r: str(r["member"]))
+    # A final admissibility judgment whose reason is a member's premise basis is in force
+    # on the card (adjudication.md "Effect on scoring", rule admissibility basis): listed
+    # with the card's other judgments, once however many members quote its subject.
+    judged = sorted(
+        {
+            str(r["basisFrom"])
+            for r in members
+            if r["basisFrom"] is not None and str(r["basisFrom"]).startswith(_JUDGMENT_IRI)
+        }
+    )
+    lines += [f"{card} <{HG}judgmentInForce> {nt.iri(j)}" for j in judged]
     for number, row in enumerate(members, 1):
         truth = nt.iri(f"{node}/truth/{number}")
         lines += [
