@@ -171,3 +171,30 @@ def test_the_embedded_store_answers_a_bound_graph_as_its_constant(
         {"o": "WHERE { x }"}
     ]
     assert store.select(query, params={"g": hopgate.IRI("https://example.org/other")}) == []
+
+
+def test_a_parameter_a_minus_group_shares_alone_stays_a_variable(
+    store: hopgate.OxigraphStore,
+) -> None:
+    """MINUS removes a solution only through a shared variable: written in as a
+    constant, the parameter would leave this MINUS nothing to share (and remove
+    nothing); where the group shares another variable, it is written in."""
+    query = "ASK { ?x ?p ?o MINUS { ?x <https://example.org/p> ?any } }"
+    assert not store.ask(query, params=PARAMS)
+    from hopgate.store.terms import bind_parameters
+
+    shared = "SELECT ?o WHERE { ?x ?p ?o MINUS { ?x <https://example.org/q> ?o } }"
+    assert "MINUS { <https://example.org/a>" in bind_parameters(shared, PARAMS)
+
+
+def test_a_longer_variable_name_and_a_projected_exists_are_left_alone(
+    store: hopgate.OxigraphStore,
+) -> None:
+    """``?xé`` is another variable than ``?x``; a ``{`` inside a projection's EXISTS does
+    not end the projection, whose ``?x`` stays a variable."""
+    rows = store.select("SELECT ?n WHERE { ?xé ?p ?o BIND (1 AS ?n) }", params=PARAMS)
+    assert rows == [{"n": 1}]
+    rows = store.select(
+        "SELECT (EXISTS { ?x ?p ?o } AS ?held) ?x WHERE { ?x ?p ?o }", params=PARAMS
+    )
+    assert rows == [{"held": True, "x": hopgate.IRI("https://example.org/a")}]

@@ -335,29 +335,50 @@ def where_groups(query: str) -> list[int]:
     return found
 
 
+#: A SPARQL variable's name after its ``?`` or ``$`` (VARNAME of the SPARQL 1.1 grammar):
+#: not ASCII alone, so that ``?runé`` is never read as ``?run`` followed by text.
+_VARNAME = re.compile(
+    "[A-Za-z0-9_\u00b7\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u037d\u037f-\u1fff"
+    "\u200c\u200d\u203f\u2040\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff"
+    "\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff\u0300-\u036f]+"
+)
+
+
 def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
     """Write each parameter in ``terms`` (name -> serialised IRI) as that constant.
 
-    Dialect work-around: Virtuoso 7.2.5 answers ``evaluation-verdicts`` with
-    a parameter bound by a ``VALUES`` block in each of its sub-selects with
-    a plan chosen from sampled cardinalities, different from one server to
-    the next, and some of those plans lose rows (two verdicts of four) or
-    never finish (every thread idle, later requests queued on its locks);
-    with the parameter written as a constant it answered right on every
-    server (docs/remote-virtuoso.md). A constant means what the bound
-    variable means wherever a variable is only matched or compared; a name
-    that is projected (``SELECT ... ?name``, ``SELECT *``), assigned
-    (``AS ?name``), tested by ``BOUND``, listed by ``VALUES`` or used in
-    ``GROUP BY`` / ``ORDER BY`` is left for ``VALUES``. Strings, IRIs and comments are not touched.
+    Both engines gave wrong answers with a graph bound by ``VALUES`` in each
+    group (:func:`hopgate.store.terms.bind_parameters`): Virtuoso 7.2.5 answers
+    ``evaluation-verdicts`` so with a plan chosen from sampled cardinalities,
+    different from one server to the next, and some of those plans lose rows
+    (two verdicts of four) or never finish (docs/remote-virtuoso.md); with the
+    parameter written as a constant it answered right on every server. A
+    constant means what the bound variable means wherever a variable is only
+    matched or compared; a name that is projected (``SELECT ... ?name``,
+    ``SELECT *``), assigned (``AS ?name``), tested by ``BOUND``, listed by
+    ``VALUES`` or used in ``GROUP BY`` / ``ORDER BY`` is left for ``VALUES``.
+    ``MINUS`` removes a solution only through a variable both sides share: in a
+    ``MINUS`` group that shares no other variable with what precedes it in its
+    group, the parameter stays a variable (and the name is bound by ``VALUES``
+    too), since a constant there would share none. Strings, IRIs and comments
+    are not touched.
 
     Returns:
-        The rewritten text and the names written in as constants.
+        The rewritten text and the names written in as constants at every place
+        (a name kept anywhere is bound by ``VALUES`` as well).
     """
     keep: set[str] = set()
-    spans: list[tuple[int, int, str]] = []
+    # Each place of a parameter: start, end, name, and the MINUS groups it is inside.
+    spans: list[tuple[int, int, str, tuple[int, ...]]] = []
     context = ""  # "select", "by", "values" or "": where a variable here may not be a constant
     previous = ""
-    depth = 0
+    depth = 0  # parentheses
+    groups: list[int] = []  # where each open group's "{" is
+    # Each MINUS group: where its enclosing group opens, where the keyword is, and its
+    # own group's span (end -1 while open); the open ones by index, innermost last.
+    minus_groups: list[list[int]] = []
+    open_minus: list[tuple[int, int]] = []  # (index, brace depth it opened at)
+    minus_at: int | None = None  # a MINUS keyword whose group is next
     i = 0
     while i < len(query):
         skipped = _skip_token(query, i)
@@ -366,7 +387,7 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
             continue
         ch = query[i]
         if ch in "?$":
-            match = _WORD.match(query, i + 1)
+            match = _VARNAME.match(query, i + 1)
             if match is None:
                 i += 1
                 continue
@@ -374,7 +395,7 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
             if name in terms:
                 if context or previous in ("AS", "BOUND("):
                     keep.add(name)
-                spans.append((i, match.end(), name))
+                spans.append((i, match.end(), name, tuple(k for k, _ in open_minus)))
             previous = ""
             i = match.end()
             continue
@@ -393,6 +414,8 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
                 context = "values"
             elif word in ("WHERE", "LIMIT", "OFFSET", "HAVING"):
                 context = ""
+            elif word == "MINUS":
+                minus_at = i
             previous = word
             i = match.end()
             continue
@@ -402,21 +425,67 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch in "{}":
+        elif ch == "{":
+            if minus_at is not None:
+                minus_groups.append([groups[-1] if groups else 0, minus_at, i, -1])
+                open_minus.append((len(minus_groups) - 1, len(groups)))
+                minus_at = None
+            groups.append(i)
+        elif ch == "}":
+            if groups:
+                groups.pop()
+            if open_minus and open_minus[-1][1] == len(groups):
+                minus_groups[open_minus.pop()[0]][3] = i
+        if ch in "{}" and not (context == "select" and depth > 0):
+            # A group ends a projection or a VALUES list; an EXISTS group inside a
+            # projection's expression does not.
             context = ""
         if not ch.isspace():
             previous = "BOUND(" if ch == "(" and previous == "BOUND" else ""
         i += 1
     chosen = set(terms) - keep
+    unshared = {
+        k
+        for k, (enclosing, keyword, begin, end) in enumerate(minus_groups)
+        if not (
+            (_variables(query, begin, end if end >= 0 else len(query)) - chosen)
+            & _variables(query, enclosing, keyword)
+        )
+    }
     out = []
     start = 0
-    for begin, end, name in spans:
-        if name in chosen:
-            out.append(query[start:begin])
-            out.append(terms[name])
-            start = end
+    kept_at_a_place: set[str] = set()
+    for begin, end, name, inside in spans:
+        if name not in chosen:
+            continue
+        if unshared.intersection(inside):
+            kept_at_a_place.add(name)
+            continue
+        out.append(query[start:begin])
+        out.append(terms[name])
+        start = end
     out.append(query[start:])
-    return "".join(out), {name for _, _, name in spans if name in chosen}
+    return "".join(out), {name for _, _, name, _ in spans if name in chosen} - kept_at_a_place
+
+
+def _variables(query: str, start: int, end: int) -> set[str]:
+    """The names of the variables written in ``query[start:end]`` (strings, IRIs and
+    comments skipped)."""
+    found: set[str] = set()
+    i = start
+    while i < end:
+        skipped = _skip_token(query, i)
+        if skipped != i:
+            i = skipped
+            continue
+        if query[i] in "?$":
+            match = _VARNAME.match(query, i + 1)
+            if match is not None:
+                found.add(match.group(0))
+                i = match.end()
+                continue
+        i += 1
+    return found
 
 
 __all__ = [
