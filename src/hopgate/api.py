@@ -28,7 +28,7 @@ name of one (the modules live in packages named for the stage of the data:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from importlib.resources.abc import Traversable
@@ -1480,7 +1480,7 @@ def run_interventions(
     max_output: int = DEFAULT_OUTPUT_CAP,
     pass_env: Sequence[str] = (),
     correctness_judge: str | None = None,
-    store: Store | None = None,
+    store: Store | Callable[[], Store] | None = None,
 ) -> RunResult:
     """Run a system on every variant of a plan and write its answers as ledger cases.
 
@@ -1497,6 +1497,8 @@ def run_interventions(
     answered), and passes the ``store``: an answer citing, outside its
     variant's context, a span id the store does not hold is then a failed
     variant too (the loader would refuse the whole answers ledger for it).
+    ``store`` may be a function that opens it, called once the answers are in
+    (so that the system may read the store while it runs).
 
     Raises:
         RunError: the plan holds no variant.
@@ -1523,8 +1525,9 @@ def run_interventions(
 
     def undefined_spans(span_ids: list[str]) -> set[str]:
         assert store is not None
+        held = store() if callable(store) else store
         # The loader's own check of a reference to a stored record (one home).
-        missing = StoredRecords(store).undefined([("span", i) for i in span_ids])
+        missing = StoredRecords(held).undefined([("span", i) for i in span_ids])
         return {i for _, i in missing}
 
     return run_plan(

@@ -720,6 +720,54 @@ def test_run_with_load_fails_only_the_answers_citing_a_span_the_store_lacks(
     assert "no-such-span" in (tmp_path / "away.jsonl").read_text(encoding="utf-8")
 
 
+ODD_CITES = """
+import json, sys
+request = json.load(sys.stdin)
+question = request["question"]
+if question.startswith("Who holds"):
+    json.dump({"answer": None, "abstained": True, "cites": ["no-such-span"]}, sys.stdout)
+elif question.startswith("When"):
+    json.dump({"answer": "R", "cites": [""]}, sys.stdout)
+else:
+    json.dump({"answer": "R", "cites": request["citable"]}, sys.stdout)
+"""
+
+
+def test_the_store_check_skips_abstentions_and_fails_a_cite_no_span_id_can_be(
+    tmp_path: Path,
+) -> None:
+    """An abstention writes no output, so its cites are not asked of the store; an empty
+    cite is a failed variant (no span id can be empty), not a crash after the run. The
+    store is opened only once the answers are in, and only when a cite must be asked."""
+    from hopgate.api import run_interventions
+    from hopgate.interventions.run import UNKNOWN_CITES
+
+    store = _store()
+    plan_file = tmp_path / "plan.jsonl"
+    planned = plan(store, "sys-a")
+    write_plan(planned, plan_file)
+    variants = planned.variants
+    texts = [str(i.get("question_text")) for i in variants]
+    when = sum(1 for t in texts if t.startswith("When"))
+    assert when and any(t.startswith("Who holds") for t in texts)
+    asked: list[int] = []
+
+    def opened() -> Store:
+        asked.append(len(asked))
+        return store
+
+    result = run_interventions(
+        plan_file,
+        system=_script(tmp_path, "odd", ODD_CITES),
+        output=tmp_path / "answers.jsonl",
+        store=opened,
+    )
+    assert [f["reason"] for f in result.failed] == [f"{UNKNOWN_CITES}: ''"] * when
+    # Nothing outside a context was a span id to ask about: the store was never opened.
+    assert result.answered == len(variants) - when and asked == []
+    hopgate.load(store, tmp_path / "answers.jsonl")
+
+
 REMEMBERS = """
 import json, sys
 request = json.load(sys.stdin)

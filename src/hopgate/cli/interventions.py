@@ -153,8 +153,15 @@ def run_command(
     """
     # With --load, an answer citing a span id the store does not hold fails alone
     # instead of keeping every answer from loading; without it the answers may be
-    # made away from the store, which `hopgate load` checks later.
-    store = _open(ctx) if load_it else None
+    # made away from the store, which `hopgate load` checks later. The store is
+    # opened once the answers are in: the system may read it while it runs.
+    opened: list[api.Store] = []
+
+    def store() -> api.Store:
+        if not opened:
+            opened.append(_open(ctx))
+        return opened[0]
+
     result = api.run_interventions(
         plan_path,
         system=system,
@@ -164,7 +171,7 @@ def run_command(
         max_output=max_output,
         pass_env=pass_env,
         correctness_judge=correctness_judge,
-        store=store,
+        store=store if load_it else None,
     )
     click.echo(
         f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "
@@ -177,9 +184,9 @@ def run_command(
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
         click.echo(f"  failed: {count} x {terminal(reason)}")
-    if store is not None and result.answered:
+    if load_it and result.answered:
         # --load is `hopgate load OUTPUT` after the run (docs/api.md "run_interventions").
-        loaded = api.load(store, output)
+        loaded = api.load(store(), output)
         runs = ", ".join(result.runs)
         click.echo(
             f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hopgate import ids
 from hopgate.errors import CommandError, InputRefused, RunError, SystemAnswerError
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
@@ -256,7 +257,8 @@ def run_plan(
     return RunResult(len(cases), abstained, failed, output, runs, judging.notes("answers"))
 
 
-#: The reason of a failed variant whose answer cites a span id the store does not hold.
+#: The reason of a failed variant whose answer cites a span id the store does not hold
+#: (or a text no span id can be).
 UNKNOWN_CITES = "cites a span id the store does not hold"
 
 
@@ -266,21 +268,21 @@ def _unknown_cites_failed(
     undefined_spans: Callable[[list[str]], set[str]],
 ) -> list[tuple[dict[str, Any] | None, str | None]]:
     """``outcomes`` with each answer that cites, outside its variant's context, a span id
-    the store does not hold turned into a failure (one question for every such id)."""
+    the store does not hold (or a text no span id can be) turned into a failure (one
+    question for every such id)."""
 
     def outside(item: dict[str, Any], answer: dict[str, Any]) -> list[str]:
+        if answer.get("abstained") and not answer.get("answer"):
+            return []  # no output is written for it (case_of): it cites nothing
         context = {c["id"] for c in item["context"]}
         return [c for c in answer.get("cites", []) if c not in context]
 
-    asked = sorted(
-        {
-            c
-            for item, (got, _) in zip(items, outcomes, strict=True)
-            if got
-            for c in outside(item, got)
-        }
-    )
-    unknown = undefined_spans(asked) if asked else set()
+    cited = {
+        c for item, (got, _) in zip(items, outcomes, strict=True) if got for c in outside(item, got)
+    }
+    invalid = {c for c in cited if not _span_id(c)}
+    asked = sorted(cited - invalid)
+    unknown = (undefined_spans(asked) if asked else set()) | invalid
     if not unknown:
         return outcomes
     checked: list[tuple[dict[str, Any] | None, str | None]] = []
@@ -292,6 +294,15 @@ def _unknown_cites_failed(
             else (got, reason)
         )
     return checked
+
+
+def _span_id(text: str) -> bool:
+    """Whether ``text`` can be a span's ledger id (an empty text or a lone surrogate cannot)."""
+    try:
+        ids.mint("span", text)
+    except (ValueError, UnicodeError):
+        return False
+    return True
 
 
 def _identity(item: dict[str, Any]) -> dict[str, Any]:
