@@ -229,6 +229,31 @@ def test_the_admissibility_judgments_read_as_a_basis_are_listed_in_force(
     assert [j for j in listed["sys-a/q2/o1"] if j[1] == "admissibility"] == []
 
 
+def test_an_admissibility_judgment_in_force_names_no_cause_of_a_changed_verdict(
+    truth: hopgate.Store, tmp_path: Path
+) -> None:
+    """review changes lists what can change a verdict: a set's re-annotation, not the
+    admissibility judgment (j2) that left the card with the route it was a basis of."""
+    from hopgate.audit.adjudication import changes
+
+    rejected = {
+        "id": "jE",
+        "subject": "g2",
+        "question": "entailment",
+        "decision": "insufficient",
+        "by": "reviewer",
+        "final": True,
+        "reason": "no",
+    }
+    hopgate.load(truth, write(tmp_path / "more", {"ledger": 1, "judgments": [rejected]}, "yaml"))
+    hopgate.evaluate(truth)
+    [changed] = [v for v in changes(truth, "sys-a").verdicts if v.output == "sys-a/q1/o1"]
+    assert changed.causes == (
+        "judgment jE now in force",
+        "set g2: adjudicated version 1 -> rejected version 2",
+    )
+
+
 def test_contradictions_with_their_status(truth: hopgate.Store) -> None:
     assert _cards(truth)["sys-a/q1/o1"].contradictions == [
         {"id": "k1", "status": "resolved", "decision": "other"}

@@ -170,6 +170,23 @@ def test_hotpotqa_a_title_spelled_like_a_generated_version_id_is_its_own_version
         hopgate.load(store, ledger)
 
 
+def test_multihop_rag_urls_told_apart_only_by_a_control_character_are_refused(
+    tmp_path: Path,
+) -> None:
+    """The url is the source's, version's and spans' id: "a\x01" and "a\x02" would be
+    one article (holding both facts, one title lost)."""
+    items = [
+        {"id": f"q{n}", "query": "Q?", "answer": "A",
+         "evidence_list": [{"url": f"https://ex.org/a{chr(n)}", "fact": "A fact.", "title": "T"}]}
+        for n in (1, 2)
+    ]  # fmt: skip
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    with pytest.raises(LedgerError, match="could not be told apart") as caught:
+        import_files("multihop-rag", [path], output=tmp_path / "o.jsonl")
+    assert (caught.value.record, caught.value.field) == ("[0]", "evidence_list[0].url")
+
+
 def test_multihop_rag_fixture(tmp_path: Path) -> None:
     ledger = tmp_path / "m.jsonl"
     import_files("multihop-rag", [FIXTURES / "multihop-rag.json"], output=ledger)

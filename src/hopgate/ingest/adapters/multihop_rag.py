@@ -32,6 +32,7 @@ from hopgate.ingest.adapters.common import (
     evaluation,
     first_time,
     id_text,
+    kept_apart,
     read_json,
     require,
 )
@@ -76,6 +77,8 @@ def records(inputs: list[Path]) -> Iterator[Record]:
                     raise LedgerError(
                         "empty url", file=str(path), record=where, field=f"{name}.url"
                     )
+                # The url is the source's, version's and spans' id.
+                url = kept_apart(url, file=path, record=where, field=f"{name}.url")
                 text = require(fact, "fact", str, file=path, record=f"{where}.{name}")
                 if not text.strip():
                     raise LedgerError(
