@@ -831,7 +831,8 @@ def query(
     ``hopgate query QUERY [--param NAME=VALUE]... [--reader R]``. Give exactly one of
     ``sparql`` (the text), ``path`` (a file) or ``name`` (an id of
     ``queries/``, e.g. ``claim-status``). ``params`` are bound to variables
-    as values, never spliced into the text (a ledger id's IRI is
+    as escaped terms, never formatted from input: an IRI only matched is
+    written in, the rest bound by ``VALUES`` (a ledger id's IRI is
     ``IRI(hopgate.ids.mint(kind, id))``). The default graph is the union of
     the loaded graphs. Returns rows for SELECT (ledger values as IRIs,
     strings, numbers), a bool for ASK, N-Triples bytes for CONSTRUCT and

@@ -70,7 +70,8 @@ def query(
 ) -> None:
     """Run a SPARQL query: a .rq file, a library query id, or the query text.
 
-    Parameters are bound as values, never spliced into the text. The default
+    Parameters are bound as escaped terms, never formatted from the text: an IRI
+    that is only matched is written in, the rest bound by VALUES. The default
     graph is the union of all loaded graphs. With --reader, every text in the
     results that repeats a text withheld from that reader is shown as the
     withheld marker (docs/spec/records.md "What a reader is shown"); without
