@@ -874,11 +874,12 @@ def test_a_load_that_stales_a_run_is_named_before_a_plan() -> None:
 )
 def test_an_intervention_case_is_scored_beside_another_run_s_bundle(fixture: str) -> None:
     """Random ledgers of tests/decide/test_property.py (falsifying examples of two CI
-    runs): on a store holding run-0's bundle, Oxigraph 0.5.13 dropped run-1's
-    contradiction case from evaluation-interventions.rq when an OPTIONAL on the scratch
-    graph, bound by VALUES, matched in that bundle only; the evaluation raised "not a
-    hopgate IRI: None" or recorded no outcome. The scratch graph is now written in as a
-    constant (hopgate.store.terms.bind_parameters), as it was for Virtuoso."""
+    runs): on a store holding run-0's bundle, run-1's contradiction case left
+    evaluation-interventions.rq when the scratch graph was bound by VALUES, which does
+    not bind inside a UNION branch: its OPTIONAL on ?scratch matched in that bundle,
+    and the row failed the join with VALUES (the evaluation raised "not a hopgate IRI:
+    None" or recorded no outcome). The scratch graph is now written in as a constant
+    (hopgate.store.terms.bind_parameters), as it was for Virtuoso."""
     ledger = Path(__file__).parents[1] / "fixtures" / "ledgers" / f"{fixture}.json"
     store = hopgate.open_store(None)
     hopgate.load(store, ledger)

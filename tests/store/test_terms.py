@@ -198,3 +198,16 @@ def test_a_longer_variable_name_and_a_projected_exists_are_left_alone(
         "SELECT (EXISTS { ?x ?p ?o } AS ?held) ?x WHERE { ?x ?p ?o }", params=PARAMS
     )
     assert rows == [{"held": True, "x": hopgate.IRI("https://example.org/a")}]
+
+
+def test_a_place_the_scan_misreads_is_still_bound_and_describe_star_projects() -> None:
+    """``?n<3 && ... ?x ... && 3>?n`` reads like an IRI to a tokenizer: the ``?x`` there
+    stays a variable, so the name is bound by VALUES as well; ``DESCRIBE *`` describes
+    every variable, so none is written in."""
+    from hopgate.store.terms import bind_parameters
+
+    query = "SELECT ?s WHERE { ?x ?p ?o . ?s ?p ?n FILTER (?n<3&&?s!=?x&&3>?n) }"
+    text = bind_parameters(query, PARAMS)
+    assert "VALUES (?x)" in text and "?s!=?x" in text
+    described = "DESCRIBE * WHERE { ?x ?p ?o }"
+    assert "?x ?p ?o" in bind_parameters(described, PARAMS)

@@ -347,16 +347,18 @@ _VARNAME = re.compile(
 def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
     """Write each parameter in ``terms`` (name -> serialised IRI) as that constant.
 
-    Both engines gave wrong answers with a graph bound by ``VALUES`` in each
-    group (:func:`hopgate.store.terms.bind_parameters`): Virtuoso 7.2.5 answers
-    ``evaluation-verdicts`` so with a plan chosen from sampled cardinalities,
+    A parameter means its value written in (:func:`hopgate.store.terms.bind_parameters`):
+    a ``VALUES`` block binds it only where the group's own patterns are joined,
+    not inside a ``UNION`` branch or an ``OPTIONAL`` evaluated on its own. And
+    Virtuoso 7.2.5 answers ``evaluation-verdicts`` with ``VALUES`` in each
+    group with a plan chosen from sampled cardinalities,
     different from one server to the next, and some of those plans lose rows
     (two verdicts of four) or never finish (docs/remote-virtuoso.md); with the
-    parameter written as a constant it answered right on every server. A
-    constant means what the bound variable means wherever a variable is only
-    matched or compared; a name that is projected (``SELECT ... ?name``,
-    ``SELECT *``), assigned (``AS ?name``), tested by ``BOUND``, listed by
-    ``VALUES`` or used in ``GROUP BY`` / ``ORDER BY`` is left for ``VALUES``.
+    parameter written as a constant it answered right on every server. A name
+    that is projected (``SELECT ... ?name``, ``SELECT *``, ``DESCRIBE *``),
+    assigned (``AS ?name``), tested by ``BOUND``, listed by ``VALUES`` or used
+    in ``GROUP BY`` / ``ORDER BY`` is left for ``VALUES``, as is one the scan
+    did not see at every place.
     ``MINUS`` removes a solution only through a variable both sides share: in a
     ``MINUS`` group that shares no other variable with what precedes it in its
     group, the parameter stays a variable (and the name is bound by ``VALUES``
@@ -406,7 +408,7 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
         match = _WORD.match(query, i)
         if match:
             word = match.group(0).upper()
-            if word == "SELECT":
+            if word in ("SELECT", "DESCRIBE"):
                 context = "select"
             elif word == "BY":
                 context = "by"
@@ -465,16 +467,21 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
         out.append(terms[name])
         start = end
     out.append(query[start:])
-    return "".join(out), {name for _, _, name, _ in spans if name in chosen} - kept_at_a_place
+    text = "".join(out)
+    # A place the scan did not see (a comparison such as ``?n<3 && ?x != ?y && 3>?n``
+    # is read as an IRI) stays a variable: its name is bound by VALUES as well.
+    unseen = chosen & _variables(text, 0, len(text), iris=False)
+    inlined = {name for _, _, name, _ in spans if name in chosen} - kept_at_a_place - unseen
+    return text, inlined
 
 
-def _variables(query: str, start: int, end: int) -> set[str]:
-    """The names of the variables written in ``query[start:end]`` (strings, IRIs and
-    comments skipped)."""
+def _variables(query: str, start: int, end: int, *, iris: bool = True) -> set[str]:
+    """The names of the variables written in ``query[start:end]`` (strings, comments and,
+    unless ``iris`` is False, what reads as an IRI skipped)."""
     found: set[str] = set()
     i = start
     while i < end:
-        skipped = _skip_token(query, i)
+        skipped = _skip_token(query, i) if iris or query[i] != "<" else i
         if skipped != i:
             i = skipped
             continue

@@ -182,12 +182,12 @@ def bind_parameters(query: str, params: Mapping[str, Value] | None) -> str:
     An IRI parameter is written in as a constant wherever that keeps the
     query's meaning (:func:`hopgate.store.dialect.inline_constants`); the
     others, and an IRI the query projects, assigns or lists, are bound by
-    :func:`bind_values`. Both engines gave wrong answers to some rule files
-    with a graph IRI bound by ``VALUES`` in each group: Virtuoso 7.2.5 lost rows
-    or hung (docs/remote-virtuoso.md), and Oxigraph 0.5.13 dropped whole rows
-    whose ``OPTIONAL { GRAPH ?scratch {...} }`` matched in another graph (an
-    evaluation's bundle beside the scratch graph), where the bound graph matched
-    nothing. Written as a constant, the graph is never matched elsewhere.
+    :func:`bind_values`. A parameter means its value written in: a ``VALUES``
+    block binds only where its group's own patterns are joined, not inside a
+    ``UNION`` branch evaluated on its own, where an ``OPTIONAL { GRAPH ?scratch
+    {...} }`` then matched another graph (an evaluation's bundle beside the
+    scratch graph) and its row failed the join with ``VALUES``. And Virtuoso
+    7.2.5 lost rows or hung with ``VALUES`` in each group (docs/remote-virtuoso.md).
 
     Raises:
         QueryError: as :func:`bind_values`.
