@@ -90,6 +90,10 @@ class ConflictError(HopgateError):
                 "; a new run of the same questions needs a run id of its own "
                 "(hopgate import rag ... --run NEW, the ledger's run id, or record(run=NEW))"
             )
+        elif any(kind == "intervention case" for kind, _ in conflicts):
+            hint = (
+                "; each planned variant of a run is answered once, and these were answered before"
+            )
         super().__init__(
             f"{file}: redefines ids already in the store with different content: "
             f"{listed}{more}{hint}"

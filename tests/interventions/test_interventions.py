@@ -768,6 +768,30 @@ def test_the_store_check_skips_abstentions_and_fails_a_cite_no_span_id_can_be(
     hopgate.load(store, tmp_path / "answers.jsonl")
 
 
+def test_answers_restating_loaded_intervention_cases_are_a_conflict_naming_them(
+    tmp_path: Path,
+) -> None:
+    """A second answers file for a plan already answered and loaded: a ConflictError
+    naming each intervention case by its key (it used to end in "ValueError: not a
+    hopgate record IRI"), and the store left as it was."""
+    from hopgate.errors import ConflictError
+
+    store = _store()
+    planned = plan(store, "sys-a", variants=("gold-only",), max_sets=1)
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    run_plan(planned.variants, BUILTIN_BM25, first)
+    hopgate.load(store, first)
+    run_plan(planned.variants, _script(tmp_path, "abstains", ALWAYS_ABSTAINS), second)
+    before = store.count()
+    with pytest.raises(ConflictError, match="answered once") as caught:
+        hopgate.load(store, second)
+    assert {kind for kind, _ in caught.value.conflicts} == {"intervention case"}
+    assert any(
+        key.startswith("sys-a qA ") and " gold-only " in key for _, key in caught.value.conflicts
+    )
+    assert store.count() == before
+
+
 REMEMBERS = """
 import json, sys
 request = json.load(sys.stdin)

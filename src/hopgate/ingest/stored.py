@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from hopgate import ids
 from hopgate import ntriples as nt
@@ -21,7 +22,7 @@ from hopgate.ingest.anchoring import Anchor
 from hopgate.ingest.index import ID_KINDS, LedgerIndex, VersionFacts
 from hopgate.ingest.ledger import Record
 from hopgate.store import IRI, Store, Value
-from hopgate.vocab import CATALOG_GRAPH, HG
+from hopgate.vocab import CATALOG_GRAPH, HG, ID_BASE
 
 #: Ids or IRIs per batched ``VALUES`` query.
 BATCH = 500
@@ -389,11 +390,23 @@ class StoredRecords:
             if mine == theirs:
                 skipped += 1
                 continue
-            kind, ledger_id = ids.parse(main)
-            conflicts.append((kind, ledger_id))
+            conflicts.append(_named(main))
         if conflicts:
             raise ConflictError(file, sorted(conflicts))
         return skipped
+
+
+#: Where an intervention case's IRI (hopgate.ids.case_iri) puts its key's parts.
+_INTERVENTION_CASE = f"{ID_BASE}intervention-case/"
+
+
+def _named(iri: str) -> tuple[str, str]:
+    """The kind and id an error names a record by: its ledger id, or for an intervention
+    case (which has none) its run, question, set, variant, member and replacement."""
+    if iri.startswith(_INTERVENTION_CASE):
+        parts = [unquote(part) for part in iri[len(_INTERVENTION_CASE) :].split("/")]
+        return "intervention case", " ".join(parts)
+    return ids.parse(iri)
 
 
 def _version_facts(rows: list[dict[str, Value]]) -> VersionFacts:
