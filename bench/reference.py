@@ -613,6 +613,7 @@ def _row(
         verdict = "accept"
     else:
         verdict = "revise-citations"
+    truth = _source_truth(ledger, claim, best_cited, best_retrieved)
     return {
         "run": case.run,
         "question": case.question,
@@ -629,12 +630,12 @@ def _row(
         "cited_route": best_cited[2] if citation_complete and best_cited else None,
         "retrieved_route": best_retrieved[2] if retrieved_complete and best_retrieved else None,
         "verdict": verdict,
-        "judgments": _judgments_in_force(ledger, output, boundary),
+        "judgments": _judgments_in_force(ledger, output, boundary, truth["weighed_members"]),
         "interventions": item,
         "unretrieved_citations": unretrieved,
         "not_applicable": answerability == NOT_APPLICABLE,
         "not_applicable_reason": ev.reason_not_applicable(claim) if claim is not None else None,
-        **_source_truth(ledger, claim, best_cited, best_retrieved),
+        **{k: v for k, v in truth.items() if k != "weighed_members"},
     }
 
 
@@ -647,6 +648,16 @@ def _lexical(value: str | None) -> str | None:
     return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S") + fraction + "Z"
 
 
+def _basis_judgment(ledger: Ledger, span: str) -> str | None:
+    """The final admissibility judgment (with a reason) in force on the span, else on its
+    version, whose reason is the member's premise basis; None when there is none."""
+    for subject in (span, ledger.span_versions[span]):
+        judgment = ledger.admissibility(subject)
+        if judgment is not None and ledger.judgments[judgment].get("reason") is not None:
+            return judgment
+    return None
+
+
 def _member_truth(ledger: Ledger, span: str) -> dict[str, str | None]:
     """docs/spec/acceptance.md "Source truth": one member of the weighed route."""
     version = ledger.span_versions[span]
@@ -654,11 +665,9 @@ def _member_truth(ledger: Ledger, span: str) -> dict[str, str | None]:
     source = ledger.sources[record["source"]]
     basis: str | None = None
     basis_from: str | None = None
-    for subject in (span, version):
-        judgment = ledger.admissibility(subject)
-        if judgment is not None and ledger.judgments[judgment].get("reason") is not None:
-            basis, basis_from = ledger.judgments[judgment]["reason"], judgment
-            break
+    judgment = _basis_judgment(ledger, span)
+    if judgment is not None:
+        basis, basis_from = ledger.judgments[judgment]["reason"], judgment
     if basis is None and source.get("authority_basis") is not None:
         basis, basis_from = source["authority_basis"], record["source"]
     effective = record.get("effective") or {}
@@ -688,7 +697,8 @@ def _source_truth(
             route = best_retrieved[3]
         else:
             route = best_cited[3]
-    members = [_member_truth(ledger, m) for m in sorted(set(route.members))] if route else []
+    spans = sorted(set(route.members)) if route else []
+    members = [_member_truth(ledger, m) for m in spans]
     weakest = min((AUTHORITIES.index(str(m["authority"])) for m in members), default=0)
     contradictions = []
     for k in sorted(ledger.contradictions_by_claim.get(claim, ())) if claim is not None else ():
@@ -713,14 +723,17 @@ def _source_truth(
         "weighed_route": route.id if route else None,
         "source_truth": members,
         "contradictions": contradictions,
+        "weighed_members": spans,
     }
 
 
 def _judgments_in_force(
-    ledger: Ledger, output: Output, boundary: str | None
+    ledger: Ledger, output: Output, boundary: str | None, weighed: list[str]
 ) -> list[dict[str, str | None]]:
-    """The final judgments in force on a card: its routes', its contradictions', its own."""
-    found: set[str] = set()
+    """The final judgments in force on a card: its routes', its contradictions', its own,
+    and the admissibility judgments its weighed route's members' premise basis is read
+    from (adjudication.md "Effect on scoring", rule admissibility basis)."""
+    found: set[str] = {j for j in (_basis_judgment(ledger, m) for m in weighed) if j is not None}
     if output.claim is not None:
         found |= {g.judgment for g in ledger.sets_by_claim.get(output.claim, ()) if g.judgment}
         found |= {
