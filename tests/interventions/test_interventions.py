@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -614,7 +615,9 @@ def test_verdicts_and_metrics_carry_the_interventions(tmp_path: Path) -> None:
     assert (empty.numerator, empty.denominator, empty.value) == (0, 0, None)
 
 
-def test_cli_plan_run_metrics(tmp_path: Path) -> None:
+def _cedar_cli(tmp_path: Path) -> Callable[..., str]:
+    """``hopgate`` on a store at ``tmp_path``/store with the worked example loaded and
+    evaluated: a function running one command and returning its output (exit 0 asserted)."""
     from click.testing import CliRunner
 
     from hopgate.cli import cli
@@ -629,6 +632,16 @@ def test_cli_plan_run_metrics(tmp_path: Path) -> None:
 
     invoke("load", str(CEDAR))
     invoke("evaluate")
+    return invoke
+
+
+def test_cli_plan_run_metrics(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hopgate.cli import cli
+
+    invoke = _cedar_cli(tmp_path)
+    runner, base = CliRunner(), ["--store", str(tmp_path / "store"), "-q"]
     plan_file, answers = tmp_path / "plan.jsonl", tmp_path / "answers.jsonl"
     out = invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
     assert "planned 37 variant(s)" in out and "not applicable: 10 x identity" in out
@@ -678,38 +691,17 @@ def test_run_with_load_fails_only_the_answers_citing_a_span_the_store_lacks(
 ) -> None:
     """An answer citing a span id the store does not hold would keep the whole answers
     ledger from loading; with --load it is a failed variant and the others load."""
-    from click.testing import CliRunner
-
-    from hopgate.cli import cli
     from hopgate.interventions.run import UNKNOWN_CITES
 
-    runner = CliRunner()
-    base = ["--store", str(tmp_path / "store"), "-q"]
-
-    def invoke(*args: str) -> str:
-        done = runner.invoke(cli, [*base, *args], obj={}, catch_exceptions=False)
-        assert done.exit_code == 0, done.output
-        return done.output
-
-    invoke("load", str(CEDAR))
-    invoke("evaluate")
+    invoke = _cedar_cli(tmp_path)
     plan_file, answers = tmp_path / "plan.jsonl", tmp_path / "answers.jsonl"
     invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
     variants = read_plan(plan_file)
     inventing = [i for i in variants if str(i.get("question_text")).startswith("Who holds")]
     assert 0 < len(inventing) < len(variants)
     system = _script(tmp_path, "invents", INVENTS)
-    out = invoke(
-        "interventions",
-        "run",
-        "--plan",
-        str(plan_file),
-        "--system",
-        system,
-        "-o",
-        str(answers),
-        "--load",
-    )
+    run = ("interventions", "run", "--plan", str(plan_file), "--system", system)
+    out = invoke(*run, "-o", str(answers), "--load")
     assert f"{len(variants) - len(inventing)} variant(s) answered" in out
     assert f"failed: {len(inventing)} x {UNKNOWN_CITES}: 'no-such-span'" in out
     assert "loaded into" in out
