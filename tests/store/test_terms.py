@@ -211,3 +211,18 @@ def test_a_place_the_scan_misreads_is_still_bound_and_describe_star_projects() -
     assert "VALUES (?x)" in text and "?s!=?x" in text
     described = "DESCRIBE * WHERE { ?x ?p ?o }"
     assert "?x ?p ?o" in bind_parameters(described, PARAMS)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT ?s WHERE { ?s ?p ?éWhere MINUS { ?s <https://example.org/q> ?o } }",
+        "PREFIX ex: <https://example.org/> ASK { ?s ex:a.ask ?o MINUS { ?s ex:b ?o } }",
+        "PREFIX where: <https://example.org/> SELECT ?s WHERE { ?s where:x ?o { ?s ?p ?o } }",
+    ],
+)
+def test_names_that_hold_a_keyword_open_no_group(query: str) -> None:
+    """A variable or prefixed name holding WHERE or ASK (?éWhere, ex:a.ask, where:x) is a
+    name, not a keyword: the query has one WHERE group, where its VALUES block goes."""
+    assert len(where_groups(query)) == 1
+    assert bind_values(query, {"n": 1}).count("VALUES") == 1

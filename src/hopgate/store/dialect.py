@@ -275,6 +275,27 @@ def uses_from(query: str) -> bool:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: A prefixed name's local part after its ``:`` (PN_LOCAL, read generously: up to the next
+#: delimiter; a triple's closing ``.`` read with it changes nothing that is looked for).
+_LOCAL = re.compile(r"[^\s{}()\[\];,<>\"'#=!&|*+/^?$]*")
+
+
+def _name_end(query: str, i: int) -> int:
+    """The index after the variable or prefixed name that starts at ``i`` (``i`` when none
+    does): ``?name`` and ``$name`` by SPARQL's VARNAME, ``prefix:local`` and ``:local``."""
+    ch = query[i]
+    if ch in "?$":
+        match = _VARNAME.match(query, i + 1)
+        return match.end() if match else i
+    if ch == ":":
+        return _LOCAL.match(query, i + 1).end()  # type: ignore[union-attr]
+    if ch.isalpha() and (i == 0 or not (query[i - 1].isalnum() or query[i - 1] in "_-.")):
+        match = _VARNAME.match(query, i)
+        if match and query.startswith(":", match.end()):
+            return _LOCAL.match(query, match.end() + 1).end()  # type: ignore[union-attr]
+    return i
+
+
 def where_groups(query: str) -> list[int]:
     """The offsets just inside each group that opens a WHERE clause (of a query or sub-select).
 
@@ -301,9 +322,13 @@ def where_groups(query: str) -> list[int]:
             i = skipped
             continue
         ch = query[i]
-        if ch in "?$:" or (ch.isalnum() and i > 0 and query[i - 1] in "?$:_-"):
-            # A variable, a prefixed name or a word inside one: never a keyword.
-            match = _WORD.match(query, i + 1 if ch in "?$:" else i)
+        named = _name_end(query, i)
+        if named != i:
+            # A variable or a prefixed name (?éWhere, ex:a.ask, where:x): never a keyword.
+            i = named
+            continue
+        if ch.isalnum() and i > 0 and query[i - 1] in "_-":
+            match = _WORD.match(query, i)
             i = match.end() if match else i + 1
             continue
         match = _WORD.match(query, i)
@@ -401,8 +426,12 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
             previous = ""
             i = match.end()
             continue
-        if ch == ":" or (ch.isalnum() and i > 0 and query[i - 1] in ":_-"):
-            match = _WORD.match(query, i + 1 if ch == ":" else i)
+        named = _name_end(query, i)
+        if named != i:  # a prefixed name (a variable was read above)
+            i = named
+            continue
+        if ch.isalnum() and i > 0 and query[i - 1] in "_-":
+            match = _WORD.match(query, i)
             i = match.end() if match else i + 1
             continue
         match = _WORD.match(query, i)
