@@ -987,7 +987,8 @@ def _awaiting(ledger: Ledger, run: str, cases: list[Case]) -> int:
             continue
         if j.get("final"):
             questions_of[j["subject"]].add(question)
-        elif question != "admissibility":
+        elif question not in ("admissibility", "minimality"):
+            # Disagreement on these changes nothing scored (adjudication.md "Edge cases").
             initial[(j["subject"], question)].add(j["decision"])
     found: set[tuple[str, str]] = set()
     for claim in asserted:
@@ -1011,7 +1012,8 @@ def _awaiting(ledger: Ledger, run: str, cases: list[Case]) -> int:
         if g is not None and g.claim in asserted:
             found.add(("set", subject))
         k = ledger.contradictions.get(subject)
-        if k is not None and k["claim"] in asserted:
+        # A contradiction loaded as resolved awaits nothing ("Awaiting adjudication").
+        if k is not None and k["claim"] in asserted and k["status"] != "resolved":
             found.add(("contradiction", subject))
         if subject in run_outputs:
             found.add(("extra assertion", subject))
