@@ -131,6 +131,11 @@ def _delivered(span_id: str, item: dict[str, Any]) -> Any:
     return span_id
 
 
+def _writes_output(answer: dict[str, Any]) -> bool:
+    """Whether ``answer`` becomes an output of its case: unless it abstains without text."""
+    return not answer.get("abstained", False) or bool(answer.get("answer"))
+
+
 def case_of(
     item: dict[str, Any],
     number: int,
@@ -162,7 +167,7 @@ def case_of(
         "x-plan": item.get("plan"),
     }
     text = answer.get("answer")
-    if not case["abstained"] or text:
+    if _writes_output(answer):
         correct = answer.get("correct")
         output: dict[str, Any] = {
             "id": f"{item.get('plan', item['run'])}/variant-{number}/o1",
@@ -272,7 +277,7 @@ def _unknown_cites_failed(
     question for every such id)."""
 
     def outside(item: dict[str, Any], answer: dict[str, Any]) -> list[str]:
-        if answer.get("abstained") and not answer.get("answer"):
+        if not _writes_output(answer):
             return []  # no output is written for it (case_of): it cites nothing
         context = {c["id"] for c in item["context"]}
         return [c for c in answer.get("cites", []) if c not in context]
