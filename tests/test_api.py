@@ -232,6 +232,7 @@ SECOND_CALL = {
     "import": {"load"},  # --load: `hopgate load OUTPUT` after the import
     "interventions run": {"load"},  # --load: `hopgate load OUTPUT` after the run
     "report": {"render_report"},  # the report's text in the chosen format
+    "query": {"absent_parameters"},  # an empty answer: the IRI parameters the store lacks
 }
 
 

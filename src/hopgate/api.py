@@ -28,6 +28,7 @@ name of one (the modules live in packages named for the stage of the data:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
@@ -68,7 +69,7 @@ from hopgate.errors import (
 )
 from hopgate.inputs import decode_text, read_regular
 from hopgate.lazy import lazy_getattr
-from hopgate.library.artefacts import LibraryQuery, artefact
+from hopgate.library.artefacts import LibraryQuery, artefact, header_parameters
 from hopgate.library.artefacts import library_queries as _library_queries
 from hopgate.library.steps import (
     AUTHORITY_POLICIES,
@@ -81,8 +82,9 @@ from hopgate.progress import Reporter
 from hopgate.report.explain import Explanation, reasons
 from hopgate.report.explain import explain as explain
 from hopgate.report.sentences import authority_reason
-from hopgate.store import OxigraphStore, Row, Store, Value, catalog
+from hopgate.store import IRI, OxigraphStore, Row, Store, Value, catalog
 from hopgate.store import open_store as _open_store
+from hopgate.store.dialect import variables
 from hopgate.store.terms import parse_value as parse_value
 
 if TYPE_CHECKING:
@@ -239,6 +241,7 @@ __all__ = [
     "new_key",
     "plan_interventions",
     "query",
+    "absent_parameters",
     "render_report",
     "review_agreement",
     "review_changes",
@@ -817,6 +820,53 @@ def verify(directory: Path, *, trust: Sequence[str] = ()) -> VerifyReport:
     return _verify(directory, trusted=trusted)
 
 
+def _check_params(sparql: str, params: Mapping[str, Value]) -> None:
+    """Refuse a parameter the query cannot take: a name it has no variable for (it would
+    be ignored, and the query answer for every run, say), or, where the query's
+    ``# parameters:`` header declares it, a value of the wrong kind: a string for an
+    IRI (it would match nothing), or a word the header does not list."""
+    if not params:
+        return
+    used = variables(sparql)
+    declared = header_parameters(sparql)
+    for name, value in params.items():
+        if name not in used:
+            known = ", ".join(f"?{n}" for n in (declared or sorted(used))) or "none"
+            which = "its parameters" if declared is not None else "its variables"
+            raise QueryError(
+                f"parameter {name!r}: the query has no variable ?{name} ({which}: {known})"
+            )
+        described = (declared or {}).get(name)
+        if not described:
+            continue
+        if re.match(r"(optional )?IRI\b", described) and not isinstance(value, IRI):
+            raise QueryError(
+                f"parameter {name!r} takes an IRI ({described}), not {value!r}: write a "
+                f"ledger id as KIND:ID (run:sys-a, evaluation:eval-1) or a full IRI as <...>"
+            )
+        words = re.findall(r'"([^"]*)"', described.split(":")[0]) if described[0] == '"' else []
+        if words and value not in words:
+            raise QueryError(
+                f"parameter {name!r} is one of {', '.join(map(repr, words))} ({described}), "
+                f"not {value!r}"
+            )
+
+
+def absent_parameters(store: Store, params: Mapping[str, Value]) -> list[str]:
+    """The names of the IRI ``params`` that occur nowhere in ``store`` (as a subject,
+    predicate, object or graph name): a query bound to one matches nothing, which
+    usually means a mistyped id (``hopgate query`` notes them)."""
+    ask = (
+        "ASK { { ?term ?p ?o } UNION { ?s ?term ?o } UNION { ?s ?p ?term } "
+        "UNION { GRAPH ?term { ?s ?p ?o } } }"
+    )
+    return [
+        name
+        for name, value in params.items()
+        if isinstance(value, IRI) and store.query_any(ask, params={"term": value}) is False
+    ]
+
+
 def query(
     store: Store,
     sparql: str | None = None,
@@ -843,7 +893,10 @@ def query(
 
     Raises:
         QueryError: not exactly one of ``sparql``, ``path``, ``name``; an
-            unknown library id; an unknown reader; or a query the store rejects.
+            unknown library id; a parameter the query has no variable for, or
+            whose value is not of the kind the query's ``# parameters:`` header
+            declares (an IRI, one of the listed words); an unknown reader; or a
+            query the store rejects.
         StoreError: ``path`` is not a readable file.
 
     Example:
@@ -871,6 +924,7 @@ def query(
             )
         sparql = queries[name].text
     assert sparql is not None
+    _check_params(sparql, params or {})
     if reader is not None:
         check_reader(store, reader, QueryError)
     found = store.query_any(sparql, params=params)

@@ -102,6 +102,31 @@ def test_library_query_by_id_and_file(run) -> None:  # type: ignore[no-untyped-d
     assert unknown.exit_code == 2 and "known:" in unknown.output
 
 
+def test_query_parameter_mistakes_are_named(run) -> None:  # type: ignore[no-untyped-def]
+    run("load", str(EXAMPLES / "cedar.yaml"))
+    run("evaluate")
+    # A name the query has no variable for would be ignored: every run's rows.
+    misspelt = run("query", "missing-hops", "--param", "rnu=run:sys-a")
+    assert misspelt.exit_code == 2
+    assert "no variable ?rnu" in misspelt.output and "its parameters: ?run" in misspelt.output
+    # A bare id where the header declares an IRI would match nothing.
+    bare = run("query", "missing-hops", "--param", "run=sys-a")
+    assert bare.exit_code == 2 and "takes an IRI" in bare.output and "run:sys-a" in bare.output
+    listed = run(
+        "query", "gate", "--param", "bundle=<https://example.org/b>", "--param", "policy=mark"
+    )
+    assert listed.exit_code == 2 and "one of 'marked', 'all'" in listed.output
+    # A well-formed id the store does not hold: the empty answer comes with a note.
+    absent = run("query", "missing-hops", "--param", "run=run:sys-z", "--format", "json")
+    assert absent.exit_code == 0 and json.loads(absent.stdout) == []
+    assert "--param run=run:sys-z: no such IRI in the store" in absent.stderr
+    held = run("query", "missing-hops", "--param", "run=run:sys-a", "--format", "json")
+    assert held.exit_code == 0 and held.stderr == "" and json.loads(held.stdout)
+    # An ad hoc query without a header: the name must still be one of its variables.
+    adhoc = run("query", "SELECT ?c WHERE { ?c a hg:Claim }", "--param", "claim=claim:cA")
+    assert adhoc.exit_code == 2 and "its variables: ?c" in adhoc.output
+
+
 def test_ask_and_construct(run) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "cedar.yaml"))
     assert run("query", "ASK { ?s a hg:Claim }").output.strip() == "true"

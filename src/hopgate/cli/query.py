@@ -12,7 +12,7 @@ from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store, reader_option
 from hopgate.errors import InputRefused, QueryError
-from hopgate.escaping import json_text
+from hopgate.escaping import json_text, terminal
 from hopgate.store import Value
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
@@ -71,7 +71,10 @@ def query(
     """Run a SPARQL query: a .rq file, a library query id, or the query text.
 
     Parameters are bound as escaped terms, never formatted from the text: an IRI
-    that is only matched is written in, the rest bound by VALUES. The default
+    that is only matched is written in, the rest bound by VALUES. A NAME the
+    query has no variable for, or a VALUE of another kind than the query's
+    "# parameters:" header declares (a bare id for an IRI), is an error; an
+    IRI the store does not hold is noted on stderr. The default
     graph is the union of all loaded graphs. With --reader, every text in the
     results that repeats a text withheld from that reader is shown as the
     withheld marker (docs/spec/records.md "What a reader is shown"); without
@@ -85,7 +88,16 @@ def query(
     """
     text = read_query_argument(query)
     bindings = dict(parse_param(p) for p in params)
-    result = api.query(open_store(ctx, reads=True), text, params=bindings, reader=reader)
+    written = {p.partition("=")[0]: p for p in params}
+    store = open_store(ctx, reads=True)
+    result = api.query(store, text, params=bindings, reader=reader)
+    if bindings and not result:
+        # An empty answer to a mistyped id (run:sys-b for run:sys-a) looks like a real one.
+        for name in api.absent_parameters(store, bindings):
+            click.echo(
+                f"note: --param {terminal(written[name])}: no such IRI in the store",
+                err=True,
+            )
     if isinstance(result, bool):
         click.echo(json_text(result) if fmt == "json" else str(result).lower())
         return

@@ -50,6 +50,40 @@ def artefact(folder: str) -> Traversable:
         raise
 
 
+def declared_parameters(parameters: str) -> dict[str, str]:
+    """The parameters a query header's ``# parameters:`` field declares, by name, each
+    with its description: ``?run (IRI of a run) ?g (...)`` gives
+    ``{"run": "IRI of a run", "g": "..."}``; ``none`` gives nothing."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r"\?([A-Za-z_][A-Za-z0-9_]*)\s*", parameters):
+        if match.start() and parameters[match.start() - 1] not in " ,\t":
+            continue  # a "?" inside a description
+        found.setdefault(match.group(1), _parenthesised(parameters, match.end()))
+    return found
+
+
+def _parenthesised(text: str, start: int) -> str:
+    """The text inside the parentheses opening at ``start`` (nested ones kept), or ''."""
+    depth = 0
+    for at in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[start + 1 : at].strip() if at > start else ""
+    return ""
+
+
+def header_parameters(text: str) -> dict[str, str] | None:
+    """The parameters declared by the ``# parameters:`` header of a query's text (a
+    library query's, or an auditor's file written the same way); None without one."""
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            return None
+        match = _HEADER.match(line)
+        if match and match.group(1) == "parameters":
+            return declared_parameters(match.group(2))
+    return None
+
+
 def parse_query(text: str, *, name: str) -> LibraryQuery:
     """Read a query file's header (``# id:``, ``# description:``, ...) and keep its text.
 

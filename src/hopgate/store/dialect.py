@@ -504,6 +504,13 @@ def inline_constants(query: str, terms: dict[str, str]) -> tuple[str, set[str]]:
     return text, inlined
 
 
+def variables(query: str) -> set[str]:
+    """The names of the variables ``query`` writes (not those in its strings, IRIs or
+    comments): what a parameter can bind. A comparison the scan reads as an IRI
+    (``?n<3 && 3>?n``) keeps its variables: both readings are taken."""
+    return _variables(query, 0, len(query)) | _variables(query, 0, len(query), iris=False)
+
+
 def _variables(query: str, start: int, end: int, *, iris: bool = True) -> set[str]:
     """The names of the variables written in ``query[start:end]`` (strings, comments and,
     unless ``iris`` is False, what reads as an IRI skipped)."""
@@ -529,5 +536,6 @@ __all__ = [
     "declares_written_order",
     "exists_as_values",
     "inline_constants",
+    "variables",
     "where_groups",
 ]
