@@ -7,6 +7,7 @@ click group and fails when it differs, and every command's help carries an
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -74,3 +75,44 @@ def test_a_missing_example_is_seen() -> None:
     assert [path for path, text in shown.items() if "Example: hopgate" not in text] == [
         "hopgate bare"
     ]
+
+
+ROOT = DOCS.parents[1]
+#: The global options that take a value (``hopgate --store S verdicts``).
+_VALUED = {"--store", "--endpoint", "--update-endpoint", "--graph-store", "--user"}
+_VALUED |= {"--password-env", "--auth", "--request-timeout"}
+
+
+def _named_commands(text: str) -> list[str]:
+    """The ``hopgate ...`` command lines of a text: code spans and fenced code lines."""
+    found = re.findall(r"`+(hopgate [^`\n]+)`+", text)
+    for block in re.findall(r"^```[^\n]*\n(.*?)^```", text, re.M | re.S):
+        found += re.findall(r"^\s*(?:\$ )?(hopgate [^\n]+)$", block, re.M)
+    return found
+
+
+def _exists(line: str) -> bool:
+    words = line.split()[1:]
+    while words and words[0].startswith("-"):
+        if words.pop(0) in _VALUED and words:
+            words.pop(0)
+    ctx = click.Context(cli)
+    command: click.Command | None = cli
+    for word in words[:2]:
+        if not isinstance(command, click.Group) or not re.fullmatch(r"[a-z][a-z-]*", word):
+            break
+        command = command.get_command(ctx, word)
+    return command is not None
+
+
+def test_the_docs_and_helps_name_only_commands_that_exist() -> None:
+    # `hopgate history` in a help sent users to a command that never existed.
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    files += sorted((ROOT / "src" / "hopgate").rglob("*.py"))
+    missing = [
+        f"{path.relative_to(ROOT)}: {line}"
+        for path in files
+        for line in _named_commands(path.read_text("utf-8"))
+        if not _exists(line)
+    ]
+    assert not missing, missing

@@ -30,8 +30,9 @@ def interventions_command() -> None:
     """Plan controlled contexts for a run, run a system on them (docs/spec/interventions.md).
 
     `plan` records the variants and what the evidence expects of each; `run`
-    answers them with a system and writes ledger cases; `evaluate` scores
-    them; `metrics` prints the figures per variant.
+    answers them with a system and writes ledger cases (`run --load` loads
+    them); `hopgate evaluate` of the run scores them; `metrics` prints the
+    figures per variant.
 
     Example: hopgate interventions plan --run sys-a -o plan.jsonl
     """
@@ -41,7 +42,7 @@ def interventions_command() -> None:
 @click.option("--run", "run", required=True, help="The run whose claim-cases are varied.")
 @click.option(
     "--evaluation",
-    help="The evaluation to plan from (its id, run@time, as `hopgate history` shows it); "
+    help="The evaluation to plan from (its id, run@time, as `hopgate metrics` and `hopgate diff` show it); "
     "default: the run's latest, which must be current (a plan recorded since may follow it).",
 )
 @click.option(

@@ -120,7 +120,7 @@ def plan(
     """Plan the interventions of ``run`` from its evaluation and record the plan.
 
     ``evaluation`` is the ledger id of an evaluation activity of the run
-    (``run@stamp``, as ``hopgate history`` shows it); by default its latest,
+    (``run@stamp``, as ``hopgate metrics`` and ``hopgate diff`` show it); by default its latest,
     which must be current. ``max_sets`` caps the selected sets per claim (the
     smallest first, ties by id).
 
