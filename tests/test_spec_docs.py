@@ -242,3 +242,34 @@ def test_outputs_cite_existing_sections(tmp_path: Path) -> None:
         }
     )
     assert not bad, "\n".join(bad)
+
+
+# docs/rag-format.md "Files", docs/security.md "Bounded input", README "Quick start":
+# the other pages' sections are cited as the spec's are, and must exist as well.
+DOC_CITATION = re.compile(
+    rf"(?<![\w/.-])docs/((?!spec/)[\w./-]+\.md)`?(?:{_GAP}{_SECTION}((?:{_MORE})*))?"
+)
+README_CITATION = re.compile(rf"(?<![\w/.-])README(?:\.md)?`?{_GAP}{_SECTION}((?:{_MORE})*)")
+
+
+def test_citations_of_the_other_pages_name_existing_sections() -> None:
+    bad = []
+    count = 0
+    for path in _files(SCANNED):
+        text = path.read_text("utf-8")
+        cited = [(ROOT / "docs" / m.group(1), _sections(m)) for m in DOC_CITATION.finditer(text)]
+        cited += [
+            (ROOT / "README.md", [m.group(1), *re.findall(_SECTION, m.group(2) or "")])
+            for m in README_CITATION.finditer(text)
+        ]
+        for page, sections in cited:
+            count += 1
+            if not page.is_file():
+                bad.append(f"{_label(path)}: no page {_label(page)}")
+            bad += [
+                f'{_label(path)}: {_label(page)} has no section "{section}"'
+                for section in sections
+                if page.is_file() and section not in headings(page)
+            ]
+    assert count > 50, "the citation pattern no longer finds the citations"
+    assert not bad, "\n".join(bad)

@@ -5,7 +5,7 @@ output (ids, texts, titles, names, reasons, decisions) is data, and no data
 string may act as markup, start a line, break out of a cell, move the
 terminal's cursor or reorder what is shown around it. The printers never
 write such a string raw: they pass it through the function of their output
-here, the one home of these rules (README "What each output escapes").
+here, the one home of these rules (docs/security.md "What each output escapes").
 
 - :func:`visible`: line ends, control characters (C0, DEL, C1) and bidi
   controls become printable escapes (``\\n``, ``\\x1b``, ``\\u202e``).

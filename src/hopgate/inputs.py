@@ -3,7 +3,7 @@
 Every file hopgate reads was written by someone else: ledgers, a pipeline's
 or a benchmark's files, shapes and data for ``hopgate shacl``, proofs and
 manifests for ``verify``, query files. Each reader opens and parses it here,
-so one set of bounds holds everywhere (README "Bounded input"):
+so one set of bounds holds everywhere (docs/security.md "Bounded input"):
 
 - only regular files are opened: a FIFO or a device is refused without a
   blocking read (:func:`open_regular`);

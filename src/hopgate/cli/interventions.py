@@ -186,7 +186,7 @@ def run_command(
     for reason, count in sorted(reasons.items()):
         click.echo(f"  failed: {count} x {terminal(reason)}")
     if load_it and result.answered:
-        # --load is `hopgate load OUTPUT` after the run (docs/api.md "run_interventions").
+        # --load is `hopgate load OUTPUT` after the run (docs/api.md "plan_interventions, run_interventions").
         loaded = api.load(store(), output)
         runs = ", ".join(result.runs)
         click.echo(

@@ -80,7 +80,7 @@ class LedgerBuilder:
     ) -> None:
         """``reader``: the reader class the decision is for (default ``public``);
         ``observation_cutoff``: default the latest document's ``observed_at``
-        (docs/rag-format.md "The evaluation")."""
+        (docs/rag-format.md "docs: the evidence universe")."""
         self.run = run
         self.evaluation = evaluation
         self._docs: list[Item] = []
@@ -109,7 +109,7 @@ class LedgerBuilder:
         """Add a document of the evidence universe (observed now unless ``observed_at``).
 
         ``effective`` (``{"from", "until"}``), ``invalidated_at`` and ``readers``
-        are the version facts of docs/rag-format.md "docs".
+        are the version facts of docs/rag-format.md "docs: the evidence universe".
         """
         item = _drop_none(
             id=id,
@@ -149,7 +149,7 @@ class LedgerBuilder:
         An evidence set is a list of refs (adjudicated), or ``{"members": [...],
         "status", "inference"}``; ``contradictions`` are the refs of passages
         contradicting its claim, or ``{..., "status", "decision"}``
-        (docs/rag-format.md "gold").
+        (docs/rag-format.md "gold: questions and their evidence sets").
         """
         item = _drop_none(
             id=id,
@@ -190,7 +190,7 @@ class LedgerBuilder:
         ``contexts`` in rank order: document ids, ``{"doc", "text"}``,
         ``{"doc", "quote"}``, ``{"doc", "start", "end"}`` or bare texts found in
         one document; ``citations`` (default: the answer's ``[n]`` markers) as
-        docs/rag-format.md "Citations" spells them: 1-based context positions,
+        docs/rag-format.md "answers: one run of your pipeline" spells them: 1-based context positions,
         document ids (retrieved or not), ``{"doc", "quote"}``, ``{"doc",
         "start", "end"}``, ``{"context", "quote"}``, each object optionally with
         ``"segment": [start, end]``, the part of the answer it supports.

@@ -1,6 +1,6 @@
 """Citations as pipelines give them, anchored like ledger spans, with the answer segment each supports.
 
-An answer's ``citations`` (docs/rag-format.md "Citations") is a list whose
+An answer's ``citations`` (docs/rag-format.md "answers: one run of your pipeline") is a list whose
 items are any of:
 
 - ``2`` or ``{"context": 2}``: the second context (1-based);

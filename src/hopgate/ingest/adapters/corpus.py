@@ -21,7 +21,7 @@ from hopgate.ingest.adapters.items import ItemError, check_fields
 from hopgate.ingest.anchoring import anchor
 from hopgate.suggest import did_you_mean
 
-#: The fields of a reference given as an object (docs/rag-format.md "gold").
+#: The fields of a reference given as an object (docs/rag-format.md "gold: questions and their evidence sets").
 REF_FIELDS = {"doc", "quote", "text", "start", "end", "prefix", "suffix"}
 
 

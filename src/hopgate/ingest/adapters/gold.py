@@ -1,6 +1,7 @@
 """The gold side of ``hopgate import rag``: the documents and what the team holds true of them.
 
-docs/rag-format.md "docs" and "gold" are the reference. The **docs** file
+docs/rag-format.md "docs: the evidence universe" and
+"gold: questions and their evidence sets" are the reference. The **docs** file
 lists the evidence universe; each document becomes a ``source`` and a
 ``version`` retaining its text, with the facts of that version a team may
 state: when it was published, the interval its statements are in effect,

@@ -79,7 +79,7 @@ from hopgate.suggest import did_you_mean
 
 EVALUATION = "rag"
 RUN = "rag-run"
-#: The fields of an answer in the native format (docs/rag-format.md "answers").
+#: The fields of an answer in the native format (docs/rag-format.md "answers: one run of your pipeline").
 ANSWER_FIELDS = {
     "id",
     "question",
@@ -439,7 +439,7 @@ def records(
         if not counts["consequential claim"]:
             notes.append(
                 'no claim is marked "consequential": `hopgate gate` weighs nothing unless told '
-                '--consequential all (docs/rag-format.md "The release gate")'
+                '--consequential all (docs/rag-format.md "gold: questions and their evidence sets")'
             )
     yield from conversion.records
 

@@ -30,7 +30,7 @@ from hopgate.ingest.adapters.shapes import (
 )
 from hopgate.ingest.adapters.shapes.base import Answer, Fields, Library, tally
 
-#: The native format of docs/rag-format.md "answers".
+#: The native format of docs/rag-format.md "answers: one run of your pipeline".
 NATIVE = "hopgate"
 #: The readers, in the order detection tries them.
 READERS: dict[str, ModuleType] = {

@@ -2,7 +2,7 @@
 
 A reader turns one logged response (a LangChain chain's output, an Anthropic
 message, ...) into one answer of ``hopgate import rag``'s own format
-(docs/rag-format.md "answers"): the answer text, its contexts in rank order
+(docs/rag-format.md "answers: one run of your pipeline"): the answer text, its contexts in rank order
 and its citations, each in the native spellings, which :mod:`..rag` then
 anchors and checks as it does every answer. A reader never anchors: it names
 documents (:class:`Library` finds them by id, address, title or file name)
