@@ -41,6 +41,16 @@ def test_a_repeat_differing_in_case_spacing_or_invisible_characters_is_a_repeat(
     assert not NOTHING.withholds(NARROWED)
 
 
+def test_a_repeat_in_the_other_case_is_a_repeat_for_every_letter() -> None:
+    # A Greek text upper-cased (U+0390 folds to three code points, its capital pair to
+    # one) and a Turkish one (BÜTÇE from bütçe, ISLAK from ıslak) were shown.
+    for text in ("Η συνεδρίαση της 3ης Μαΐου ενέκρινε", "bütçe ıslak İstanbul"):
+        rule = Withholding("public", [text])
+        assert rule.withholds(text.upper()) and rule.withholds(text.title()), text
+    letters = [chr(point) for point in range(0x80, 0x30000) if chr(point).isprintable()]
+    assert [c for c in letters if normalize(c.upper()) != normalize(c)] == []
+
+
 def test_every_kind_of_white_space_is_one_space() -> None:
     """Every code point Python counts as white space (str.isspace(), regex's ``\\s``),
     in runs and at both ends, becomes one space between words and none at the ends."""
