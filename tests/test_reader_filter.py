@@ -363,6 +363,52 @@ def test_query_with_a_reader_withholds_and_without_one_reads_the_store(folder: P
     assert _run(folder, "query", count, "--reader", "public") == _run(folder, "query", count)
 
 
+def test_a_query_cannot_carry_a_withheld_text_out_in_another_form(folder: Path) -> None:
+    """Query files are attacker-controlled: typed as a number or a time (which the filter
+    took as figures), percent-encoded into an IRI (a name, kept) or cut into pieces, a
+    withheld text came out of `query --reader`. The query now asks a copy without it."""
+    typed = (
+        "CONSTRUCT { ?s <urn:t> ?t . ?s <urn:n> ?n } WHERE { ?s prov:value ?v "
+        "BIND (STRDT(?v, xsd:dateTime) AS ?t) BIND (STRDT(?v, xsd:integer) AS ?n) }"
+    )
+    encoded = (
+        'SELECT (IRI(CONCAT("urn:x:", ENCODE_FOR_URI(?v))) AS ?iri) (SUBSTR(?v, 5) AS ?cut) '
+        "WHERE { ?s prov:value ?v }"
+    )
+    for query in (typed, encoded):
+        for fmt in ("table", "json", "csv"):
+            shown = _run(folder, "query", query, "--reader", "public", "--format", fmt)
+            assert "zqnarrowed7731" not in shown and "zqprivate4410" not in shown, (query, fmt)
+        assert "zqprivate4410" in _run(folder, "query", query, "--reader", "analyst")
+
+
+def test_a_withheld_text_escaped_inside_an_x_field_is_withheld(tmp_path: Path) -> None:
+    """An ``x-`` field is kept as one JSON literal, where a quote's ``"`` and line ends are
+    escaped: the filter compared the escaped form, and the words left in exports,
+    queries and reports."""
+    ledger = _ledger()
+    quoted = 'wrote "zqquoted5512 heron"\non the file.'
+    ledger["versions"][0]["text"] += f" He {quoted}"
+    span = {"id": "n2", "version": "reg@1", "quote": quoted, "readers": ["analyst"]}
+    ledger["spans"].append(span)
+    ledger["cases"][0]["outputs"][0]["x-answer"] = f"The minister {quoted}"
+    path = write(tmp_path / "x", ledger, "yaml")
+    store = str(tmp_path / "store")
+    for args in (["load", str(path)], ["evaluate"]):
+        assert CliRunner().invoke(cli, ["--store", store, *args], obj={}).exit_code == 0
+    outputs = [
+        ["export", "--run", "r"],
+        ["query", "SELECT ?x WHERE { ?s hg:extension ?x }", "--reader", "public"],
+        ["report", "--run", "r", "--format", "json"],
+    ]
+    for args in outputs:
+        result = CliRunner().invoke(cli, ["--store", store, *args], obj={})
+        assert result.exit_code == 0, result.output
+        assert "zqquoted5512" not in result.output, args
+    seen = ["query", "SELECT ?x WHERE { ?s hg:extension ?x }", "--reader", "analyst"]
+    assert "zqquoted5512" in CliRunner().invoke(cli, ["--store", store, *seen], obj={}).output
+
+
 def test_an_unknown_reader_is_an_error_naming_the_readers(folder: Path) -> None:
     for args in (["verdicts"], ["metrics"], ["review", "queue"], ["query", "ASK {}"]):
         result = CliRunner().invoke(

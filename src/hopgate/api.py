@@ -57,7 +57,13 @@ from hopgate.audit.results import (
 from hopgate.audit.results import gate as _gate
 from hopgate.audit.results import metrics as _metrics
 from hopgate.audit.results import verdicts as _verdicts
-from hopgate.audit.withholding import Readers, Withholding, check_reader, for_reader
+from hopgate.audit.withholding import (
+    Readers,
+    Withholding,
+    check_reader,
+    for_reader,
+    reader_copy,
+)
 from hopgate.decide.variants import VARIANTS
 from hopgate.errors import (
     ExportError,
@@ -888,8 +894,9 @@ def query(
     strings, numbers), a bool for ASK, N-Triples bytes for CONSTRUCT and
     DESCRIBE. With ``reader``, every literal text of the result that repeats
     a text withheld from that reader is the withheld marker
-    (docs/spec/records.md "What a reader is shown"); without it the result is
-    the store's, unfiltered. The query itself runs over the whole store.
+    (docs/spec/records.md "What a reader is shown"), and the query runs over a
+    copy of the store without those texts (so that it cannot carry one out in
+    another form); without it the result is the store's, unfiltered.
 
     Raises:
         QueryError: not exactly one of ``sparql``, ``path``, ``name``; an
@@ -925,12 +932,16 @@ def query(
         sparql = queries[name].text
     assert sparql is not None
     _check_params(sparql, params or {})
-    if reader is not None:
-        check_reader(store, reader, QueryError)
-    found = store.query_any(sparql, params=params)
-    if reader is None or isinstance(found, bool):
-        return found
+    if reader is None:
+        return store.query_any(sparql, params=params)
+    check_reader(store, reader, QueryError)
     withholding = for_reader(store, reader)
+    # The query asks a copy without the withheld texts (what it cannot read it cannot
+    # carry out in any form), and its answer passes the filter as every output's does.
+    asked = reader_copy(store, withholding) if withholding else store
+    found = asked.query_any(sparql, params=params)
+    if isinstance(found, bool):
+        return found
     return withholding.ntriples(found) if isinstance(found, bytes) else withholding.rows(found)
 
 

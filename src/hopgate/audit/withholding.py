@@ -16,13 +16,16 @@ names) are names, not texts (:data:`NAMES`), and stay as written.
 from __future__ import annotations
 
 import functools
+import io
 import operator
 import re
+import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, is_dataclass, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 from hopgate import ids
@@ -35,7 +38,16 @@ from hopgate.library.reader_rule import (
     WITHHELD,
 )
 from hopgate.library.steps import reader_projection
-from hopgate.store import IRI, BNode, Row, Store, catalog, reader_answers, snapshots
+from hopgate.store import (
+    IRI,
+    BNode,
+    OxigraphStore,
+    Row,
+    Store,
+    catalog,
+    reader_answers,
+    snapshots,
+)
 from hopgate.vocab import XSD
 
 #: The section of the specification every marker cites.
@@ -108,6 +120,10 @@ NAMES: dict[str, frozenset[str]] = {
 }
 
 T = TypeVar("T")
+
+#: What the lexical form of a number, boolean or time can be: digits, signs, a point,
+#: an exponent, the date and time separators and a zone; INF, NaN, true and false.
+_NOT_TEXT_FORM = re.compile(r"\s*(?:[-+0-9.eE:TZ]*|[-+]?INF|NaN|true|false)\s*")
 
 _ECHAR = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
 _ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
@@ -355,11 +371,20 @@ class Withholding:
         if self._index is None:
             self._index = _grams(self.texts)
         found = normalize(text)
-        return any(grams.found_in(found) for grams in self._index)
+        if any(grams.found_in(found) for grams in self._index):
+            return True
+        # A text escaped inside another (an ``x-`` field's JSON: a quote's ``"`` and line
+        # ends become ``\"`` and ``\n``) repeats it once unescaped.
+        unescaped = _unescape(text) if "\\" in text else text
+        return unescaped != text and self.withholds(unescaped)
 
     def withholds_literal(self, lexical: str, datatype: str | None) -> bool:
-        """True when a literal is text (not a number, boolean or time) that :meth:`withholds`."""
-        return datatype not in NOT_TEXT and self.withholds(lexical)
+        """True when a literal is text that :meth:`withholds`: a number, boolean or time
+        is not text, but only when its lexical form is one (a query can type any text
+        as ``xsd:dateTime``)."""
+        if datatype in NOT_TEXT and _NOT_TEXT_FORM.fullmatch(lexical):
+            return False
+        return self.withholds(lexical)
 
     def shown(self, text: str) -> str:
         """``text``, or :data:`MARKER` when it repeats a withheld text."""
@@ -635,6 +660,26 @@ def evaluation_reader(store: Store, run: str) -> str:
         params={"run": IRI(ids.mint("run", run))},
     )
     return str(rows[0]["id"]) if rows else "public"
+
+
+def reader_copy(store: Store, withholding: Withholding) -> Store:
+    """A memory copy of the store's published graphs with every literal the reader may
+    not inspect replaced by the marker (:meth:`Withholding.ntriples`): what ``query
+    --reader`` asks.
+
+    Filtering only the answer cannot hold against a query written to carry a text
+    out in another form (a substring a row, percent-encoded in an IRI, typed as a
+    number); a text the copy does not hold cannot be carried out at all. Each
+    withheld literal is still there, as the marker, so counts stay the same.
+    """
+    buffer = io.BytesIO()
+    store.dump(buffer, format="nquads")
+    copy = OxigraphStore(None)
+    with tempfile.TemporaryDirectory(prefix="hopgate-reader-") as folder:
+        path = Path(folder) / "shown.nq"
+        path.write_bytes(withholding.ntriples(buffer.getvalue()))
+        copy.add_nquads(path)
+    return copy
 
 
 def check_reader(store: Store, reader: str, error: type[HopgateError]) -> None:
