@@ -267,7 +267,12 @@ def test_json_writes_a_dataclass_as_asdict_gives_it() -> None:
 
 
 def _inline_text(token: object) -> str:
-    children = getattr(token, "children", None) or []
+    # The empty comment escaping.markdown puts after an "@" (no e-mail link, no mention).
+    children = [
+        child
+        for child in getattr(token, "children", None) or []
+        if (child.type, child.content) != ("html_inline", "<!-- -->")
+    ]
     assert all(child.type == "text" for child in children), [c.type for c in children]
     return "".join(child.content for child in children)
 
@@ -303,6 +308,32 @@ def test_markdown_text_never_leaves_its_table_cell(left: str, right: str) -> Non
     assert [t.type for t in tokens].count("tr_open") == 3
     assert cells[2:4] == [escaping.visible(left).strip(), escaping.visible(right).strip()]
     assert cells[4:] == ["c", "d"]
+
+
+def test_github_makes_no_link_or_mention_of_markdown_text() -> None:
+    """The Markdown report is for a pull-request comment: GitHub's renderer (cmark-gfm,
+    its autolink extension) made links of bare URLs, www. names and e-mail addresses
+    from a ledger, and would notify an @name."""
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    data = (
+        "Sign at https://evil.example/login, www.evil.example/sign, HTTP://x.example, "
+        "ftp://f.example, mailto:a@b.example, xmpp:c@d.example, approve@evil.example "
+        "or ask @octocat and @org/team"
+    )
+    shown = cmarkgfm.github_flavored_markdown_to_html(
+        f"| x |\n|---|\n| {escaping.markdown(data)} |\n"
+    )
+    assert "<a " not in shown and "evil.example/login" in shown
+    text = re.sub(r"<!--.*?-->", "", shown)
+    assert "approve@evil.example" in text and "@octocat" in text
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="wW.:/@-_+ abc1htpsfrmailoxvHTPS\\[]<>()*~", max_size=40))
+def test_github_makes_no_link_of_any_markdown_text(text: str) -> None:
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    shown = cmarkgfm.github_flavored_markdown_to_html(f"x {escaping.markdown(text)} y")
+    assert "<a " not in shown and "<img" not in shown, (text, shown)
 
 
 # --- HTML --------------------------------------------------------------------------------------

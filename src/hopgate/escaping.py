@@ -368,15 +368,26 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<&|~$#])")
 
 
+#: What GitHub's Markdown makes a link of with no link syntax (GFM "autolinks
+#: (extension)"): a scheme's colon and the dot after ``www`` are escaped.
+_AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp)|\bwww)([:.])")
+#: An ``@`` before a domain is an e-mail link, and one starting a word before a name a
+#: mention (a notification) on GitHub; no escape keeps it text, so an empty HTML
+#: comment after it splits the words. Escapes (``\\_``) count as the name's.
+_AUTOLINK_AT = re.compile(r"@(?=[\w\\-]+(?:\.[\w\\-]+)+)|(?<![\w\\])@(?=[\w\\])")
+
+
 def markdown(value: Any) -> str:
     """A value as inline Markdown text: syntax characters escaped, line ends, control
     characters and bidi controls made visible; it neither starts a line nor leaves a
-    table cell.
+    table cell, and GitHub makes no link or mention of it (``https\\:``, ``www\\.``,
+    ``@<!-- -->``).
 
     >>> markdown("**PASS** | <b>x</b>\\r# y")
     '\\\\*\\\\*PASS\\\\*\\\\* \\\\| \\\\<b>x\\\\</b>\\\\\\\\r\\\\# y'
     """
-    return MARKDOWN_SPECIAL.sub(r"\\\1", visible(_text(value)))
+    escaped = MARKDOWN_SPECIAL.sub(r"\\\1", visible(_text(value)))
+    return _AUTOLINK_AT.sub("@<!-- -->", _AUTOLINK.sub(r"\1\\\2", escaped))
 
 
 def html(value: Any) -> Markup:
