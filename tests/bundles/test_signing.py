@@ -40,6 +40,7 @@ from hopgate.bundles.verify import verify
 from hopgate.cli import cli
 from hopgate.errors import SigningError
 from hopgate.report.build import build_report
+from hopgate.store import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -505,6 +506,25 @@ def test_a_store_rewritten_after_signing_fails_the_report_loudly(
     assert "CHECK FAILED" in line and "does not equal the rendered bundle" in line, line
     assert "signed by" not in line
     assert result.output.count("Error:") == 1 and "Traceback" not in result.output
+
+
+def test_a_signature_of_the_bundle_alone_does_not_vouch_for_the_texts_the_report_shows(
+    cedar: Any, tmp_path: Path
+) -> None:
+    """The report shows the loads' texts (outputs, claims, quotes) beside the bundle's
+    verdicts: a signed export of the bundle alone (--graph) left a store writer free to
+    rewrite an output's text under a "signed by" line."""
+    key = new_key()
+    bundle = catalog.latest(cedar, "sys-a").bundle
+    write_export(export_bundle(cedar, format="trig", graph=bundle), tmp_path)
+    sign_directory(tmp_path, key, by="Ann Lee")
+    report = build_report(
+        cedar, run="sys-a", pictures=0, signed_export=tmp_path, trusted=[key.public_multibase]
+    )
+    line = report.header.signature
+    assert report.signature.failed and line.startswith("CHECK FAILED"), line
+    assert "not the load graph(s) whose texts the report shows" in line
+    assert "signed by" not in line
 
 
 def test_the_report_exits_non_zero_when_its_header_says_check_failed(

@@ -49,6 +49,18 @@ def _bundles_used(store: Store, activity: str) -> list[str]:
     return sorted(found & present)
 
 
+def rendered_graphs(store: Store, bundle: str) -> list[str]:
+    """The graphs a report on the evaluation bundle ``bundle`` shows texts from: the
+    bundle and every load graph its evaluation used that the store holds."""
+    rows = store.select(
+        "SELECT ?activity WHERE { GRAPH ?catalog { ?bundle prov:wasGeneratedBy ?activity } }",
+        params={"catalog": IRI(CATALOG_GRAPH), "bundle": IRI(bundle)},
+    )
+    if not rows:
+        return [bundle]
+    return _bundles_used(store, str(rows[0]["activity"]))
+
+
 def _activity_of_run(store: Store, run: str) -> str:
     """The activity of the run's latest evaluation (reads only; stale ones noted on stderr).
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hopgate.bundles.formats import EXTENSIONS
 from hopgate.bundles.proofs import SignedFile
+from hopgate.bundles.scope import rendered_graphs
 from hopgate.bundles.store_match import compare_with_store
 from hopgate.bundles.verify import verify
 from hopgate.errors import HopgateError
@@ -58,8 +59,9 @@ def check_signature(
     ``directory`` (checked with ``trusted`` keys when given).
 
     Signed only when ``hopgate verify`` finds no problem, a signed file holds the
-    bundle for the same reader, and its canonical dataset equals the store's
-    export of the same bundles; else CHECK FAILED, naming the first problem.
+    bundle and every load graph the report shows texts of, for the same reader,
+    and its canonical dataset equals the store's export of the same bundles;
+    else CHECK FAILED, naming the first problem.
     """
     if directory is None:
         return SignatureCheck(NOT_CHECKED)
@@ -83,6 +85,18 @@ def check_signature(
             return failed(
                 f"no signed file holds this evaluation's bundle for reader {reader}{found}"
             )
+        # The report shows the loads' texts (questions, claims, outputs, quotes) beside
+        # the bundle's verdicts: a signature of the bundle alone vouches for none of them.
+        shown = set(rendered_graphs(store, bundle))
+        whole = [f for f in candidates if shown <= set(f.graphs)]
+        if not whole:
+            left = sorted(shown - set(candidates[0].graphs))
+            return failed(
+                f"{candidates[0].name} holds this evaluation's bundle but not the load "
+                f"graph(s) whose texts the report shows ({', '.join(left)}): sign an export "
+                f"of the run (hopgate export --run RUN), which holds them"
+            )
+        candidates = whole
         chosen = candidates[0]
         comparison = compare_with_store(store, directory, chosen)
     except HopgateError as exc:
