@@ -127,6 +127,13 @@ def test_query_parameter_mistakes_are_named(run) -> None:  # type: ignore[no-unt
     assert adhoc.exit_code == 2 and "its variables: ?c" in adhoc.output
 
 
+def test_a_query_that_does_not_parse_is_located_in_its_own_text(run) -> None:  # type: ignore[no-untyped-def]
+    # The prefixes put before the text made the line 8 for a one-line query.
+    run("load", str(EXAMPLES / "cedar.yaml"))
+    result = run("query", "SELECT ?s WHERE { ?s a hg:Claim ")
+    assert result.exit_code == 2 and "error at line 1, column 33" in result.output
+
+
 def test_ask_and_construct(run) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "cedar.yaml"))
     assert run("query", "ASK { ?s a hg:Claim }").output.strip() == "true"

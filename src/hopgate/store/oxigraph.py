@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -34,6 +35,8 @@ def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
 
 
 _T = TypeVar("_T")
+#: Where Oxigraph says a query or update stops parsing: ``error at LINE:COLUMN``.
+_ERROR_AT = re.compile(r"(?<=error at )(\d+):(\d+)")
 
 
 def _kept(rows: Iterator[_T], holder: object) -> Iterator[_T]:
@@ -175,6 +178,17 @@ class OxigraphStore(Store):
             return self._store.query(query, default_graph=list(dataset), named_graphs=list(dataset))
         return self._store.query(query, named_graphs=list(dataset))
 
+    def _located(self, error: SyntaxError) -> str:
+        """Oxigraph's parse error, its ``line:column`` counted in the text as given, not
+        after the prefixes put before it (a column may count a parameter bound in)."""
+        lines = self._prologue.count("\n")
+
+        def shifted(match: re.Match[str]) -> str:
+            line = int(match.group(1)) - lines
+            return f"line {line}, column {match.group(2)}" if line > 0 else match.group(0)
+
+        return _ERROR_AT.sub(shifted, str(error), count=1)
+
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
         refuse_service(query)
         dataset = self._visible_graphs()
@@ -190,7 +204,7 @@ class OxigraphStore(Store):
                 named_graphs=list(dataset),
             )
         except SyntaxError as exc:
-            raise QueryError(f"the query does not parse: {exc}") from None
+            raise QueryError(f"the query does not parse: {self._located(exc)}") from None
         except OSError as exc:
             raise StoreError(f"the query failed: {exc}") from None
 
@@ -249,7 +263,7 @@ class OxigraphStore(Store):
         try:
             self._store.update(text)
         except SyntaxError as exc:
-            raise QueryError(f"the update does not parse: {exc}") from None
+            raise QueryError(f"the update does not parse: {self._located(exc)}") from None
         except OSError as exc:
             raise StoreError(f"the update failed: {exc}") from None
 
