@@ -134,6 +134,26 @@ def test_a_query_that_does_not_parse_is_located_in_its_own_text(run) -> None:  #
     assert result.exit_code == 2 and "error at line 1, column 33" in result.output
 
 
+def test_only_a_load_makes_a_store_and_reads_before_an_evaluation_say_so(  # type: ignore[no-untyped-def]
+    run, tmp_path: Path
+) -> None:
+    # A mistyped --store made an empty store, where verdicts then printed an empty table.
+    for args in (["evaluate"], ["gate", "--run", "sys-a", "--evaluate"], ["baseline"]):
+        result = run(*args)
+        assert result.exit_code == 2 and "no store at" in result.output, args
+        assert not (tmp_path / "store").exists(), args
+    run("load", str(EXAMPLES / "cedar.yaml"))
+    for args in (
+        ["metrics"],
+        ["verdicts"],
+        ["metrics", "--peers"],
+        ["verdicts", "--format", "json"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "no run in the store has an evaluation (runs: sys-a)" in result.output, args
+
+
 def test_ask_and_construct(run) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "cedar.yaml"))
     assert run("query", "ASK { ?s a hg:Claim }").output.strip() == "true"

@@ -191,7 +191,7 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
     """The state of each run's latest evaluation (every run, or ``run``); nothing is written.
 
     Raises:
-        NotEvaluatedError: ``run`` is given and has no evaluation.
+        NotEvaluatedError: ``run`` is given and has no evaluation, or no run has one.
     """
     known = catalog.runs(store)
     if run is not None and run not in known:
@@ -204,7 +204,16 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
         raise NotEvaluatedError(
             f"run {run!r} has no evaluation in the store; run `hopgate evaluate --run {run}`"
         )
-    return [state for state in states if state.evaluation is not None]
+    evaluated = [state for state in states if state.evaluation is not None]
+    if not evaluated:
+        # Nothing to show is not an answer: an empty table read as "no verdicts".
+        raise NotEvaluatedError(
+            f"no run in the store has an evaluation (runs: {', '.join(sorted(known))}); run "
+            "`hopgate evaluate`"
+            if known
+            else "the store holds no run: load a ledger with runs and cases first"
+        )
+    return evaluated
 
 
 def verdicts(store: Store, *, run: str | None = None, brief: bool = False) -> list[VerdictRow]:

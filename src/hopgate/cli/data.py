@@ -26,7 +26,7 @@ from hopgate.escaping import terminal
 
 
 def _open(ctx: click.Context) -> api.Store:
-    # Both of this module's commands that open the store write to it (import --load, baseline).
+    # `import --load` loads, and a load may make the store.
     return open_store(ctx, writes=True)
 
 
@@ -274,7 +274,13 @@ def baseline_command(
     """
 
     result = api.baseline(
-        _open(ctx), retriever=retriever, k=k, citer=citer, evaluation=evaluation, output=output
+        # A baseline reads an evaluation's spans: a path holding no store is an error.
+        open_store(ctx),
+        retriever=retriever,
+        k=k,
+        citer=citer,
+        evaluation=evaluation,
+        output=output,
     )
     state = "already loaded" if result.load.already_loaded else f"{result.load.triples} triples"
     click.echo(

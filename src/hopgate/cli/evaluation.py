@@ -49,7 +49,9 @@ def evaluate(ctx: click.Context, run: str | None, force: bool, by: str | None) -
     Example: hopgate evaluate --run sys-a
     """
 
-    for record in api.evaluate(open_store(ctx, writes=True), run=run, force=force, by=by or None):
+    # Only a load makes a store: evaluating a path holding none (a mistyped --store) is an
+    # error, not a new empty store.
+    for record in api.evaluate(open_store(ctx), run=run, force=force, by=by or None):
         state = "up to date" if record.reused else f"evaluated in {record.seconds:.2f} s"
         click.echo(
             f"run {terminal(record.run)}: {record.cards} acceptance cards, "
@@ -230,7 +232,7 @@ def gate(
     """
 
     result = api.gate(
-        open_store(ctx, writes=evaluate_first, reads=not evaluate_first),
+        open_store(ctx, reads=not evaluate_first),
         run=run,
         evaluate=evaluate_first,
         consequential=consequential,
