@@ -187,7 +187,10 @@ def test_f1_whose_product_overflows_a_decimal_still_counts(tmp_path: Path) -> No
     peers = {p["name"]: p for p in json.loads(shown.output)["hotpotqa-run"]["peers"]}
     assert peers["supporting-fact f1"]["numerator"] == pytest.approx(0.5, abs=TOLERANCE)
     assert peers["supporting-fact f1"]["denominator"] == 1
+    # A count is an integer in JSON (0, not 0.0: docs/guide/pipeline.md "counts are integers").
     assert peers["supporting-fact em"]["numerator"] == 0
+    assert type(peers["supporting-fact em"]["numerator"]) is int
+    assert type(peers["supporting-fact f1"]["numerator"]) is float
     assert hotpotqa_sp(gold, sp).f1 == pytest.approx(0.5)
 
 

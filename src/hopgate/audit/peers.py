@@ -31,8 +31,8 @@ from hopgate.store.catalog import Evaluation
 class PeerMetric:
     """One peer figure: its name, who defines it, numerator, denominator, value.
 
-    The numerator is a count, or for a mean (MAP, MRR, F1, macro precision,
-    context recall) the sum of the per-claim-case scores.
+    The numerator is a count (an int), or for a mean (MAP, MRR, F1, macro
+    precision, context recall) the sum of the per-claim-case scores (a float).
     """
 
     name: str
@@ -101,7 +101,9 @@ def _number(query_id: str, row: Row, column: str) -> float:
         )
     if isinstance(value, bool):
         raise MetricError(f"{query_id}: ?{column} is a boolean, not a number")
-    if isinstance(value, int | float | Decimal):
+    if isinstance(value, int):
+        return value  # a count stays an integer (4, not 4.0)
+    if isinstance(value, float | Decimal):
         return float(value)
     return float(str(value))
 

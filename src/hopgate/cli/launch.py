@@ -67,9 +67,16 @@ def allocator_library(environ: Mapping[str, str]) -> Path | None:
     if choice == "system":
         return None
     if choice != "auto":
-        found = [Path(choice).absolute()]
-    else:
-        found = [folder / name for folder in _library_dirs() for name in _MIMALLOC]
+        library = Path(choice).absolute()
+        if _preloadable(library):
+            return library
+        # A typo (mimaloc) or a missing file would run on another allocator unseen.
+        sys.stderr.write(
+            f"hopgate: note: {CHOICE}={ascii(choice)} is neither auto, system nor the path "
+            "of a shared library ld.so can preload; running on the C library's allocator\n"
+        )
+        return None
+    found = [folder / name for folder in _library_dirs() for name in _MIMALLOC]
     return next((path for path in found if _preloadable(path)), None)
 
 
