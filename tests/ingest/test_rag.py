@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,39 @@ def test_worked_example_verdicts_metrics_and_gate(tmp_path: Path) -> None:
     result = gate(store, run="rag-run")
     assert not result.passed
     assert sorted(r.question for r in result.failing) == ["q2", "q4"]
+
+
+def _transcript(page: Path) -> list[tuple[list[list[str]], list[str]]]:
+    """The ``console`` blocks of a page: each ``$`` command (its ``&&`` parts, each split
+    into words) with the lines it prints."""
+    found: list[tuple[list[list[str]], list[str]]] = []
+    block = page.read_text("utf-8").split("```console\n", 1)[1].split("```", 1)[0]
+    for chunk in block.replace("\\\n", " ").split("$ ")[1:]:
+        command, *printed = chunk.rstrip("\n").split("\n")
+        parts = [part.split()[1:] for part in command.split("&&")]
+        found.append((parts, printed))
+    return found
+
+
+def test_the_worked_example_prints_what_the_docs_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/rag-format.md "Worked example" had drifted from what the commands print.
+    (tmp_path / "examples").mkdir()
+    for path in (DOCS, GOLD, ANSWERS):
+        (tmp_path / "examples" / path.name).write_bytes(path.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for parts, printed in _transcript(ROOT / "docs" / "rag-format.md"):
+        shown = []
+        for words in parts:
+            result = runner.invoke(cli, ["--store", "store", *words], obj={})
+            assert result.exit_code == 0, result.output
+            shown += result.stdout.splitlines()
+        assert len(shown) == len(printed), (shown, printed)
+        for line, expected in zip(shown, printed, strict=True):
+            pattern = ".*".join(map(re.escape, expected.split("...")))  # "..." stands for any
+            assert re.fullmatch(pattern, line), (line, expected)
 
 
 def test_cli_import_says_what_it_assumed(tmp_path: Path) -> None:
