@@ -43,6 +43,8 @@ def test_baseline_asks_and_searches_only_its_evaluation(tmp_path: Path) -> None:
     made = baseline(store, k=3, citer="topk", evaluation="rag")
     assert made.questions == 5  # the rag example's questions, none of HotpotQA's
     assert made.spans == 5  # its gold spans (contexts are inline spans: not indexed)
+    # Only gold passages: the baseline knows where the answers are (the CLI says so).
+    assert made.members == made.spans
     questions = _ids(
         store, "SELECT ?id WHERE { ?c hg:ofRun ?run ; hg:forQuestion/hg:ledgerId ?id }", made.run
     )
@@ -64,6 +66,7 @@ def test_the_other_evaluation_gets_its_own_questions(tmp_path: Path) -> None:
     } - {"q1", "q2", "q3", "q4", "q5"}
     made = baseline(store, k=2, citer="top1", evaluation="hotpotqa")
     assert made.questions == len(hotpot_questions)
+    assert 0 < made.members < made.spans  # HotpotQA declares its distractors too
     versions = _ids(
         store,
         "SELECT ?id WHERE { ?c hg:ofRun ?run ; hg:retrieved/prov:wasQuotedFrom/hg:ledgerId ?id }",

@@ -287,6 +287,14 @@ def baseline_command(
         f"BASELINE run {terminal(result.run)}: {result.questions} questions, BM25 over "
         f"{result.spans} spans; {state} in {terminal(result.load.graph)}"
     )
+    if result.members == result.spans:
+        click.echo(
+            "note: every span searched is a member of an evidence set (the ledgers declare "
+            "only the gold passages, as `import rag` does): the baseline knows where the "
+            "answers are, and its recall says nothing about a retriever (docs/adapters.md "
+            '"Baselines")',
+            err=True,
+        )
 
 
 @click.command()

@@ -46,6 +46,10 @@ class BaselineResult:
     spans: int
     ledger: str
     load: LoadResult
+    #: How many of the spans searched are members of an evidence set: all of them (the
+    #: gold passages alone, as ``import rag`` declares) make the baseline know where the
+    #: answers are, and its recall says nothing about a retriever.
+    members: int = 0
 
 
 def baseline_run_id(retriever: str, k: int, citer: str) -> str:
@@ -189,6 +193,7 @@ def baseline(
         spans=len(span_ids),
         ledger=str(output) if output else "(temporary)",
         load=loaded,
+        members=sum(row["member"] is True for row in spans),
     )
 
 
