@@ -26,7 +26,10 @@ def patterns(node: Any, found: list[tuple[Any, Any]]) -> None:
     for mapping in mappings(node):
         triples = mapping.get("triples")
         if isinstance(triples, list):
-            found.extend((t[1], t[2]) for t in triples if isinstance(t, tuple) and len(t) == 3)
+            # Tuples where rdflib translated the algebra; lists inside EXISTS, where it did not.
+            for triple in triples:
+                assert isinstance(triple, tuple | list) and len(triple) == 3, triple
+                found.append((triple[1], triple[2]))
 
 
 def values_bound(node: Any, bound: dict[Any, set[Any]]) -> None:

@@ -316,6 +316,7 @@ def test_github_makes_no_link_or_mention_of_markdown_text() -> None:
     from a ledger, and would notify an @name."""
     cmarkgfm = pytest.importorskip("cmarkgfm")
     data = (
+        "Sign at _https://evil.example/login, 1www.evil.example, éhttps://x.example/a, "
         "Sign at https://evil.example/login, www.evil.example/sign, HTTP://x.example, "
         "ftp://f.example, mailto:a@b.example, xmpp:c@d.example, approve@evil.example "
         "or ask @octocat and @org/team"
@@ -328,8 +329,8 @@ def test_github_makes_no_link_or_mention_of_markdown_text() -> None:
     assert "approve@evil.example" in text and "@octocat" in text
 
 
-@settings(max_examples=400)
-@given(st.text(alphabet="wW.:/@-_+ abc1htpsfrmailoxvHTPS\\[]<>()*~", max_size=40))
+@settings(max_examples=1500)
+@given(st.text(alphabet="wW.:/@-_+ abc1éßhtpsfrmailoxvHTPS\\[]<>()*~", max_size=40))
 def test_github_makes_no_link_of_any_markdown_text(text: str) -> None:
     cmarkgfm = pytest.importorskip("cmarkgfm")
     shown = cmarkgfm.github_flavored_markdown_to_html(f"x {escaping.markdown(text)} y")

@@ -382,6 +382,58 @@ def test_a_query_cannot_carry_a_withheld_text_out_in_another_form(folder: Path) 
         assert "zqprivate4410" in _run(folder, "query", query, "--reader", "analyst")
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT ?s ?text WHERE { ?s prov:value ?text } ORDER BY ?s ?text",
+        "SELECT ?c (COUNT(?o) AS ?n) WHERE { ?o hg:asserts ?c ; prov:value ?t } GROUP BY ?c ORDER BY ?c",
+        "SELECT ?q ?t WHERE { ?q a hg:Question ; prov:value ?t . "
+        "FILTER EXISTS { ?q hg:requiresClaim/^hg:asserts ?o } } ORDER BY ?q",
+        "SELECT ?s ?t WHERE { GRAPH ?g { ?s oa:hasSelector/oa:exact ?t } } ORDER BY ?s ?t",
+        "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER (isLiteral(?o)) } ORDER BY ?s ?p ?o",
+        "SELECT ?x ?c WHERE { ?x a ?c } ORDER BY ?x ?c",
+    ],
+)
+def test_a_reader_query_asks_a_copy_of_what_it_can_read_and_answers_as_on_the_whole(
+    folder: Path, query: str
+) -> None:
+    """`query --reader` copies only the quads a query's algebra can read (the whole store
+    for a variable predicate): the same answer as on a copy of everything."""
+    from hopgate.audit.withholding import for_reader, reader_copy
+
+    with hopgate.open_store(folder / "store", read_only=True) as store:
+        withholding = for_reader(store, "public")
+        whole = reader_copy(store, withholding).select(query)
+        assert hopgate.query(store, query, reader="public") == withholding.rows(whole)
+        assert whole and not any(
+            "zqnarrowed7731" in str(value) for row in whole for value in row.values()
+        )
+
+
+def test_a_reader_query_shows_no_part_of_a_withheld_span_or_version_an_export_leaves_out(
+    tmp_path: Path,
+) -> None:
+    """A withheld span's prefix and suffix and the x- fields of a withheld span or version
+    are left out of an export; `query --reader` showed them."""
+    ledger = _ledger()
+    span = next(s for s in ledger["spans"] if s["id"] == "m1")
+    span.update({"prefix": "Private memo: ", "suffix": " holds", "x-note": "zqspannote9 heron"})
+    next(v for v in ledger["versions"] if v["id"] == "memo@1")["x-summary"] = "zqversum3 deal"
+    path = write(tmp_path / "x", ledger, "yaml")
+    store = str(tmp_path / "store")
+    for args in (["load", str(path)], ["evaluate"]):
+        result = CliRunner().invoke(cli, ["--store", store, *args], obj={})
+        assert result.exit_code == 0, result.output
+    every = "SELECT ?p ?o WHERE { ?s ?p ?o FILTER (isLiteral(?o)) }"
+    ask = ["--store", store, "query", every, "--format", "json", "--reader"]
+    shown = {row["o"] for row in json.loads(CliRunner().invoke(cli, [*ask, "public"]).stdout)}
+    for text in ('{"x-note": "zqspannote9 heron"}', '{"x-summary": "zqversum3 deal"}'):
+        assert text not in shown
+    assert "Private memo: " not in shown and " holds" not in shown
+    seen = {row["o"] for row in json.loads(CliRunner().invoke(cli, [*ask, "analyst"]).stdout)}
+    assert {"Private memo: ", " holds", '{"x-note": "zqspannote9 heron"}'} <= seen
+
+
 def test_a_withheld_text_escaped_inside_an_x_field_is_withheld(tmp_path: Path) -> None:
     """An ``x-`` field is kept as one JSON literal, where a quote's ``"`` and line ends are
     escaped: the filter compared the escaped form, and the words left in exports,

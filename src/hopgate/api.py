@@ -938,7 +938,7 @@ def query(
     withholding = for_reader(store, reader)
     # The query asks a copy without the withheld texts (what it cannot read it cannot
     # carry out in any form), and its answer passes the filter as every output's does.
-    asked = reader_copy(store, withholding) if withholding else store
+    asked = reader_copy(store, withholding, sparql) if withholding else store
     found = asked.query_any(sparql, params=params)
     if isinstance(found, bool):
         return found

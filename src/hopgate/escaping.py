@@ -369,12 +369,13 @@ MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<&|~$#])")
 
 
 #: What GitHub's Markdown makes a link of with no link syntax (GFM "autolinks
-#: (extension)"): a scheme's colon and the dot after ``www`` are escaped.
-_AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp)|\bwww)([:.])")
+#: (extension)"): a scheme's colon and the dot after ``www`` are escaped, wherever they
+#: stand (cmark-gfm looks back over letters only: ``_https://`` and ``1www.`` link).
+_AUTOLINK = re.compile(r"(?i)((?:https?|ftp|mailto|xmpp)|www)([:.])")
 #: An ``@`` before a domain is an e-mail link, and one starting a word before a name a
 #: mention (a notification) on GitHub; no escape keeps it text, so an empty HTML
 #: comment after it splits the words. Escapes (``\\_``) count as the name's.
-_AUTOLINK_AT = re.compile(r"@(?=[\w\\-]+(?:\.[\w\\-]+)+)|(?<![\w\\])@(?=[\w\\])")
+_AUTOLINK_AT = re.compile(r"@(?=[\w\\-]*\.)|(?<![\w\\])@(?=[\w\\])")
 
 
 def markdown(value: Any) -> str:

@@ -51,6 +51,18 @@ def test_a_repeat_in_the_other_case_is_a_repeat_for_every_letter() -> None:
     assert [c for c in letters if normalize(c.upper()) != normalize(c)] == []
 
 
+def test_escaped_repeats_are_read_through_and_odd_escapes_do_not_break_the_filter() -> None:
+    # Python's "İzmir".lower() keeps a combining dot; JSON's ensure_ascii writes an astral
+    # letter as a surrogate pair; a double-escaped x- field hides a quote twice.
+    rule = Withholding("public", ["İzmir office zqturk5521 ledger", "memo \U0001d402edar zq8832"])
+    assert rule.withholds("The memo says i\u0307zmir office zqturk5521 ledger")
+    assert rule.withholds('{"x-raw": "{\\"answer\\": \\"memo \\\\ud835\\\\udc02edar zq8832\\"}"}')
+    # 3,000 levels of escapes, an escape past U+10FFFF: an answer, never a traceback (a
+    # text still escaped after eight levels is withheld, as one that may hide a text).
+    assert rule.withholds("Answer \\" + "u005c" * 3000 + "u0041")
+    assert not rule.withholds("The escape \\U00110000 and \\UFFFFFFFF are not code points")
+
+
 def test_every_kind_of_white_space_is_one_space() -> None:
     """Every code point Python counts as white space (str.isspace(), regex's ``\\s``),
     in runs and at both ends, becomes one space between words and none at the ends."""

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import CEDAR, shared_data
 
+import hopgate
 from hopgate.bundles.export import FORMATS, export_bundle, write_export
 from hopgate.bundles.proofs import PROOFS, file_dataset, sign_directory
 from hopgate.bundles.signing import (
@@ -41,6 +42,7 @@ from hopgate.cli import cli
 from hopgate.errors import SigningError
 from hopgate.report.build import build_report
 from hopgate.store import catalog
+from hopgate.vocab import CATALOG_GRAPH
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -525,6 +527,18 @@ def test_a_signature_of_the_bundle_alone_does_not_vouch_for_the_texts_the_report
     assert report.signature.failed and line.startswith("CHECK FAILED"), line
     assert "not the load graph(s) whose texts the report shows" in line
     assert "signed by" not in line
+    # Nor when a store writer has moved the load graph the evaluation used out of its
+    # name (into the catalog's, where the run stays known), so that no check reads it.
+    copy = hopgate.open_store(None)
+    loads, into = set(catalog.load_graphs(cedar)), ox.NamedNode(CATALOG_GRAPH)
+    copy.add_quads(
+        ox.Quad(q.subject, q.predicate, q.object, into) if q.graph_name.value in loads else q
+        for q in cedar._store
+    )
+    lost = build_report(
+        copy, run="sys-a", pictures=0, signed_export=tmp_path, trusted=[key.public_multibase]
+    )
+    assert lost.signature.failed and "signed by" not in lost.header.signature
 
 
 def test_the_report_exits_non_zero_when_its_header_says_check_failed(

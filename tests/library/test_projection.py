@@ -103,3 +103,25 @@ def test_projection_of_several_texts_is_their_union() -> None:
     assert projection == Projection(
         frozenset({HG + "Run", PROV + "used", RDF_TYPE}), frozenset({HG + "Run", PROV + "used"})
     )
+
+
+def test_a_query_s_projection_is_read_from_its_algebra_or_is_everything() -> None:
+    from hopgate.library.projection import query_projection
+
+    found = query_projection(
+        "SELECT ?t WHERE { ?s a hg:Claim ; prov:value ?t . ?s ^hg:asserts/hg:cites+ ?c }"
+    )
+    assert found is not None
+    assert {PROV + "value", HG + "asserts", HG + "cites"} <= found.predicates
+    assert found.classes == {HG + "Claim"}
+    for text in (
+        "SELECT * WHERE { ?s ?p ?o }",  # a variable predicate
+        "SELECT * WHERE { ?s hg:cites* ?o }",  # a zero-length path matches every node
+        "SELECT * WHERE { ?s hg:cites? ?o }",
+        "SELECT * WHERE { ?s !hg:cites ?o }",  # a negated set
+        "SELECT * WHERE { ?s a ?class }",
+        "SELECT * WHERE { FILTER EXISTS { ?s ?p ?o } }",
+        "DESCRIBE <https://example.org/x>",
+        "SELECT * WHERE { this is not SPARQL",
+    ):
+        assert query_projection(text) is None, text

@@ -19,28 +19,17 @@ graphs have no blank nodes, so the same store gives the same quads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from hopgate.audit.withholding import Withholding, ntriples_literal, reader_view
+from hopgate.audit.withholding import Withholding, ntriples_literal, reader_view, withheld_values
 from hopgate.bundles.scope import Scope
+from hopgate.library.reader_rule import HIDDEN_PAIRS
 from hopgate.store import IRI, Store
 from hopgate.store.terms import term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, HG
 
-#: The (subject, predicate) pairs that carry text the reader may not inspect, among the
-#: spans and versions ``{withheld}`` binds to ``?node`` (:func:`withheld_values`).
-_HIDDEN = """
-  {{ SELECT DISTINCT ?s ?p WHERE {{
-      {withheld}
-      {{ ?node a hg:Version . BIND(?node AS ?s) VALUES ?p {{ prov:value hg:extension }} }}
-      UNION {{ ?node a hg:Span . BIND(?node AS ?s) VALUES ?p {{ hg:extension }} }}
-      UNION {{ ?node a hg:Span ; oa:hasSelector ?s . ?s a oa:TextQuoteSelector .
-               VALUES ?p {{ oa:exact oa:prefix oa:suffix }} }}
-  }} }}
-"""
 #: Without --with-text no version text leaves, readable or not.
 _ALL_TEXTS = "{ ?s a hg:Version . BIND(prov:value AS ?p) }"
 
@@ -53,18 +42,6 @@ CONSTRUCT {{ ?node hg:withheldFor ?reader }} WHERE {{
   {withheld}
 }}
 """
-
-
-def withheld_values(nodes: Iterable[str]) -> str:
-    """The reader rule's answer (the withheld spans and versions, queries/withheld.rq) bound
-    to ``?node`` as a VALUES block.
-
-    The export's queries take the rule's answer the reader filter already has
-    (recorded by the loads on an on-disk store, else asked once) instead of
-    asking the rule again in each of them: at 10k claims the rule costs 3.5-5 s
-    on the disk store, and an export asked it twice per bundle.
-    """
-    return "VALUES ?node { " + " ".join(term_ntriples(IRI(n)) for n in sorted(nodes)) + " }"
 
 
 def _graph(graph: str) -> str:
@@ -83,7 +60,7 @@ def bundle_query(graph: str, *, with_text: bool, withheld: str | None) -> str:
     VALUES block, or ``FILTER (false)`` in its place, is more than Virtuoso 7.2's
     SPARQL compiler takes).
     """
-    hidden = [] if withheld is None else [_HIDDEN.format(withheld=withheld)]
+    hidden = [] if withheld is None else [HIDDEN_PAIRS.format(withheld=withheld)]
     hidden += [] if with_text else [_ALL_TEXTS]
     minus = f"MINUS {{ {' UNION '.join(hidden)} }}" if hidden else ""
     return KEPT_QUERY.format(graph=_graph(graph), minus=minus)

@@ -51,14 +51,14 @@ def _bundles_used(store: Store, activity: str) -> list[str]:
 
 def rendered_graphs(store: Store, bundle: str) -> list[str]:
     """The graphs a report on the evaluation bundle ``bundle`` shows texts from: the
-    bundle and every load graph its evaluation used that the store holds."""
+    bundle and every load graph its evaluation used, held by the store or not (a
+    signature must cover each: one the store lost is not vouched for by leaving it out)."""
     rows = store.select(
-        "SELECT ?activity WHERE { GRAPH ?catalog { ?bundle prov:wasGeneratedBy ?activity } }",
+        "SELECT ?used WHERE { GRAPH ?catalog { ?bundle prov:wasGeneratedBy ?activity ."
+        " OPTIONAL { ?activity prov:used ?used } } }",
         params={"catalog": IRI(CATALOG_GRAPH), "bundle": IRI(bundle)},
     )
-    if not rows:
-        return [bundle]
-    return _bundles_used(store, str(rows[0]["activity"]))
+    return sorted({bundle} | {str(row["used"]) for row in rows if row["used"] is not None})
 
 
 def _activity_of_run(store: Store, run: str) -> str:

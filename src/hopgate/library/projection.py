@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hopgate.vocab import PREFIXES, RDF_TYPE
+from hopgate.vocab import PREFIXES, RDF_TYPE, sparql_prologue
 
 # One alternative per lexical element that may hide or be an IRI; the order
 # matters: an IRI may contain '#', a string may contain anything.
@@ -90,3 +90,72 @@ def projection_of(texts: Iterable[str]) -> Projection:
         iris |= query_iris(text)
     # ``a`` is rdf:type without being written as an IRI.
     return Projection(frozenset(iris | {RDF_TYPE}), frozenset(iris))
+
+
+def query_projection(text: str) -> Projection | None:
+    """The projection that serves one query (an auditor's, say), read from its algebra;
+    None when it may read any triple: a variable or negated predicate, a zero-length
+    path (``*``, ``?``: it matches every node), ``rdf:type`` of a variable class,
+    DESCRIBE, or a text rdflib's parser does not read.
+
+    Unlike :func:`projection_of`, which trusts the library's queries to have constant
+    predicates (tests/library/test_projection.py holds them to it), this checks.
+    """
+    # rdflib is imported here: its parser is needed by this function only.
+    from rdflib import paths
+    from rdflib.plugins.sparql import prepareQuery
+    from rdflib.plugins.sparql.parserutils import CompValue
+    from rdflib.term import URIRef
+
+    try:
+        algebra = prepareQuery(sparql_prologue() + text).algebra
+    except Exception:  # noqa: BLE001 (any text rdflib cannot read: copy everything)
+        return None
+    if getattr(algebra, "name", "") == "DescribeQuery":
+        return None
+
+    def mappings(node: object) -> Iterable[CompValue | dict[str, object]]:
+        if isinstance(node, CompValue | dict):
+            yield node
+            for value in node.values():
+                yield from mappings(value)
+        elif isinstance(node, list | tuple):
+            for value in node:
+                yield from mappings(value)
+
+    def iris(predicate: object) -> set[str] | None:
+        if isinstance(predicate, URIRef):
+            return {str(predicate)}
+        if isinstance(predicate, paths.SequencePath | paths.AlternativePath):
+            found: set[str] = set()
+            for arg in predicate.args:
+                more = iris(arg)
+                if more is None:
+                    return None
+                found |= more
+            return found
+        if isinstance(predicate, paths.InvPath):
+            return iris(predicate.arg)
+        if isinstance(predicate, paths.MulPath) and predicate.mod == paths.OneOrMore:
+            return iris(predicate.path)
+        return None  # a variable, a negated set, a zero-length path
+
+    predicates: set[str] = {RDF_TYPE}
+    classes: set[str] = set()
+    for mapping in mappings(algebra):
+        triples = mapping.get("triples")
+        if not isinstance(triples, list):
+            continue
+        for triple in triples:
+            # Tuples where the algebra is translated; lists inside EXISTS, which it is not.
+            if not (isinstance(triple, tuple | list) and len(triple) == 3):
+                return None
+            found = iris(triple[1])
+            if found is None:
+                return None
+            if RDF_TYPE in found:
+                if not isinstance(triple[2], URIRef):
+                    return None
+                classes.add(str(triple[2]))
+            predicates |= found
+    return Projection(frozenset(predicates), frozenset(classes))

@@ -45,7 +45,22 @@ TEXTS_OF_NODES = (
     "SELECT DISTINCT ?node ?text WHERE {\n  VALUES (?node ?class) { %s }\n" + _TEXT_OF_NODE + "}"
 )
 
+#: The (subject, predicate) pairs that carry the texts of the spans and versions
+#: ``{withheld}`` binds to ``?node`` (a VALUES block of the rule's answer): a version's
+#: text and ``x-`` fields, a span's ``x-`` fields and its quote selector's exact text,
+#: prefix and suffix. What an export leaves out and ``query --reader`` shows as the marker.
+HIDDEN_PAIRS = """
+  {{ SELECT DISTINCT ?s ?p WHERE {{
+      {withheld}
+      {{ ?node a hg:Version . BIND(?node AS ?s) VALUES ?p {{ prov:value hg:extension }} }}
+      UNION {{ ?node a hg:Span . BIND(?node AS ?s) VALUES ?p {{ hg:extension }} }}
+      UNION {{ ?node a hg:Span ; oa:hasSelector ?s . ?s a oa:TextQuoteSelector .
+               VALUES ?p {{ oa:exact oa:prefix oa:suffix }} }}
+  }} }}
+"""
+
 __all__ = [
+    "HIDDEN_PAIRS",
     "RULE_QUERY",
     "TEXTS_OF_NODES",
     "TEXTS_QUERY",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 import weakref
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from threading import Event
@@ -497,3 +497,82 @@ def open_store(path: Path | None, *, read_only: bool = False) -> OxigraphStore:
     """Open the embedded store at ``path`` (created when absent, unless ``read_only``: for
     reading only), or in memory for None."""
     return OxigraphStore(path, read_only=read_only)
+
+
+#: What a literal's text is changed to, given its lexical form and datatype (None for a
+#: plain or language-tagged string), or None to keep it.
+LiteralChange = Callable[[str, str | None], str | None]
+_PLAIN = frozenset(
+    {
+        "http://www.w3.org/2001/XMLSchema#string",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString",
+    }
+)
+
+
+def changed_copy(
+    store: Store,
+    change: LiteralChange,
+    projection: Projection | None = None,
+    *,
+    hidden: frozenset[tuple[str, str]] = frozenset(),
+    marker: str = "",
+) -> OxigraphStore:
+    """A memory copy of the graphs ``store``'s queries see (only the quads ``projection``
+    keeps, when given), each literal that ``change`` changes replaced by a plain string
+    of its new text, and each literal of a (subject, predicate) pair in ``hidden`` by
+    ``marker`` (the reader filter's copy: hopgate.audit.withholding.reader_copy).
+
+    The embedded store's quads go to the copy without a text form between them; a
+    remote store's come as its N-Quads dump. ``change`` is asked once per distinct
+    literal.
+    """
+    asked: dict[tuple[str, str | None, str | None], str | None] = {}
+
+    def changed(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
+        for quad in quads:
+            term, subject = quad.object, quad.subject
+            if (
+                type(term) is ox.Literal
+                and hidden
+                and isinstance(subject, ox.NamedNode)
+                and (subject.value, quad.predicate.value) in hidden
+            ):
+                quad = ox.Quad(subject, quad.predicate, ox.Literal(marker), quad.graph_name)
+            elif type(term) is ox.Literal:
+                datatype = term.datatype.value
+                key = (term.value, datatype, term.language)
+                if key not in asked:
+                    asked[key] = change(term.value, None if datatype in _PLAIN else datatype)
+                text = asked[key]
+                if text is not None:
+                    quad = ox.Quad(quad.subject, quad.predicate, ox.Literal(text), quad.graph_name)
+            yield quad
+
+    copy = OxigraphStore(None)
+    if isinstance(store, OxigraphStore):
+        engine = store._store
+        for graph in map(ox.NamedNode, store.graphs()):
+            if projection is None:
+                copy._store.bulk_extend(changed(engine.quads_for_pattern(None, None, None, graph)))
+                continue
+            for predicate in sorted(projection.predicates - {RDF_TYPE}):
+                found = engine.quads_for_pattern(None, ox.NamedNode(predicate), None, graph)
+                copy._store.bulk_extend(changed(found))
+            for cls in sorted(projection.classes):
+                found = engine.quads_for_pattern(
+                    None, ox.NamedNode(RDF_TYPE), ox.NamedNode(cls), graph
+                )
+                copy._store.bulk_extend(found)
+        return copy
+    buffer = io.BytesIO()
+    store.dump(buffer, format="nquads")
+    buffer.seek(0)
+    parsed = ox.parse(buffer, format=ox.RdfFormat.N_QUADS)
+    kept = (
+        parsed
+        if projection is None
+        else (q for q in parsed if projection.keeps(q.predicate.value, str(q.object.value)))
+    )
+    copy._store.bulk_extend(changed(kept))
+    return copy
