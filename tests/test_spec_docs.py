@@ -250,6 +250,8 @@ DOC_CITATION = re.compile(
     rf"(?<![\w/.-])docs/((?!spec/)[\w./-]+\.md)`?(?:{_GAP}{_SECTION}((?:{_MORE})*))?"
 )
 README_CITATION = re.compile(rf"(?<![\w/.-])README(?:\.md)?`?{_GAP}{_SECTION}((?:{_MORE})*)")
+#: Inside docs/: [rag-format.md](rag-format.md) "answers: one run of your pipeline".
+LINK_CITATION = re.compile(rf"\]\(((?:\.\./)?[\w./-]+\.md)\){_GAP}{_SECTION}((?:{_MORE})*)")
 
 
 def test_citations_of_the_other_pages_name_existing_sections() -> None:
@@ -262,6 +264,11 @@ def test_citations_of_the_other_pages_name_existing_sections() -> None:
             (ROOT / "README.md", [m.group(1), *re.findall(_SECTION, m.group(2) or "")])
             for m in README_CITATION.finditer(text)
         ]
+        if path.suffix == ".md":
+            cited += [
+                ((path.parent / m.group(1)).resolve(), _sections(m))
+                for m in LINK_CITATION.finditer(text)
+            ]
         for page, sections in cited:
             count += 1
             if not page.is_file():

@@ -834,7 +834,7 @@ def _check_params(sparql: str, params: Mapping[str, Value]) -> None:
     if not params:
         return
     used = variables(sparql)
-    declared = header_parameters(sparql)
+    declared = header_parameters(sparql) or None  # a header naming none by ?name: no list
     for name, value in params.items():
         if name not in used:
             known = ", ".join(f"?{n}" for n in (declared or sorted(used))) or "none"
@@ -845,10 +845,11 @@ def _check_params(sparql: str, params: Mapping[str, Value]) -> None:
         described = (declared or {}).get(name)
         if not described:
             continue
-        if re.match(r"(optional )?IRI\b", described) and not isinstance(value, IRI):
+        if re.match(r"(optional )?IRI of\b", described) and not isinstance(value, IRI):
             raise QueryError(
-                f"parameter {name!r} takes an IRI ({described}), not {value!r}: write a "
-                f"ledger id as KIND:ID (run:sys-a, evaluation:eval-1) or a full IRI as <...>"
+                f"parameter {name!r} takes an IRI ({described}), not {value!r}: on the command "
+                "line a ledger id as KIND:ID (run:sys-a) or a full IRI as <...>; in Python "
+                "hopgate.IRI(hopgate.ids.mint('run', 'sys-a'))"
             )
         words = re.findall(r'"([^"]*)"', described.split(":")[0]) if described[0] == '"' else []
         if words and value not in words:

@@ -102,7 +102,7 @@ def test_library_query_by_id_and_file(run) -> None:  # type: ignore[no-untyped-d
     assert unknown.exit_code == 2 and "known:" in unknown.output
 
 
-def test_query_parameter_mistakes_are_named(run) -> None:  # type: ignore[no-untyped-def]
+def test_query_parameter_mistakes_are_named(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     run("load", str(EXAMPLES / "cedar.yaml"))
     run("evaluate")
     # A name the query has no variable for would be ignored: every run's rows.
@@ -122,6 +122,14 @@ def test_query_parameter_mistakes_are_named(run) -> None:  # type: ignore[no-unt
     assert "--param run=run:sys-z: no such IRI in the store" in absent.stderr
     held = run("query", "missing-hops", "--param", "run=run:sys-a", "--format", "json")
     assert held.exit_code == 0 and held.stderr == "" and json.loads(held.stdout)
+    # A header that allows more than an IRI is not read as requiring one.
+    either = tmp_path / "either.rq"
+    either.write_text(
+        "# parameters: ?run (IRI or ledger id of a run)\n"
+        "SELECT ?r WHERE { ?r a hg:Run ; hg:ledgerId ?run }\n",
+        encoding="utf-8",
+    )
+    assert run("query", str(either), "--param", "run=sys-a").exit_code == 0
     # An ad hoc query without a header: the name must still be one of its variables.
     adhoc = run("query", "SELECT ?c WHERE { ?c a hg:Claim }", "--param", "claim=claim:cA")
     assert adhoc.exit_code == 2 and "its variables: ?c" in adhoc.output
