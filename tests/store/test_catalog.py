@@ -139,7 +139,8 @@ def _quads(tmp_path: Path) -> int:
 def test_reads_never_evaluate_and_say_when_a_run_is_stale(hg: Hopgate, tmp_path: Path) -> None:
     assert hg("load", str(CEDAR)).exit_code == 0
     # Never evaluated: reads show nothing and say how to evaluate; the gate fails.
-    assert json.loads(hg("verdicts", "--format", "json").output) == []
+    never = hg("verdicts", "--format", "json")
+    assert json.loads(never.stdout) == [] and "`hopgate evaluate` makes one" in never.stderr
     named = hg("verdicts", "--run", "sys-a")
     assert named.exit_code == 2 and "hopgate evaluate" in named.output
     quads = _quads(tmp_path)

@@ -11,6 +11,7 @@ and "Intervals"; the gate: docs/spec/acceptance.md "Release gate".
 from __future__ import annotations
 
 import copy
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -52,6 +53,8 @@ VERDICT_COLUMNS = [
     "missing",
     "verdict",
 ]
+
+log = logging.getLogger("hopgate")
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,8 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
     """The state of each run's latest evaluation (every run, or ``run``); nothing is written.
 
     Raises:
-        NotEvaluatedError: ``run`` is given and has no evaluation, or no run has one.
+        NotEvaluatedError: ``run`` is given and has no evaluation. When no run has
+            one, the ``hopgate`` logger notes it and nothing is returned.
     """
     known = catalog.runs(store)
     if run is not None and run not in known:
@@ -206,12 +210,13 @@ def read_states(store: Store, *, run: str | None = None) -> list[Staleness]:
         )
     evaluated = [state for state in states if state.evaluation is not None]
     if not evaluated:
-        # Nothing to show is not an answer: an empty table read as "no verdicts".
-        raise NotEvaluatedError(
-            f"no run in the store has an evaluation (runs: {', '.join(sorted(known))}); run "
-            "`hopgate evaluate`"
+        # An empty table would read as "no verdicts": said as a note (on the command's
+        # stderr), not an error, since a reader may well ask before the first evaluation.
+        log.warning(
+            f"note: no run in the store has an evaluation (runs: {', '.join(sorted(known))}); "
+            "`hopgate evaluate` makes one"
             if known
-            else "the store holds no run: load a ledger with runs and cases first"
+            else "note: the store holds no run: load a ledger with runs and cases first"
         )
     return evaluated
 
