@@ -139,7 +139,7 @@ def test_a_query_that_does_not_parse_is_located_in_its_own_text(run) -> None:  #
     # The prefixes put before the text made the line 8 for a one-line query.
     run("load", str(EXAMPLES / "cedar.yaml"))
     result = run("query", "SELECT ?s WHERE { ?s a hg:Claim ")
-    assert result.exit_code == 2 and "error at line 1, column 33" in result.output
+    assert result.exit_code == 2 and "error at 1:33" in result.output
 
 
 def test_only_a_load_makes_a_store_and_reads_before_an_evaluation_say_so(  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ import hopgate
 from hopgate.errors import QueryError
 from hopgate.store import BNode, bind_outer, bind_values
 from hopgate.store.dialect import where_groups
-from hopgate.store.terms import from_term, term_ntriples, to_term
+from hopgate.store.terms import from_term, located, term_ntriples, to_term
 
 PARAMS = {"x": hopgate.IRI("https://example.org/a")}
 
@@ -226,3 +226,16 @@ def test_names_that_hold_a_keyword_open_no_group(query: str) -> None:
     name, not a keyword: the query has one WHERE group, where its VALUES block goes."""
     assert len(where_groups(query)) == 1
     assert bind_values(query, {"n": 1}).count("VALUES") == 1
+
+
+def test_a_parse_error_is_located_in_the_text_as_written() -> None:
+    # Oxigraph (embedded and server), Virtuoso and Jena count the PREFIX lines hopgate
+    # puts before the text; the user's line 1 was reported as line 8.
+    prologue = "PREFIX a: <urn:a>\n" * 7
+    for said, meant in (
+        ("error at 8:33: expected one of", "error at 1:33: expected one of"),
+        ("SP030: SPARQL compiler, line 9: syntax error", "SP030: SPARQL compiler, line 2: syntax"),
+        ("Lexical error at Line 8, column 3.", "Lexical error at Line 1, column 3."),
+        ("error at 3:1: in the prologue", "error at 3:1: in the prologue"),
+    ):
+        assert located(said, prologue).startswith(meant[:30]), said

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ from hopgate.store.base import SCRATCH_SUFFIX, DumpFormat, Row, Store, Value, ch
 from hopgate.store.terms import (
     bind_parameters,
     from_term,
+    located,
     refuse_dataset_clause,
     refuse_service,
 )
@@ -35,8 +35,6 @@ def _solutions(result: ox.QuerySolutions) -> Iterator[Row]:
 
 
 _T = TypeVar("_T")
-#: Where Oxigraph says a query or update stops parsing: ``error at LINE:COLUMN``.
-_ERROR_AT = re.compile(r"(?<=error at )(\d+):(\d+)")
 
 
 def _kept(rows: Iterator[_T], holder: object) -> Iterator[_T]:
@@ -179,15 +177,9 @@ class OxigraphStore(Store):
         return self._store.query(query, named_graphs=list(dataset))
 
     def _located(self, error: SyntaxError) -> str:
-        """Oxigraph's parse error, its ``line:column`` counted in the text as given, not
-        after the prefixes put before it (a column may count a parameter bound in)."""
-        lines = self._prologue.count("\n")
-
-        def shifted(match: re.Match[str]) -> str:
-            line = int(match.group(1)) - lines
-            return f"line {line}, column {match.group(2)}" if line > 0 else match.group(0)
-
-        return _ERROR_AT.sub(shifted, str(error), count=1)
+        """Oxigraph's parse error, its line counted in the text as given (a column may
+        count a parameter bound into that line)."""
+        return located(str(error), self._prologue)
 
     def _query(self, query: str, params: Mapping[str, Value] | None) -> object:
         refuse_service(query)

@@ -118,6 +118,25 @@ def parse_value(text: str) -> Value:
     return text
 
 
+#: Where an engine says a query stops parsing: Oxigraph's ``error at LINE:COLUMN`` (its
+#: server's too), Virtuoso's ``SPARQL compiler, line LINE``, Jena's ``Line LINE, column``.
+_PARSE_LINE = re.compile(
+    r"(?<=error at )(\d+)(?=:\d+)|(?<=compiler, line )(\d+)|(?<=Line )(\d+)(?=, column)"
+)
+
+
+def located(message: str, prologue: str) -> str:
+    """An engine's parse error with its line counted in the text the user wrote, not after
+    the ``prologue`` (PREFIX lines) put before it; a line inside the prologue is kept."""
+    lines = prologue.count("\n")
+
+    def shifted(match: re.Match[str]) -> str:
+        line = int(match.group(0)) - lines
+        return str(line) if line > 0 else match.group(0)
+
+    return _PARSE_LINE.sub(shifted, message, count=1)
+
+
 def refuse_dataset_clause(query: str) -> None:
     """Refuse a query naming its own dataset (``FROM``, ``FROM NAMED``).
 

@@ -60,6 +60,7 @@ from hopgate.store.remote.values import (
 from hopgate.store.terms import (
     bind_parameters,
     bind_values,
+    located,
     refuse_dataset_clause,
     refuse_service,
 )
@@ -416,11 +417,15 @@ class RemoteStore(Caches, Reads, Store):
             return empty.query_any(query, params=params)
         form = SPARQLWrapper(self.endpoint)
         form.setQuery(without_comments(self._prologue + query))
-        if form.queryType in ("CONSTRUCT", "DESCRIBE"):
-            return self.construct(query, params=params)
-        if form.queryType == "SELECT":
-            return self._all_rows(self._query_text(query, params))
-        body = self._query(query, params)
+        try:
+            if form.queryType in ("CONSTRUCT", "DESCRIBE"):
+                return self.construct(query, params=params)
+            if form.queryType == "SELECT":
+                return self._all_rows(self._query_text(query, params))
+            body = self._query(query, params)
+        except QueryError as exc:
+            # The server counts the PREFIX lines hopgate puts before the text.
+            raise QueryError(located(str(exc), self._prologue)) from None
         if "boolean" in body:
             return boolean(body["boolean"])
         return rows(body)
