@@ -471,6 +471,15 @@ def test_builtin_bm25_answers_from_citable_text_only() -> None:
     answer = bm25_system(payload)
     assert answer["cites"] == ["a2"] and not answer["abstained"]
     assert bm25_system({**payload, "citable": []})["abstained"] is True
+    # Passages sharing no word with the question are still the first two citable ones:
+    # BM25 ranked none, and the answer was empty and cited nothing (an unsupported claim).
+    unrelated = {
+        "question": "When does the licence renew?",
+        "context": [{"id": "d1", "text": "Zebra quartz."}, {"id": "d2", "text": "Yak plume."}],
+        "citable": ["d1", "d2"],
+    }
+    answer = bm25_system(unrelated)
+    assert answer["cites"] == ["d1", "d2"] and answer["answer"] and not answer["abstained"]
     item = {"question": "qA", "question_text": "Q?", "context": payload["context"], "citable": []}
     assert request(item) == {"question": "Q?", "context": payload["context"], "citable": []}
 

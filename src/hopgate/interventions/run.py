@@ -113,8 +113,12 @@ def bm25_system(payload: dict[str, Any]) -> dict[str, Any]:
     passages = [c for c in payload["context"] if c["id"] in citable and c["text"]]
     if not passages:
         return {"answer": None, "cites": [], "abstained": True}
-    order = rank([p["text"] for p in passages], [payload["question"]], k=min(2, len(passages)))
-    chosen = [passages[i] for i in order[0]]
+    wanted = min(2, len(passages))
+    order = rank([p["text"] for p in passages], [payload["question"]], k=wanted)[0]
+    # BM25 ranks only passages sharing a word with the question: the rest follow in
+    # context order, so that a readable context is always cited, never an empty answer.
+    order = [*order, *(i for i in range(len(passages)) if i not in order)][:wanted]
+    chosen = [passages[i] for i in order]
     return {
         "answer": " ".join(p["text"] for p in chosen),
         "cites": [p["id"] for p in chosen],
