@@ -74,7 +74,7 @@ COUNT_LABELS = {
     "not_found": "not-found claim-cases",
     "not_applicable": "not-applicable claim-cases",
     "appropriate_abstentions": "appropriate abstentions",
-    "escalated": "awaiting adjudication",
+    "escalated": "escalated outputs (waiting for a decision)",
 }
 METRIC_LABELS = {
     "complete_set_recall": "complete-set recall",
