@@ -206,7 +206,8 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
 
     Exit 0 when intact, 1 when a file was altered, a signature fails, a quote
     is false or a constraint is broken (each problem on a FAILED line, then one
-    Error line), 2 when there is no manifest.
+    Error line), 2 when there is no manifest (1 in a signed directory: a
+    manifest gone from beside its proofs is a failure, its signatures still checked).
 
     Example: hopgate verify bundles/ --trust alice.key.pub
     """
