@@ -463,6 +463,31 @@ def test_a_folder_judge_cannot_write_is_an_error_and_the_store_is_unchanged(
         assert sorted(store.graphs()) == graphs
 
 
+def test_a_subject_two_runs_wait_on_counts_once(tmp_path: Path) -> None:
+    """adjudication.md "Awaiting adjudication": each subject counts once; the unscoped
+    queue said "2 awaiting" for gC2, listed under both runs whose outputs it holds back."""
+    from click.testing import CliRunner
+
+    from hopgate.cli import cli
+
+    ledger = disputed()
+    ledger["runs"] += [dict(r, id="sys-b") for r in ledger["runs"] if r["id"] == "sys-a"]
+    twins = json.loads(json.dumps([c for c in ledger["cases"] if c["run"] == "sys-a"]))
+    for case in twins:
+        case["run"] = "sys-b"
+        for output in case.get("outputs", []):
+            output["id"] = output["id"].replace("sys-a/", "sys-b/")
+    ledger["cases"] += twins
+    store = ["--store", str(tmp_path / "store")]
+    runner = CliRunner()
+    assert runner.invoke(cli, [*store, "load", str(write(tmp_path, ledger, "two"))]).exit_code == 0
+    assert runner.invoke(cli, [*store, "evaluate"]).exit_code == 0
+    shown = runner.invoke(cli, [*store, "review", "queue"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.startswith("1 awaiting adjudication (listed under 2 runs)")
+    assert "- sys-a: " in shown.output and "- sys-b: " in shown.output
+
+
 def test_cli_review_and_judge(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -62,7 +62,12 @@ def queue_command(ctx: click.Context, run: str | None, reader: str | None, fmt: 
     if fmt == "json":
         click.echo(json_text([i.as_dict() for i in items]))
         return
-    click.echo(f"{len(items)} awaiting adjudication")
+    # Each subject counts once (adjudication.md "Awaiting adjudication"), though it is
+    # listed under each run whose outputs it holds back.
+    subjects = len({item.subject for item in items})
+    runs = len({item.run for item in items})
+    listed = f" (listed under {runs} runs)" if subjects != len(items) else ""
+    click.echo(f"{subjects} awaiting adjudication{listed}")
     for item in items:
         flags = [f for f, on in (("disagreement", item.disagreement),
                                  ("machine disagreement", item.machine_disagreement),
