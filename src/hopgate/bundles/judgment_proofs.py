@@ -122,7 +122,8 @@ class Signature:
             return f"signed by {who} with a key that is not trusted ({self.key})"
         if self.state == UNCHECKED:
             return f"signed by {who}; no trusted key given (--trust), so the key was not checked"
-        return f"signature does not verify: {self.problem}"
+        problem = str(self.problem).removeprefix("signature does not verify: ")
+        return f"signature does not verify: {problem}"
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form: state, signer, key, problem and the line shown."""
