@@ -236,6 +236,30 @@ def test_agreement_per_judge_and_question(tmp_path: Path) -> None:
             "numerator": 1, "denominator": 1, "value": 1.0})  # fmt: skip
 
 
+def test_agreement_reads_a_set_s_entailment_and_alternatives_as_one_question(
+    tmp_path: Path,
+) -> None:
+    """The final in force on a set is the one recorded last of its entailment and
+    alternatives judgments (adjudication.md "Recording"): agreement compared a machine's
+    alternatives with a final alternatives a later final entailment had replaced, and left
+    a machine's alternatives settled only by an entailment out of every denominator."""
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, with_k2(), "base"))
+        hopgate.load(store, write(tmp_path, only_judgments(
+            machine("a-gC2", "gC2", "alternatives", "insufficient", by="judge-a/1"),
+        ), "machine"))  # fmt: skip
+        hopgate.load(store, write(tmp_path, only_judgments(
+            judgment("f-alt", "gC2", "alternatives", "insufficient", final=True, by="adj"),
+        ), "first"))  # fmt: skip
+        hopgate.load(store, write(tmp_path, only_judgments(
+            judgment("f-ent", "gC2", "entailment", "sufficient", final=True, by="adj"),
+        ), "second"))  # fmt: skip
+        [found] = agreement.agreement(store)
+        [compared] = found.comparisons
+        assert (compared.final_judgment, compared.final_decision) == ("f-ent", "sufficient")
+        assert (found.agreed, found.judged) == (0, 1)
+
+
 # ---- the judge command -------------------------------------------------------------
 
 
