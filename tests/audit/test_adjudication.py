@@ -516,6 +516,9 @@ def test_cli_review_and_judge(tmp_path: Path) -> None:
     for args, phrase in (
         (["nope", "--question", "entailment", "--decision", "sufficient"], "unknown subject"),
         (["k1", "--question", "entailment", "--decision", "sufficient"], "judges an evidence set"),
+        # A record of another kind is named as what it is, not as unknown.
+        (["gC2", "--question", "contradiction", "--decision", "material"],
+         "'gC2' is an evidence set: expected question 'contradiction' judges a contradiction"),
         (["gC2", "--question", "alternatives", "--decision", "sufficient", "--settles", "j1"],
          "only a final judgment"),
         (["gC2", "--question", "alternatives", "--decision", "sufficient", "--final",

@@ -354,7 +354,7 @@ def _staleness(
             run,
             True,
             f"{len(relevant)} load(s) since its latest evaluation change what it depends on "
-            f"(first: {relevant[0]})",
+            f"(one of them: {relevant[0]})",
             found,
             inputs,
             loads,

@@ -131,7 +131,18 @@ def judged(ctx: Context, record: Record, subject: str, question: str | None = No
             expected = "an evidence set, output or contradiction id"
         else:
             expected = f"question {question!r} judges {judgments.QUESTIONS[question].subject_words}"
-        ctx.fail(f"unknown subject {subject!r}: expected {expected}", record, "subject")
+        # A record of a kind the question does not judge is named as what it is.
+        others = {k for q in judgments.QUESTIONS.values() for k in q.subjects} - set(kinds)
+        held = [
+            ("an " if kind[0] in "aeiou" else "a ") + kind.replace("_", " ")
+            for kind in sorted(others)
+            if subject in ctx.index.ids[kind]
+            or ctx.stored.is_a(ids.mint(ID_KINDS[kind][0], subject), ID_KINDS[kind][1])
+        ]
+        what = (
+            f"{subject!r} is {' and '.join(held)}" if held else f"unknown subject {subject!r}"
+        )
+        ctx.fail(f"{what}: expected {expected}", record, "subject")
     if len(found) > 1:
         ctx.fail(
             f"subject {subject!r} names more than one of "
