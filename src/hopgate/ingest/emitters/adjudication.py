@@ -139,9 +139,7 @@ def judged(ctx: Context, record: Record, subject: str, question: str | None = No
             if subject in ctx.index.ids[kind]
             or ctx.stored.is_a(ids.mint(ID_KINDS[kind][0], subject), ID_KINDS[kind][1])
         ]
-        what = (
-            f"{subject!r} is {' and '.join(held)}" if held else f"unknown subject {subject!r}"
-        )
+        what = f"{subject!r} is {' and '.join(held)}" if held else f"unknown subject {subject!r}"
         ctx.fail(f"{what}: expected {expected}", record, "subject")
     if len(found) > 1:
         ctx.fail(
