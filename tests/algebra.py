@@ -9,16 +9,12 @@ from rdflib import paths
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import URIRef
 
+from hopgate.library.projection import algebra_nodes
+
 
 def mappings(node: Any) -> Iterator[Any]:
-    """Every CompValue and dict anywhere in rdflib's algebra."""
-    if isinstance(node, CompValue | dict):
-        yield node
-        for value in node.values():
-            yield from mappings(value)
-    elif isinstance(node, list | tuple):
-        for value in node:
-            yield from mappings(value)
+    """Every CompValue and dict anywhere in rdflib's algebra (the library's own walk)."""
+    return algebra_nodes(node)
 
 
 def patterns(node: Any, found: list[tuple[Any, Any]]) -> None:

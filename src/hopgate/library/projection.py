@@ -18,7 +18,7 @@ that this superset covers them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hopgate.vocab import PREFIXES, RDF_TYPE, sparql_prologue
@@ -104,7 +104,6 @@ def query_projection(text: str) -> Projection | None:
     # rdflib is imported here: its parser is needed by this function only.
     from rdflib import paths
     from rdflib.plugins.sparql import prepareQuery
-    from rdflib.plugins.sparql.parserutils import CompValue
     from rdflib.term import URIRef
 
     try:
@@ -113,15 +112,6 @@ def query_projection(text: str) -> Projection | None:
         return None
     if getattr(algebra, "name", "") == "DescribeQuery":
         return None
-
-    def mappings(node: object) -> Iterable[CompValue | dict[str, object]]:
-        if isinstance(node, CompValue | dict):
-            yield node
-            for value in node.values():
-                yield from mappings(value)
-        elif isinstance(node, list | tuple):
-            for value in node:
-                yield from mappings(value)
 
     def iris(predicate: object) -> set[str] | None:
         if isinstance(predicate, URIRef):
@@ -142,7 +132,7 @@ def query_projection(text: str) -> Projection | None:
 
     predicates: set[str] = {RDF_TYPE}
     classes: set[str] = set()
-    for mapping in mappings(algebra):
+    for mapping in algebra_nodes(algebra):
         triples = mapping.get("triples")
         if not isinstance(triples, list):
             continue
@@ -159,3 +149,14 @@ def query_projection(text: str) -> Projection | None:
                 classes.add(str(triple[2]))
             predicates |= found
     return Projection(frozenset(predicates), frozenset(classes))
+
+
+def algebra_nodes(node: object) -> Iterator[dict[str, object]]:
+    """Every mapping anywhere in rdflib's SPARQL algebra (its CompValues are dicts)."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from algebra_nodes(value)
+    elif isinstance(node, list | tuple):
+        for value in node:
+            yield from algebra_nodes(value)
