@@ -576,9 +576,16 @@ def test_a_final_judgment_makes_only_the_dependent_runs_stale(tmp_path: Path) ->
         assert not staleness(store, "sys-a").stale  # no claim of sys-a
         initial = only_judgments(judgment("ji", "gC2", "alternatives", "sufficient"))
         hopgate.load(store, write(tmp_path, initial, "initial"))
-        # An initial judgment is an input too (it changes the queue, not a verdict).
-        assert staleness(store, "sys-a").stale
-        evaluated(store, "sys-a")
+        # An initial judgment changes the queue, not a card (adjudication.md "Recording"):
+        # the run stays current, and the release gate with it; its recorded queue does not.
+        state = staleness(store, "sys-a")
+        assert not state.stale and state.queue_since
+        assert not hopgate.gate(store, run="sys-a").stale
+        minimal = only_judgments(
+            judgment("jm", "gC2", "minimality", "minimal", final=True, by="adj")
+        )
+        hopgate.load(store, write(tmp_path, minimal, "minimal"))
+        assert not staleness(store, "sys-a").stale  # minimality changes nothing scored
         final = only_judgments(judgment("jf", "gC2", "alternatives", "sufficient", final=True))
         hopgate.load(store, write(tmp_path, final, "final"))
         state = staleness(store, "sys-a")

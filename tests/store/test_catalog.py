@@ -81,7 +81,7 @@ def test_a_run_whose_load_is_gone_is_stale(store: hopgate.OxigraphStore) -> None
     loaded = hopgate.load(store, CEDAR)
     evaluate(store)
     more = hopgate.load(store, MORE_FOR_A)
-    assert catalog.new_inputs(store, "sys-a", [more.graph]) == [more.graph]
+    assert catalog.new_inputs(store, "sys-a", [more.graph]) == {more.graph: True}
     # The load's catalog entry is what publishes it: without it, the load is gone.
     store.update(
         "DELETE { GRAPH ?c { ?g prov:wasGeneratedBy ?a } } WHERE { GRAPH ?c { ?g prov:wasGeneratedBy ?a } }",

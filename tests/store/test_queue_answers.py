@@ -129,7 +129,9 @@ def test_a_load_of_other_runs_leaves_the_record_in_use(
 
 
 def test_a_later_judgment_is_never_hidden_by_an_earlier_record(tmp_path: Path) -> None:
-    """Each judgment is a load that makes the run stale: the query is asked again."""
+    """Each judgment is a load that makes the queue the evaluation recorded out of date
+    (an initial one leaves its verdicts current, a final one makes it stale): the query
+    is asked again."""
     keep = tmp_path / "judgments"
     with hopgate.open_store(tmp_path / "store") as store:
         hopgate.load(store, _disputed(tmp_path))
@@ -141,7 +143,10 @@ def test_a_later_judgment_is_never_hidden_by_an_earlier_record(tmp_path: Path) -
             )  # fmt: skip
         assert _recorded_for(store, "sys-a") is None
         assert _queue(store)[0] == ("gC2", "alternatives", True)
-        hopgate.api.evaluate(store)
+        # Initial judgments change no card: the run is current, and evaluated again only
+        # when forced, which records the queue with them.
+        assert not catalog.staleness(store, "sys-a").stale
+        hopgate.api.evaluate(store, force=True)
         assert _recorded_for(store, "sys-a") is not None
         assert _queue(store)[0] == ("gC2", "alternatives", True)
         adjudication.judge(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 
@@ -56,6 +56,9 @@ class Staleness:
     #: verdicts and inputs stand, its intervention outcomes do not (a new plan may still
     #: be made from it).
     by_plan: bool = False
+    #: Loads published since the evaluation that change only the run's review queue (a
+    #: judgment that changes no card): its verdicts stand, its recorded queue does not.
+    queue_since: tuple[str, ...] = ()
 
 
 def runs(store: Store) -> list[str]:
@@ -257,15 +260,22 @@ def _outsiders(holding: list[Row], walked: set[str], bundles: set[str]) -> list[
     )
 
 
-def new_inputs(store: Store, run: str, graphs: list[str]) -> list[str]:
-    """Which of ``graphs`` (published after ``run``'s latest evaluation) it depends on.
+def new_inputs(store: Store, run: str, graphs: list[str]) -> dict[str, bool]:
+    """Which of ``graphs`` (published after ``run``'s latest evaluation) it depends on, each
+    with whether it can change a card (else only the run's review queue: initial and
+    machine judgments, final minimality judgments).
 
     queries/run-new-inputs.rq, one graph at a time: its cost follows the new
     graphs, not the store.
     """
     text = library_query("run-new-inputs").text
     run_iri = IRI(ids.mint("run", run))
-    return [g for g in graphs if store.select(text, params={"run": run_iri, "g": IRI(g)})]
+    found: dict[str, bool] = {}
+    for graph in graphs:
+        rows = store.select(text, params={"run": run_iri, "g": IRI(graph)})
+        if rows:
+            found[graph] = any(row["cards"] is True for row in rows)
+    return found
 
 
 def staleness(store: Store, run: str) -> Staleness:
@@ -347,8 +357,9 @@ def _staleness(
         # of a team's history, bench/README.md "5 December, morning".)
         return _plan_staleness(run, found, found.used, loads, planned)
     newer = sorted(present - set(found.used))
-    relevant = new_inputs(store, run, newer) if newer else []
-    inputs = tuple(sorted({*found.used, *relevant}))
+    asked = new_inputs(store, run, newer) if newer else {}
+    relevant = [graph for graph, cards in asked.items() if cards]
+    inputs = tuple(sorted({*found.used, *asked}))
     if relevant:
         return Staleness(
             run,
@@ -359,7 +370,10 @@ def _staleness(
             inputs,
             loads,
         )
-    return _plan_staleness(run, found, inputs, loads, planned)
+    state = _plan_staleness(run, found, inputs, loads, planned)
+    # Judgments that change no card leave the evaluation current; the queue it recorded
+    # no longer holds them, so reads ask the queue instead (hopgate.store.queue_answers).
+    return replace(state, queue_since=tuple(sorted(asked))) if asked else state
 
 
 def _plan_staleness(

@@ -15,7 +15,10 @@ rows over every published record:
   written in the graph of the ledger that first stated it, which the walk
   finds, so every such fact is in a load the evaluation used;
 - a load published since that holds any of them makes the evaluation stale,
-  and so does a load it used being gone;
+  and so does a load it used being gone; one that holds only judgments that
+  change no card (initial and machine judgments, final minimality ones)
+  leaves it current but its recorded queue behind (``queue_since``), and the
+  queue is then asked;
 - a plan graph holds none of them: its planned variants use none of the
   queue's predicates, and its one ``prov:wasGeneratedBy`` names its planning
   activity, which is no run's case.
@@ -66,7 +69,7 @@ def _asked(store: Store, graphs: list[str], params: dict[str, Value] | None = No
 def recorded(store: Store, state: catalog.Staleness) -> list[Row] | None:
     """The queue's rows for ``state``'s run as its latest evaluation recorded them, when
     that evaluation is current and they were recorded (and verify); else None."""
-    if state.stale or state.evaluation is None:
+    if state.stale or state.evaluation is None or state.queue_since:
         return None
     found = answers.read(store, state.evaluation.bundle)
     if found is None:
