@@ -193,7 +193,7 @@ def baseline(
         spans=len(span_ids),
         ledger=str(output) if output else "(temporary)",
         load=loaded,
-        members=sum(row["member"] is True for row in spans),
+        members=sum(row["member"] in (True, 1) for row in spans),  # Virtuoso: 1 and 0
     )
 
 

@@ -274,7 +274,8 @@ def new_inputs(store: Store, run: str, graphs: list[str]) -> dict[str, bool]:
     for graph in graphs:
         rows = store.select(text, params={"run": run_iri, "g": IRI(graph)})
         if rows:
-            found[graph] = any(row["cards"] is True for row in rows)
+            # A boolean as the server types it: Virtuoso answers 1 and 0.
+            found[graph] = any(row["cards"] in (True, 1) for row in rows)
     return found
 
 
