@@ -27,6 +27,7 @@ from hopgate.ingest.adapters.common import write_ledger
 from hopgate.library.artefacts import library_query
 from hopgate.scratch import folder as scratch_folder
 from hopgate.store import IRI, Store
+from hopgate.store.terms import flag
 
 if TYPE_CHECKING:
     from hopgate.ingest.loader import LoadResult
@@ -193,7 +194,7 @@ def baseline(
         spans=len(span_ids),
         ledger=str(output) if output else "(temporary)",
         load=loaded,
-        members=sum(row["member"] in (True, 1) for row in spans),  # Virtuoso: 1 and 0
+        members=sum(flag(row["member"]) for row in spans),
     )
 
 

@@ -19,6 +19,7 @@ from hopgate import ids
 from hopgate.library.artefacts import library_query
 from hopgate.store.base import IRI, Row, Store
 from hopgate.store.dialect import without_comments
+from hopgate.store.terms import flag
 from hopgate.vocab import CATALOG_GRAPH, HG, PROV
 
 
@@ -274,8 +275,7 @@ def new_inputs(store: Store, run: str, graphs: list[str]) -> dict[str, bool]:
     for graph in graphs:
         rows = store.select(text, params={"run": run_iri, "g": IRI(graph)})
         if rows:
-            # A boolean as the server types it: Virtuoso answers 1 and 0.
-            found[graph] = any(row["cards"] in (True, 1) for row in rows)
+            found[graph] = any(flag(row["cards"]) for row in rows)
     return found
 
 

@@ -51,7 +51,7 @@ from hopgate.library.reader_rule import TEXTS_OF_NODES, TEXTS_QUERY, VIEW_QUERY
 from hopgate.library.steps import reader_projection
 from hopgate.store import snapshots
 from hopgate.store.base import IRI, Row, Store
-from hopgate.store.terms import term_ntriples
+from hopgate.store.terms import flag, term_ntriples
 from hopgate.vocab import CATALOG_GRAPH, HG, RDF_TYPE, sparql_prologue
 
 log = logging.getLogger(__name__)
@@ -149,12 +149,6 @@ def _published(store: Store) -> list[str]:
     return sorted({CATALOG_GRAPH, *(str(row["g"]) for row in rows)})
 
 
-def _flag(value: object) -> bool:
-    """VIEW_QUERY's ``?text``, a boolean expression: ``true``, or ``1`` where a server
-    types it as a number (Virtuoso 7.2.5 does: docs/servers.md)."""
-    return value is True or (type(value) is int and value == 1)
-
-
 #: Nodes per texts lookup: Virtuoso 7.2.5 refuses a VALUES block of about 4,000
 #: nodes ("the length of generated SQL text has exceeded 10000 lines").
 _LOOKUP_CHUNK = 1000
@@ -181,7 +175,7 @@ def withheld_texts(store: Store, reader: str, rows: list[Row]) -> list[str]:
     ``rows`` (VIEW_QUERY's, for that reader) mark ``?text``, looked up on ``store``
     by node (asked by the rule's texts query when a node is a blank node, which
     VALUES cannot name)."""
-    nodes = [row for row in rows if _flag(row["text"])]
+    nodes = [row for row in rows if flag(row["text"])]
     if not nodes:
         return []
     if all(isinstance(row["node"], IRI) for row in nodes):
@@ -405,7 +399,7 @@ def _answers(
         if not all(isinstance(row["node"], IRI) for row in rows):
             return None
         answers[reader] = sorted(
-            (str(r["node"]), str(r["class"]), _flag(r["text"]))
+            (str(r["node"]), str(r["class"]), flag(r["text"]))
             for r in rows
             if only is None or str(r["node"]) in only
         )

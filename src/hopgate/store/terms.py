@@ -118,6 +118,12 @@ def parse_value(text: str) -> Value:
     return text
 
 
+def flag(value: object) -> bool:
+    """A boolean a query computed, as a server types it: ``true``, or ``1`` where it types
+    it as a number (Virtuoso 7.2.5 does: docs/servers.md)."""
+    return value is True or (type(value) is int and value == 1)
+
+
 #: Where an engine says a query stops parsing: Oxigraph's ``error at LINE:COLUMN`` (its
 #: server's too), Virtuoso's ``SPARQL compiler, line LINE``, Jena's ``Line LINE, column``.
 _PARSE_LINE = re.compile(
