@@ -75,21 +75,13 @@ def _parenthesised(text: str, start: int) -> str:
 def header_parameters(text: str) -> dict[str, str] | None:
     """The parameters declared by the ``# parameters:`` header of a query's text (a
     library query's, or an auditor's file written the same way); None without one."""
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            return None
-        match = _HEADER.match(line)
-        if match and match.group(1) == "parameters":
-            return declared_parameters(match.group(2))
-    return None
+    found = _header_fields(text).get("parameters")
+    return None if found is None else declared_parameters(found)
 
 
-def parse_query(text: str, *, name: str) -> LibraryQuery:
-    """Read a query file's header (``# id:``, ``# description:``, ...) and keep its text.
-
-    Continuation lines of a header field start with ``#`` and two spaces. A
-    ``.ru`` file is a SPARQL 1.1 Update (``update`` is set).
-    """
+def _header_fields(text: str) -> dict[str, str]:
+    """A query text's header fields (``# id:``, ``# description:``, ...): the comment
+    lines it opens with; a continuation line starts with ``#`` and two spaces."""
     fields: dict[str, str] = {}
     current: str | None = None
     for line in text.splitlines():
@@ -101,6 +93,16 @@ def parse_query(text: str, *, name: str) -> LibraryQuery:
             fields[current] = match.group(2).strip()
         elif current and line.startswith("#  "):
             fields[current] += " " + line[1:].strip()
+    return fields
+
+
+def parse_query(text: str, *, name: str) -> LibraryQuery:
+    """Read a query file's header (``# id:``, ``# description:``, ...) and keep its text.
+
+    Continuation lines of a header field start with ``#`` and two spaces. A
+    ``.ru`` file is a SPARQL 1.1 Update (``update`` is set).
+    """
+    fields = _header_fields(text)
     missing = [key for key in ("id", "description", "parameters", "returns") if key not in fields]
     if missing:
         raise QueryError(f"{name}: the query header lacks {', '.join(missing)}")
