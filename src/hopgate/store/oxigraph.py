@@ -440,19 +440,21 @@ class OxigraphStore(Store):
         return self.path
 
     def _copy_graph(self, copy: OxigraphStore, graph: str, projection: Projection | None) -> None:
+        for quads in self._projected(graph, projection):
+            copy._store.bulk_extend(quads)
+
+    def _projected(self, graph: str, projection: Projection | None) -> Iterator[Iterator[ox.Quad]]:
+        """The quads of ``graph`` that ``projection`` keeps (all without one), a pattern's
+        quads at a time."""
         node = ox.NamedNode(graph)
         if projection is None:
-            copy._store.bulk_extend(self._store.quads_for_pattern(None, None, None, node))
+            yield self._store.quads_for_pattern(None, None, None, node)
             return
         for predicate in sorted(projection.predicates - {RDF_TYPE}):
-            copy._store.bulk_extend(
-                self._store.quads_for_pattern(None, ox.NamedNode(predicate), None, node)
-            )
+            yield self._store.quads_for_pattern(None, ox.NamedNode(predicate), None, node)
         rdf_type = ox.NamedNode(RDF_TYPE)
         for cls in sorted(projection.classes):
-            copy._store.bulk_extend(
-                self._store.quads_for_pattern(None, rdf_type, ox.NamedNode(cls), node)
-            )
+            yield self._store.quads_for_pattern(None, rdf_type, ox.NamedNode(cls), node)
 
     def load_nquads_lenient(self, path: Path) -> None:
         """Bulk-add an N-Quads file hopgate wrote from terms a store accepted (no IRI checks)."""
@@ -543,19 +545,9 @@ def changed_copy(
 
     copy = OxigraphStore(None)
     if isinstance(store, OxigraphStore):
-        engine = store._store
-        for graph in map(ox.NamedNode, store.graphs()):
-            if projection is None:
-                copy._store.bulk_extend(changed(engine.quads_for_pattern(None, None, None, graph)))
-                continue
-            for predicate in sorted(projection.predicates - {RDF_TYPE}):
-                found = engine.quads_for_pattern(None, ox.NamedNode(predicate), None, graph)
-                copy._store.bulk_extend(changed(found))
-            for cls in sorted(projection.classes):
-                found = engine.quads_for_pattern(
-                    None, ox.NamedNode(RDF_TYPE), ox.NamedNode(cls), graph
-                )
-                copy._store.bulk_extend(found)
+        for graph in store.graphs():
+            for quads in store._projected(graph, projection):
+                copy._store.bulk_extend(changed(quads))
         return copy
     buffer = io.BytesIO()
     store.dump(buffer, format="nquads")
