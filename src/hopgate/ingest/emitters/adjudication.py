@@ -120,12 +120,13 @@ def judged(ctx: Context, record: Record, subject: str, question: str | None = No
         if question is None
         else judgments.QUESTIONS[question].subjects
     )
-    found = []
-    for kind in kinds:
+
+    def holds(kind: str) -> bool:
+        # A record of this kind in the ledger being loaded, or in the store already.
         iri_kind, cls = ID_KINDS[kind]
-        node = ids.mint(iri_kind, subject)
-        if subject in ctx.index.ids[kind] or ctx.stored.is_a(node, cls):
-            found.append(node)
+        return subject in ctx.index.ids[kind] or ctx.stored.is_a(ids.mint(iri_kind, subject), cls)
+
+    found = [ids.mint(ID_KINDS[kind][0], subject) for kind in kinds if holds(kind)]
     if not found:
         if question is None:
             expected = "an evidence set, output or contradiction id"
@@ -136,8 +137,7 @@ def judged(ctx: Context, record: Record, subject: str, question: str | None = No
         held = [
             ("an " if kind[0] in "aeiou" else "a ") + kind.replace("_", " ")
             for kind in sorted(others)
-            if subject in ctx.index.ids[kind]
-            or ctx.stored.is_a(ids.mint(ID_KINDS[kind][0], subject), ID_KINDS[kind][1])
+            if holds(kind)
         ]
         what = f"{subject!r} is {' and '.join(held)}" if held else f"unknown subject {subject!r}"
         ctx.fail(f"{what}: expected {expected}", record, "subject")
