@@ -39,7 +39,7 @@ from rdflib.namespace import RDF, RDFS, SH
 from rdflib.parser import PythonInputSource
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from hopgate.errors import IllFormedShape, InputRefused, ShaclError, UnsupportedShape
+from hopgate.errors import IllFormedShape, InputRefused, QueryError, ShaclError, UnsupportedShape
 from hopgate.inputs import (
     MAX_DEPTH,
     MAX_DOCUMENT_BYTES,
@@ -336,7 +336,12 @@ def _in_store(data: rdflib.Graph, shapes: rdflib.Graph) -> ShaclReport:
         except ValueError as exc:
             # rdflib accepts terms Oxigraph rejects (an IRI with a space, a tag "en_US").
             raise UnsupportedShape(f"the data holds a term the store rejects: {exc}") from None
-        report = run_checks(store, checks, shapes, union=False)
+        try:
+            report = run_checks(store, checks, shapes, union=False)
+        except QueryError as exc:
+            # A shape's own SPARQL (sh:select) holding a term rdflib read and the store's
+            # parser rejects (`<[https://example.org/p>`): the same case as above.
+            raise UnsupportedShape(f"the store cannot run a compiled check: {exc}") from None
     finally:
         store.close()
     return _report(report, engine="store", fallback=None)
