@@ -32,6 +32,7 @@ import csv
 import dataclasses
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -39,7 +40,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import required
+from conftest import CI, required
 from hostile_data import MARKERS, Hostile, hostile_ledgers, ledger_of
 from hypothesis import HealthCheck, Phase, given, settings
 from markdown_it import MarkdownIt
@@ -260,6 +261,8 @@ def check_pictures(store: Any, report: Report) -> None:
         scope = resolve_scope(store, card=card.row.output)
         dot = card_dot(store, scope)
         assert_terminal(dot)
+        if shutil.which("dot") is None and not CI:
+            continue  # graphviz is not installed: the DOT source is all there is to check
         svg = draw(dot, "svg").decode("utf-8")
         assert escaping.html_picture(svg[svg.index("<svg") :]) is not None, svg
         assert "<script" not in svg

@@ -15,7 +15,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
-from conftest import CEDAR, shared_data
+from conftest import CEDAR, required, shared_data
 
 import hopgate
 from hopgate.bundles.export import FORMATS, export_bundle, write_export
@@ -641,6 +641,8 @@ def test_the_manifest_cannot_list_a_version_no_signed_file_states(
 
 def test_a_card_picture_beside_signed_files_is_signed_too(tmp_path: Path) -> None:
     """Issue 25 4(d): sign signs the picture's bytes; verify then holds it to them."""
+    if shutil.which("dot") is None:
+        required("graphviz's dot is not installed (Debian: apt-get install graphviz)")
     runner = CliRunner()
     store, out, key = tmp_path / "store", tmp_path / "out", tmp_path / "k.key"
     assert runner.invoke(cli, ["--store", str(store), "load", str(CEDAR)]).exit_code == 0
