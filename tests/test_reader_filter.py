@@ -461,6 +461,46 @@ def test_a_withheld_text_escaped_inside_an_x_field_is_withheld(tmp_path: Path) -
     assert "zqquoted5512" in CliRunner().invoke(cli, ["--store", store, *seen], obj={}).output
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "https://intranet.example/search?q=wrote%20zqquoted5512%20heron",
+        "https://intranet.example/search?q=wrote+zqquoted5512+heron",
+        "https://intranet.example/search?q=wrote%2520zqquoted5512%2520heron",
+        "https://intranet.example/#wrote&#32;zqquoted5512&#x20;heron",
+    ],
+    ids=["percent", "plus", "percent twice", "html references"],
+)
+def test_a_withheld_text_encoded_inside_an_address_is_withheld(
+    tmp_path: Path, address: str
+) -> None:
+    """A source's address holding a withheld quote percent-encoded (a search page's
+    query) or as HTML character references was shown whole: the filter compared the
+    encoded form (found by a user trial, 7 December)."""
+    ledger = _ledger()
+    quoted = "wrote zqquoted5512 heron"
+    ledger["versions"][0]["text"] += f" He {quoted}."
+    ledger["spans"].append(
+        {"id": "n2", "version": "reg@1", "quote": quoted, "readers": ["analyst"]}
+    )
+    ledger["sources"][0]["address"] = address
+    path = write(tmp_path / "x", ledger, "yaml")
+    store = str(tmp_path / "store")
+    for args in (["load", str(path)], ["evaluate"]):
+        assert CliRunner().invoke(cli, ["--store", store, *args], obj={}).exit_code == 0
+    outputs = [
+        ["export", "--run", "r"],
+        ["query", "SELECT ?a WHERE { ?s hg:address ?a }", "--reader", "public"],
+        ["report", "--run", "r", "--format", "json"],
+    ]
+    for args in outputs:
+        result = CliRunner().invoke(cli, ["--store", store, *args], obj={})
+        assert result.exit_code == 0, result.output
+        assert "zqquoted5512" not in result.output, args
+    seen = ["query", "SELECT ?a WHERE { ?s hg:address ?a }", "--reader", "analyst"]
+    assert "zqquoted5512" in CliRunner().invoke(cli, ["--store", store, *seen], obj={}).output
+
+
 def test_an_unknown_reader_is_an_error_naming_the_readers(folder: Path) -> None:
     for args in (["verdicts"], ["metrics"], ["review", "queue"], ["query", "ASK {}"]):
         result = CliRunner().invoke(

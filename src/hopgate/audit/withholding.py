@@ -16,10 +16,12 @@ names) are names, not texts (:data:`NAMES`), and stay as written.
 from __future__ import annotations
 
 import functools
+import html
 import operator
 import re
 import sys
 import unicodedata
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -289,6 +291,19 @@ def _unescape(lexical: str) -> str:
     return _ECHAR.sub(one, lexical) if "\\" in lexical else lexical
 
 
+def _decoded(text: str) -> str:
+    """``text`` with one level of each escape a text can hide another in read through:
+    backslash escapes (JSON, N-Triples), percent-encoding (an address's path or query,
+    ``+`` for a space) and HTML character references."""
+    if "\\" in text:
+        text = _unescape(text)
+    if "%" in text or "+" in text:
+        text = urllib.parse.unquote_plus(text)
+    if "&" in text:
+        text = html.unescape(text)
+    return text
+
+
 def ntriples_literal(line: bytes) -> tuple[int, int, str, str | None] | None:
     """The object literal of one N-Triples / N-Quads line: where its quoted form starts
     and ends in ``line``, its lexical form and its datatype (None: a string or a
@@ -420,18 +435,17 @@ class Withholding:
         if any(grams.found_in(found) for grams in self._index):
             return True
         # A text escaped inside another (an ``x-`` field's JSON: a quote's ``"`` and line
-        # ends become ``\"`` and ``\n``) repeats it once unescaped, level by level.
+        # ends become ``\"`` and ``\n``; a search address's query: ``%20``; an HTML
+        # fragment: ``&#32;``) repeats it once unescaped, level by level.
         for _ in range(_ESCAPE_LEVELS):
-            if "\\" not in text:
-                return False
-            unescaped = _unescape(text)
+            unescaped = _decoded(text)
             if unescaped == text:
                 return False
             text = unescaped
             found = normalize(text)
             if any(grams.found_in(found) for grams in self._index):
                 return True
-        return "\\" in text and _unescape(text) != text
+        return _decoded(text) != text
 
     def withholds_literal(self, lexical: str, datatype: str | None) -> bool:
         """True when a literal is text that :meth:`withholds`: a number, boolean or time
