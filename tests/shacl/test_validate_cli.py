@@ -177,3 +177,48 @@ def test_end_to_end_subprocess(evaluated: Path, tmp_path: Path) -> None:
     )
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["violations"] == 4
+
+
+#: A consequential claim whose only set's member is a locator span of a version that
+#: withholds its text and declares no digest; the output cites another span of that
+#: version with the same locator (docs/spec/acceptance.md "Coverage", ledger.md
+#: "Withheld text"): the card accepts, the gate passes.
+LOCATOR_LEDGER = """\
+ledger: 1
+evaluations: [{id: e, reader: r, observation_cutoff: 2026-06-01}]
+readers: [{id: r}]
+sources: [{id: s, address: "https://e/s"}]
+versions: [{id: v, source: s, observed_at: 2026-01-01}]
+spans:
+  - {id: a, version: v, locator: "line 3"}
+  - {id: b, version: v, locator: "line 3"}
+claims: [{id: c, text: C, consequential: true}]
+questions: [{id: q, text: Q, claims: [c]}]
+evidence_sets:
+  - {id: g, claim: c, members: [a], inference: i, status: adjudicated,
+     annotation: {version: 1, by: x, at: 2026-02-01}}
+runs: [{id: run, evaluation: e, system: s}]
+cases: [{run: run, question: q, retrieved: [b], outputs: [{id: o, claim: c, correct: true, cites: [b]}]}]
+"""
+
+
+@pytest.mark.parametrize("engine", ["store", "pyshacl"])
+def test_the_shapes_accept_what_the_gate_accepts_by_locator_without_a_digest(
+    tmp_path: Path, engine: str
+) -> None:
+    """The card shapes covered a member only by offsets and required a digest of every
+    cited version: an accepted card citing by locator a withheld version without one (every
+    evaluated FEVER import) was a Violation that the evaluation and the gate do not see
+    (found by a user trial)."""
+    ledger = tmp_path / "locator.yaml"
+    ledger.write_text(LOCATOR_LEDGER, encoding="utf-8")
+    store = tmp_path / "store"
+    runner = CliRunner()
+    for args in (["load", str(ledger)], ["evaluate"], ["gate", "--run", "run"]):
+        result = runner.invoke(cli, ["--store", str(store), *args], obj={})
+        assert result.exit_code == 0, result.output
+    code, output = _run(store, "--engine", engine)
+    assert code == 0, output
+    # The missing digest is the documented warning, on the version.
+    assert "withheld version digest" in output
+    assert _run(store, "--engine", engine, "--strict")[0] == 1
