@@ -375,6 +375,11 @@ def test_the_command_and_the_report_disclose_the_policy(tmp_path: Path) -> None:
         failed.output
     )
     assert "route authority is secondary" in failed.output
+    # The one weighed output is accepted: the policy fails it, its verdict stands, and the
+    # counts say so (they said "1 of 1 not accepted" and "0 of 1 accepted": user trial).
+    assert "1 of 1 consequential output claim(s) do not pass: 0 not accepted, 1 accepted " in (
+        failed.output
+    )
     report = runner.invoke(
         cli,
         ["--store", store, "report", "--run", "sys-a", "--format", "md"]
@@ -382,6 +387,10 @@ def test_the_command_and_the_report_disclose_the_policy(tmp_path: Path) -> None:
     )
     assert report.exit_code == 0, report.output
     assert "Authority policy: an accepted output passes only" in report.output
+    assert (
+        "**Release decision: FAIL**: 1 of 1 consequential output claim(s) accepted, 1 of them "
+        "below the required authority (primary)." in report.output
+    )
     assert "Route authority: secondary (the weakest member's, of route g2" in report.output
     table = runner.invoke(cli, ["--store", store, "verdicts", "--run", "sys-a"])
     assert "route_authority" in table.output and "secondary" in table.output

@@ -881,11 +881,7 @@ def gate(
         failing = sorted(cards, key=lambda r: (r.question, r.output))
         passed = bool(weighed) and not blocking and not state.stale
         said = explain(reads, failing) if explain and not (passed or state.stale) else {}
-    below = sorted(
-        ids.ledger_id(str(row["output"]))
-        for row in weighed
-        if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
-    )
+    below = below_authority(weighed)
     return GateResult(
         run,
         passed,
@@ -897,6 +893,17 @@ def gate(
         policy=consequential,
         require_authority=require_authority,
         below_authority=below,
+    )
+
+
+def below_authority(weighed: list[Row]) -> list[str]:
+    """The outputs of the gate's rows (:func:`gate_rows`) whose verdict is accept but that
+    fail the required authority (``?authorityMet`` false), by ledger id: accepted, yet
+    not passing (docs/spec/acceptance.md "Release gate": a policy, never a verdict)."""
+    return sorted(
+        ids.ledger_id(str(row["output"]))
+        for row in weighed
+        if not row["authorityMet"] and str(row["verdict"]) == f"{HG}Accept"
     )
 
 

@@ -262,9 +262,15 @@ def gate(
     if result.passed:
         click.echo(f"run {shown}: gate passed: all {result.weighed} {outputs} accepted")
         return
+    below = len(result.below_authority)
     click.echo(
         f"run {shown}: gate FAILED: {len(result.failing)} of {result.weighed} {outputs} "
-        "not accepted"
+        + (
+            "not accepted"
+            if not below
+            else f"do not pass: {len(result.failing) - below} not accepted, {below} accepted "
+            f"below the required authority ({result.require_authority})"
+        )
     )
     for row in result.failing:
         reason = result.reasons.get(row.output, row.verdict)

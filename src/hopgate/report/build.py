@@ -29,6 +29,7 @@ from hopgate.audit.results import (
     BundleReads,
     RunMetrics,
     authority_policy_text,
+    below_authority,
     check_gate_policy,
     gate_policy_text,
     gate_rows,
@@ -103,6 +104,9 @@ class GateDecision:
     #: ``none``, ``primary`` or ``secondary`` (hopgate.library.steps.AUTHORITY_POLICIES):
     #: the route authority an accepted output needs, a disclosed policy.
     require_authority: str = "none"
+    #: Of ``failing``, the outputs accepted but below the required authority: their
+    #: verdict is accept, the policy alone fails them.
+    below_authority: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -149,11 +153,14 @@ class Report:
         }
 
 
-def _blocking(reads: BundleReads, policy: str, require_authority: str) -> tuple[int, set[str]]:
-    """How many outputs the release gate weighs, and which fail it (queries/gate.rq decides)."""
+def _blocking(
+    reads: BundleReads, policy: str, require_authority: str
+) -> tuple[int, set[str], list[str]]:
+    """How many outputs the release gate weighs, which fail it (queries/gate.rq decides),
+    and which of those are accepted but below the required authority."""
     weighed = gate_rows(reads, policy=policy, require_authority=require_authority)
     failing = {ids.ledger_id(str(row["output"])) for row in weighed if not row["passes"]}
-    return len(weighed), failing
+    return len(weighed), failing, below_authority(weighed)
 
 
 # A report builds a few objects per card and span (a million at 10k claims), none in
@@ -248,7 +255,7 @@ def _build(
     require_authority: str,
 ) -> Report:
     authority_text = authority_policy_text(require_authority)
-    weighed, blocking = _blocking(reads, consequential, require_authority)
+    weighed, blocking, below = _blocking(reads, consequential, require_authority)
 
     def order(card: CardDetail) -> tuple[int, str, str]:
         return (0 if card.row.output in blocking else 1, card.row.question, card.row.output)
@@ -288,6 +295,7 @@ def _build(
             + ("" if authority_text is None else f" Authority policy: {authority_text}.")
         ),
         require_authority=require_authority,
+        below_authority=below,
         state=state,
         note=note,
     )
