@@ -14,6 +14,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import _MINIMAL, CEDAR, keep_bundle_snapshot, required
+from hypothesis import given
+from hypothesis import strategies as st
 from wide_card import wide_card_ledger
 
 import hopgate
@@ -23,6 +25,7 @@ from hopgate.cli import cli
 from hopgate.decide.evaluation import evaluate
 from hopgate.errors import NotEvaluatedError, ReportError
 from hopgate.report.build import build_report
+from hopgate.report.data import card_anchor
 from hopgate.report.explain import explain
 from hopgate.report.pages import render
 from hopgate.report.signature import NOT_CHECKED
@@ -548,3 +551,14 @@ def test_the_report_names_the_users_files_never_their_folders(tmp_path: Path) ->
         assert shown.exit_code == 0, shown.output
         assert "my-rag.ledger.jsonl" in shown.stdout
         assert str(tmp_path) not in shown.stdout and "/home/ana" not in shown.stdout, fmt
+
+
+@given(st.lists(st.text(min_size=1, max_size=8), min_size=2, max_size=6, unique=True))
+def test_each_output_id_has_its_own_card_anchor(outputs: list[str]) -> None:
+    """Output ids are any strings: ``=`` and ``_3D`` (and ``a b``, ``a_20b``) had one HTML
+    anchor, so a link in the report opened another output's card (user trial). An anchor
+    is an HTML id: no white space."""
+    anchors = [card_anchor(output) for output in outputs]
+    assert len(set(anchors)) == len(outputs)
+    assert not any(any(c.isspace() for c in a) for a in anchors)
+    assert card_anchor("=") != card_anchor("_3D") and card_anchor("a b") != card_anchor("a_20b")

@@ -222,8 +222,8 @@ class CardDetail:
 
     @property
     def anchor(self) -> str:
-        """A stable HTML id for the card."""
-        return "card-" + ids.encode_id(self.row.output).replace("%", "_")
+        """A stable HTML id for the card (:func:`card_anchor`)."""
+        return card_anchor(self.row.output)
 
     def as_dict(self, *, copies: bool = True) -> dict[str, Any]:
         """The JSON form of the card (its picture left out).
@@ -260,6 +260,14 @@ _STATUS = {"Adjudicated": "adjudicated", "Proposed": "proposed", "Rejected": "re
 #: Where each admissibility flag is read: the span's own row (report-span-texts.rq), or,
 #: for the one that depends on the card's claim, the card's link to it (report-spans.rq).
 _FLAG_ROWS = tuple((flag, 1 if flag == "untimely" else 0) for flag in ADMISSIBILITY)
+
+
+def card_anchor(output: str) -> str:
+    """The HTML id of the card of the output id ``output``, one per output id: the id
+    percent-encoded, with ``%`` written ``_`` and a literal ``_`` written ``_5F`` (``=``
+    and ``_3D``, ``a b`` and ``a_20b`` had one anchor, and a link opened another
+    output's card)."""
+    return "card-" + ids.encode_id(output).replace("_", "_5F").replace("%", "_")
 
 
 def _span(text: Row, link: Row, cls: type[SpanInfo] = SpanInfo) -> SpanInfo:
