@@ -1267,8 +1267,8 @@ def review_judgments(
 ) -> list[tuple[JudgmentRecord, Signature]]:
     """The judgments of the store (of ``subject``, a ledger id, when given), each with its signature.
 
-    ``hopgate review judgments [--subject ID] [--all] [--trust KEY]...``: by
-    subject, in the order the store recorded them (the last recorded final
+    ``hopgate review judgments [--subject ID] [--all] [--trust KEY]...``: in
+    the order the store recorded them (the last recorded final
     judgment of a question is the one in force, docs/spec/adjudication.md
     "Recording"), with who recorded each, when, and whether it is signed by
     a key in ``trust`` (.pub files, did:keys or Multikeys; none given: the

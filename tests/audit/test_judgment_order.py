@@ -110,6 +110,20 @@ def test_the_judgment_recorded_last_wins_whatever_time_it_claims(tmp_path: Path)
         assert numbers["j-later"] == numbers["j-ledger"] + 1
 
 
+def test_review_judgments_lists_them_in_recording_order_across_subjects(tmp_path: Path) -> None:
+    """A set judged first, a contradiction second: the list was sorted by subject (a
+    contradiction's IRI before a set's), so the later judgment came first (user trial)."""
+    on_set = judgment("j-set", "gC9", "alternatives", "sufficient", final=True)
+    on_contradiction = judgment("j-k", "k1", "contradiction", "immaterial", final=True)
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, _base(), "base"))
+        hopgate.load(store, write(tmp_path, only_judgments(on_set), "first"))
+        hopgate.load(store, write(tmp_path, only_judgments(on_contradiction), "second"))
+        listed = [(j.id, j.record_number) for j, _ in hopgate.review_judgments(store)]
+        assert [ident for ident, _ in listed] == ["j-set", "j-k"]
+        assert listed[0][1] is not None and listed[1][1] == listed[0][1] + 1
+
+
 def test_same_claimed_time_is_ordered_by_recording_not_by_id(tmp_path: Path) -> None:
     at = "2026-10-07T09:00:00Z"
     first = judgment("jz", "gC9", "alternatives", "sufficient", at=at, final=True)

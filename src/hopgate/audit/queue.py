@@ -89,9 +89,12 @@ def _text(value: Value) -> str | None:
 
 
 def judgments(store: Store, subject: str | None = None) -> list[JudgmentRecord]:
-    """Every judgment (of the subject IRI ``subject``, when given), by subject, then in the
-    order the store recorded them."""
-    return [j for found in _judgments_by_subject(store, subject).values() for j in found]
+    """Every judgment (of the subject IRI ``subject``, when given), in the order the store
+    recorded them (their recording numbers; a judgment without one, loaded before they
+    were stamped, last, in the query's order). Grouped by subject, the list read as a
+    timeline put a later judgment first (user trial)."""
+    found = [j for group in _judgments_by_subject(store, subject).values() for j in group]
+    return sorted(found, key=lambda j: (j.record_number is None, j.record_number or 0))
 
 
 def _judgments_by_subject(
