@@ -137,8 +137,8 @@ def test_keys_are_written_0600_never_overwritten_and_read_back(tmp_path: Path) -
     private.chmod(0o644)
     with pytest.raises(SigningError, match="readable by others"):
         read_private_key(private)
+    # The .pub file given for the private key is called that, not told to be made private.
     with pytest.raises(SigningError, match="no secretKeyMultibase"):
-        public.chmod(0o600)
         read_private_key(public)
     # A character outside base58's alphabet names the file and field, as a wrong length does.
     data = json.loads(public.read_text(encoding="utf-8"))

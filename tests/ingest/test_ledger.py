@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CEDAR
 
 import hopgate
 from hopgate import ids
@@ -677,6 +678,19 @@ def test_unparseable_document(
     assert str(path) in str(caught.value)
     assert phrase in str(caught.value)
     assert store.count() == 0
+
+
+def test_a_name_of_no_spelling_is_refused_though_its_bytes_were_loaded(
+    tmp_path: Path, store: hopgate.Store
+) -> None:
+    """The digest of the bytes was looked up before the name was checked: a .txt copy of
+    a loaded ledger said "already loaded" where a fresh store refuses it (user trial)."""
+    hopgate.load(store, CEDAR)
+    copied = tmp_path / "cedar.txt"
+    copied.write_bytes(CEDAR.read_bytes())
+    with pytest.raises(hopgate.LedgerError, match=r"\.jsonl\.gz or \.ndjson") as caught:
+        hopgate.load(store, copied)
+    assert str(copied) in str(caught.value)
 
 
 def test_missing_file_is_a_ledger_error(tmp_path: Path, store: hopgate.Store) -> None:

@@ -257,15 +257,17 @@ def read_private_key(path: Path) -> SigningKey:
         raise SigningError(f"{path}: cannot read the key: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
         raise SigningError(f"{path}: not a regular file")
+    data = _read_json(path, "private key")
+    value = data.get("secretKeyMultibase", data.get("privateKeyMultibase"))
+    # Whether it holds a private key at all first: the .pub file given by mistake was
+    # told to be made private (chmod 600) before being called the wrong file (user trial).
+    if not isinstance(value, str):
+        raise SigningError(f"{path}: no secretKeyMultibase (is this the .pub file?)")
     if mode & 0o077:
         raise SigningError(
             f"{path}: the private key is readable by others (mode {stat.S_IMODE(mode):o}); "
             f"chmod 600 {path}"
         )
-    data = _read_json(path, "private key")
-    value = data.get("secretKeyMultibase", data.get("privateKeyMultibase"))
-    if not isinstance(value, str):
-        raise SigningError(f"{path}: no secretKeyMultibase (is this the .pub file?)")
     key = SigningKey.from_multibase(value)
     if data.get("publicKeyMultibase", key.public_multibase) != key.public_multibase:
         raise SigningError(f"{path}: publicKeyMultibase does not belong to the private key")

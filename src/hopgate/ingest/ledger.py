@@ -339,7 +339,8 @@ def ledger_format(path: Path) -> str:
     if name.endswith((".yaml", ".yml", ".json")):
         return "document"
     raise LedgerError(
-        "expected a ledger ending in .yaml, .yml, .json, .jsonl or .jsonl.gz", file=str(path)
+        "expected a ledger ending in .yaml, .yml, .json, .jsonl, .jsonl.gz or .ndjson",
+        file=str(path),
     )
 
 

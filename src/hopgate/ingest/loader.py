@@ -39,7 +39,7 @@ from hopgate.ingest.emitters import Context, record_lines
 from hopgate.ingest.emitters.adjudication import recording_numbers
 from hopgate.ingest.emitters.context import stamp
 from hopgate.ingest.index import ID_KINDS, index_ledger
-from hopgate.ingest.ledger import Record, file_digest, read_records
+from hopgate.ingest.ledger import Record, file_digest, ledger_format, read_records
 from hopgate.ingest.stored import StoredRecords
 from hopgate.scratch import folder as scratch_folder
 from hopgate.store import IRI, Store, snapshots
@@ -114,6 +114,9 @@ def _load(
     clock = time.perf_counter()
     if not path.exists():
         raise LedgerError("no such file", file=str(path))
+    # The name first: a name of no ledger spelling is refused whatever the store
+    # holds (a .txt copy of a loaded ledger said "already loaded"; user trial).
+    ledger_format(path)
     digest = file_digest(path)
     graph = graph_for_digest(digest)
     if _already_loaded(store, graph):
