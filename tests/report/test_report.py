@@ -562,3 +562,26 @@ def test_each_output_id_has_its_own_card_anchor(outputs: list[str]) -> None:
     assert len(set(anchors)) == len(outputs)
     assert not any(any(c.isspace() for c in a) for a in anchors)
     assert card_anchor("=") != card_anchor("_3D") and card_anchor("a b") != card_anchor("a_20b")
+
+
+def test_a_report_without_graphviz_says_why_it_has_no_pictures(
+    cedar_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without graphviz the page said "drawn for the first 0 card(s)" and nothing else, and
+    pointed at a command that needs graphviz too (user trial)."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no dot program on it
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(
+        cli, ["--store", str(cedar_dir), "report", "--run", "sys-a", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "no card picture is drawn: graphviz's dot program is missing" in result.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "Note: no card picture is drawn" in page and "--format dot" in page
+    assert "drawn for the first 0 card(s)" not in page
+    # Asked for none, nothing is said.
+    quiet = CliRunner().invoke(
+        cli,
+        ["--store", str(cedar_dir), "report", "--run", "sys-a", "--pictures", "0", "-o", str(out)],
+    )
+    assert "dot program" not in quiet.stderr

@@ -14,6 +14,7 @@ docs/spec/records.md "What a reader is shown") before any format is written.
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -85,6 +86,16 @@ METRIC_LABELS = {
 }
 
 
+log = logging.getLogger("hopgate")
+
+#: Why a report asked for pictures has none (on stderr and in the page).
+NO_GRAPHVIZ = (
+    "no card picture is drawn: graphviz's dot program is missing (Debian: apt-get install "
+    "graphviz); `hopgate export --card ID --format dot` writes a card's picture as DOT "
+    "source without it"
+)
+
+
 @dataclass
 class GateDecision:
     """The release gate's decision on the evaluation the report reads, and its policy."""
@@ -124,6 +135,8 @@ class Report:
     changes: Diff | None
     pictures: int
     charts: dict[str, str] = field(default_factory=dict)
+    #: Why no picture was drawn though some were asked for (:data:`NO_GRAPHVIZ`), or None.
+    pictures_note: str | None = None
     #: The final judgments in force on the cards, in the order the store recorded
     #: them: who recorded each, when, and its signature (adjudication.md "Recording").
     judgments: list[dict[str, Any]] = field(default_factory=list)
@@ -319,6 +332,7 @@ def _build(
         cards=cards,
         changes=changes,
         pictures=drawn,
+        pictures_note=NO_GRAPHVIZ if pictures > 0 and cards and not drawn else None,
         judgments=in_force,
         triage=_agreement(store),
         signature=signature,
@@ -350,7 +364,11 @@ def _draw_pictures(
     """
     import shutil
 
-    if limit <= 0 or shutil.which("dot") is None:
+    if limit <= 0 or not cards:
+        return 0
+    if shutil.which("dot") is None:
+        # Said, not silent: the page said "drawn for the first 0 card(s)" and nothing else.
+        log.warning(f"note: {NO_GRAPHVIZ}")
         return 0
     graphs = (*chosen.evaluation.used, chosen.evaluation.bundle)
     drawn = cards[:limit]
