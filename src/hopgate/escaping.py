@@ -113,6 +113,28 @@ def visible_each(texts: list[str]) -> list[str]:
     return [visible(text) for text in texts]
 
 
+#: What :func:`rdf_text` escapes: :data:`INVISIBLE` but tab and LF, which an RDF syntax
+#: writes raw only where they are white space or inside a long literal.
+_INVISIBLE_IN_RDF = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_IGNORABLE_CLASS}]")
+
+
+def _uchar(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    return f"\\u{point:04X}" if point <= 0xFFFF else f"\\U{point:08X}"
+
+
+def rdf_text(text: str) -> str:
+    """RDF text (N-Triples, N-Quads, Turtle, TriG) as printed: every control, bidi and
+    invisible character but tab and LF written as the syntax's own ``\\uXXXX`` escape
+    (UCHAR, allowed in IRIs and string literals, where such characters can only be), so
+    the text reads back as the same terms and shows nothing a terminal acts on.
+
+    >>> rdf_text('<http://e/a> <http://e/p> "x\\u202ey\\x1b[2J" .')
+    '<http://e/a> <http://e/p> "x\\\\u202Ey\\\\u001B[2J" .'
+    """
+    return _INVISIBLE_IN_RDF.sub(_uchar, text)
+
+
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -12,7 +13,7 @@ from hopgate import api
 from hopgate.cli.formatting import render
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store, reader_option
 from hopgate.errors import InputRefused, QueryError
-from hopgate.escaping import json_text, terminal
+from hopgate.escaping import json_text, rdf_text, terminal
 from hopgate.store import Value
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
@@ -102,7 +103,8 @@ def query(
         click.echo(json_text(result) if fmt == "json" else str(result).lower())
         return
     if isinstance(result, bytes):
-        sys.stdout.write(result.decode("utf-8"))
+        # A CONSTRUCT or DESCRIBE: N-Triples, with what a terminal acts on escaped.
+        sys.stdout.write(rdf_text(result.decode("utf-8")))
         return
     columns = list(result[0]) if result else _select_variables(text)
     click.echo(render(result, columns=columns, format=fmt, iris=iris), nl=False)
@@ -174,8 +176,40 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
     Example: hopgate dump --format nquads -o store.nq
     """
     to_stdout = output is None or str(output) == "-"
-    stdout, path = (sys.stdout.buffer, None) if to_stdout else (None, output)
-    api.dump(open_store(ctx, reads=True), stdout, path=path, format=fmt, graph=graph)  # type: ignore[arg-type]
+    if not to_stdout:
+        api.dump(open_store(ctx, reads=True), None, path=output, format=fmt, graph=graph)  # type: ignore[arg-type]
+        return
+    # On the terminal, what it would act on is escaped (a file keeps the store's bytes).
+    escaped = _EscapedLines(sys.stdout.buffer)
+    api.dump(open_store(ctx, reads=True), escaped, path=None, format=fmt, graph=graph)  # type: ignore[arg-type]
+    escaped.close()
+
+
+class _EscapedLines:
+    """A binary stream that writes RDF text to ``target`` a whole line at a time, through
+    :func:`hopgate.escaping.rdf_text` (a line end never splits a UTF-8 sequence)."""
+
+    def __init__(self, target: BinaryIO) -> None:
+        self._target = target
+        self._pending = b""
+
+    def write(self, data: bytes) -> int:
+        """Write the complete lines of what was written so far; keep the rest."""
+        whole, end, self._pending = (self._pending + bytes(data)).rpartition(b"\n")
+        if end:
+            self._target.write(rdf_text((whole + end).decode("utf-8")).encode("utf-8"))
+        return len(data)
+
+    def flush(self) -> None:
+        """Flush ``target`` (a partial line waits for its end or :meth:`close`)."""
+        self._target.flush()
+
+    def close(self) -> None:
+        """Write what is left and flush ``target`` (which stays open)."""
+        if self._pending:
+            self._target.write(rdf_text(self._pending.decode("utf-8")).encode("utf-8"))
+            self._pending = b""
+        self._target.flush()
 
 
 COMMANDS = [query, stats, dump]

@@ -340,21 +340,28 @@ def open_store(ctx: click.Context, *, writes: bool = False, reads: bool = False)
 
 
 class _NoteLines(logging.Handler):
-    """hopgate's log notes on stderr, as Python's last-resort handler prints them, except
-    that each is one line with its ids' line ends and control characters made visible."""
+    """Log notes on stderr, as Python's last-resort handler prints them, except that each
+    is one line, its message alone (no traceback), with line ends and control characters
+    made visible: a library's warning can quote a shapes or data file (rdflib's about an
+    ill-typed literal printed the literal raw in its traceback: an escape sequence in a
+    shapes file reached the terminal; security review, 7 December)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            click.echo(terminal(self.format(record)), err=True)
+            click.echo(terminal(record.getMessage()), err=True)
         except Exception:  # noqa: BLE001 (logging's contract: a failed note never raises)
             self.handleError(record)
 
 
 def show_notes() -> None:
-    """Print the ``hopgate`` logger's warnings through :class:`_NoteLines` (once)."""
-    logger = logging.getLogger("hopgate")
-    if not any(isinstance(handler, _NoteLines) for handler in logger.handlers):
-        logger.addHandler(_NoteLines(logging.WARNING))
+    """Print every logger's warnings (hopgate's notes, and its libraries') through
+    :class:`_NoteLines`, once; leave out rdflib's warnings about literals it cannot convert
+    to Python values, which hopgate reads as written (the SHACL checks report an
+    ill-typed value)."""
+    root = logging.getLogger()
+    if not any(isinstance(handler, _NoteLines) for handler in root.handlers):
+        root.addHandler(_NoteLines(logging.WARNING))
+    logging.getLogger("rdflib.term").setLevel(logging.ERROR)
 
 
 def note_stale(stale: set[tuple[str, str | None]]) -> None:

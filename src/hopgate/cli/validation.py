@@ -12,7 +12,7 @@ from rdflib.term import BNode, Literal, Node
 from hopgate import api
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
 from hopgate.errors import HopgateError
-from hopgate.escaping import json_text, terminal
+from hopgate.escaping import json_text, rdf_text, terminal
 
 
 def _text(node: Node | None) -> str | None:
@@ -80,7 +80,7 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     if fmt == "turtle":
-        sys.stdout.write(report.serialize(format="turtle"))
+        sys.stdout.write(rdf_text(report.serialize(format="turtle")))
     elif fmt == "json":
         click.echo(_json(report))
     else:
@@ -165,7 +165,8 @@ def validate(
         all_history=all_history,
     )
     if fmt == "turtle":
-        sys.stdout.write(result.report)
+        # Its messages and values come from shapes and ledgers: escaped as Turtle allows.
+        sys.stdout.write(rdf_text(result.report))
     elif fmt == "json":
         payload = {
             "conforms": result.conforms,

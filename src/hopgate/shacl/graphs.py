@@ -124,10 +124,15 @@ class ShaclReport:
         """
         if format not in _SERIALIZERS:
             raise ShaclError(f"unknown report format {format!r}; expected one of {_SERIALIZERS}")
-        triples = [
-            ox.Triple(_ox_term(s), _ox_term(p), _ox_term(o))  # type: ignore[arg-type]
-            for s, p, o in self.graph
-        ]
+        try:
+            triples = [
+                ox.Triple(_ox_term(s), _ox_term(p), _ox_term(o))  # type: ignore[arg-type]
+                for s, p, o in self.graph
+            ]
+        except ValueError:
+            # A term pyoxigraph rejects (an IRI with a control character, which rdflib
+            # read from the data): rdflib writes it (a traceback before; security review).
+            return self.graph.serialize(format=format)  # rdflib's names for the same formats
         prefixes = {"sh": str(SH), "rdf": str(RDF), "xsd": "http://www.w3.org/2001/XMLSchema#"}
         text = ox.serialize(triples, format=_SERIALIZERS[format], prefixes=prefixes)
         assert isinstance(text, bytes)
