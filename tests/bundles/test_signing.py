@@ -639,6 +639,23 @@ def test_the_manifest_cannot_list_a_version_no_signed_file_states(
     ]
 
 
+def test_a_manifest_field_added_after_signing_is_a_problem(
+    signed_trig: tuple[Path, SigningKey], tmp_path: Path
+) -> None:
+    """A field no signature covers, in a file's entry or at the top, read as signed beside
+    "intact ... signed by" (security review, 7 December)."""
+    out = _copy(signed_trig[0], tmp_path)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["files"]["export.trig"]["approved_by"] = "Chief Auditor"
+    manifest["note"] = "approved for release"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert verify(out).problems == [
+        "manifest.json: field 'note' is not a manifest field (nothing checks or signs it)",
+        "manifest.json: export.trig: field 'approved_by' is not a field of a file's entry "
+        "(nothing checks or signs it)",
+    ]
+
+
 def test_a_card_picture_beside_signed_files_is_signed_too(tmp_path: Path) -> None:
     """Issue 25 4(d): sign signs the picture's bytes; verify then holds it to them."""
     if shutil.which("dot") is None:

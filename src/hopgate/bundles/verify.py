@@ -30,7 +30,7 @@ import pyoxigraph as ox
 
 from hopgate.bundles.constraints import check as check_constraints
 from hopgate.bundles.formats import format_of, parse_rdf
-from hopgate.bundles.manifest import MANIFEST, read_manifest, sha256_file
+from hopgate.bundles.manifest import MANIFEST, FileEntry, read_manifest, sha256_file
 from hopgate.bundles.proofs import PROOFS, SignedFile, check_file, plain_name, read_proofs
 from hopgate.bundles.provdoc import PROV_FORMATS, parse_document, prov_quads
 from hopgate.bundles.signing import shown
@@ -209,6 +209,30 @@ def _check_signatures(
     return True
 
 
+#: The fields a manifest holds (hopgate.bundles.manifest.record_file) and those of a file's
+#: entry (FileEntry): any other is neither checked nor signed, so it is a problem.
+_MANIFEST_FIELDS = frozenset({"manifest", "generator", "files", "versions"})
+_ENTRY_FIELDS = frozenset(FileEntry.__dataclass_fields__)
+
+
+def _check_fields(manifest: dict[str, Any], report: VerifyReport) -> None:
+    """No field of the manifest, nor of a file's entry, other than those it is written with:
+    one added after the export (``"approved_by": "Chief Auditor"``) read as signed beside an
+    intact verdict (security review, 7 December)."""
+    for key in sorted(set(manifest) - _MANIFEST_FIELDS, key=str):
+        report.problems.append(
+            f"{MANIFEST}: field {shown(str(key))} is not a manifest field (nothing checks or "
+            "signs it)"
+        )
+    for name, entry in sorted(manifest["files"].items()):
+        if isinstance(entry, dict):
+            for key in sorted(set(entry) - _ENTRY_FIELDS, key=str):
+                report.problems.append(
+                    f"{MANIFEST}: {_name(name)}: field {shown(str(key))} is not a field of a "
+                    "file's entry (nothing checks or signs it)"
+                )
+
+
 def _check_entries(manifest: dict[str, Any], report: VerifyReport) -> None:
     """The manifest's entry of every signed file is the one its proofs signed."""
     for name, signed in sorted(report.signed.items()):
@@ -254,6 +278,7 @@ def verify(directory: Path, *, trusted: Sequence[str] | None = None) -> VerifyRe
     datasets: dict[str, list[ox.Quad]] = {}  # each file is read once
     signed = _check_signatures(directory, sorted(manifest["files"]), trusted, report, datasets)
     _check_entries(manifest, report)
+    _check_fields(manifest, report)
     versions = {str(k): str(v) for k, v in manifest["versions"].items()}
     stated: dict[str, str] = {}
     every_file_read = True
