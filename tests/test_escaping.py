@@ -135,6 +135,18 @@ def test_json_keeps_every_string_exact_and_writes_no_raw_control(
     assert not escaping.INVISIBLE.search(written)
 
 
+@given(st.dictionaries(texts, st.lists(texts, max_size=3), max_size=3), st.sampled_from([None, 2]))
+def test_the_json_files_hopgate_writes_keep_strings_exact_and_no_raw_control(
+    value: dict[str, list[str]], indent: int | None
+) -> None:
+    """manifest.json, proofs.json, import ledgers and intervention plans (json_data) wrote
+    C1, U+2028 and bidi characters raw (security review, 7 December)."""
+    written = escaping.json_data(value, indent=indent)
+    assert json.loads(written) == value
+    assert not escaping.INVISIBLE.search(written.replace("\n", ""))  # indented: its own lines
+    assert written == escaping.json_data(dict(reversed(value.items())), indent=indent)
+
+
 _json_leaves = (
     texts
     | st.integers()

@@ -381,6 +381,20 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
     return _JSON_RAW.sub(_json_escape, text)
 
 
+def json_data(value: Any, *, indent: int | None = None) -> str:
+    """``value`` (JSON's own types only) as a file hopgate writes holds it: keys sorted (the
+    same data gives the same bytes), strings exact, no raw control, separator or bidi
+    character (as :func:`json_text`); no trailing newline.
+
+    >>> json_data({"b": 1, "a": "x\u202ey"})
+    '{"a": "x\\u202ey", "b": 1}'
+    """
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _JSON_RAW.sub(_json_escape, text)
+
+
 #: What :func:`markdown` backslash-escapes: every character that is inline syntax
 #: somewhere in CommonMark or GitHub Flavored Markdown (escapes, code spans, emphasis,
 #: links and images, autolinks and raw HTML (``<`` opens both), entities, table cells,

@@ -10,13 +10,13 @@ manifest bytes.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hopgate._version import __version__
 from hopgate.errors import ManifestError
+from hopgate.escaping import json_data
 from hopgate.inputs import decode_text, open_regular, parse_json, read_regular
 
 MANIFEST = "manifest.json"
@@ -80,6 +80,6 @@ def record_file(path: Path, entry: FileEntry, versions: dict[str, str]) -> Path:
     data["generator"] = f"hopgate {__version__}"
     data["files"][path.name] = entry.__dict__
     data["versions"].update(versions)
-    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    text = json_data(data, indent=2) + "\n"
     manifest_path.write_text(text, encoding="utf-8")
     return manifest_path

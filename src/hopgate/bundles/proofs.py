@@ -43,6 +43,7 @@ from hopgate.bundles.signing import (
     sign_dataset,
 )
 from hopgate.errors import InputRefused, SigningError
+from hopgate.escaping import json_data
 
 PROOFS = "proofs.json"
 #: The largest ``proofs.json`` read (a proof is under 2 KB; this allows thousands).
@@ -115,7 +116,7 @@ def read_proofs(directory: Path) -> dict[str, list[Any]]:
 def write_proofs(directory: Path, proofs: dict[str, list[Any]]) -> Path:
     """Write ``proofs.json`` (atomically: a temporary file, then a rename)."""
     path = directory / PROOFS
-    text = json.dumps({"proofs": proofs}, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    text = json_data({"proofs": proofs}, indent=2) + "\n"
     scratch = directory / (PROOFS + ".tmp")
     scratch.write_text(text, encoding="utf-8")
     scratch.replace(path)

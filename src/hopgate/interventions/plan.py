@@ -29,6 +29,7 @@ from hopgate.decide.variants import (
     surviving_route,
 )
 from hopgate.errors import InputRefused, PlanError
+from hopgate.escaping import json_data
 from hopgate.inputs import parse_json, text_lines
 from hopgate.library.artefacts import library_query, library_update
 from hopgate.library.projection import projection_of
@@ -472,7 +473,7 @@ def write_plan(result: PlanResult, path: Path) -> None:
     """Write one JSON line per planned variant."""
     with path.open("w", encoding="utf-8") as out:
         for item in result.variants:
-            out.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
+            out.write(json_data(item) + "\n")
 
 
 def read_plan(path: Path) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from typing import Any
 
 from hopgate import ids
 from hopgate.errors import CommandError, InputRefused, RunError, SystemAnswerError
+from hopgate.escaping import json_data
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
 from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
@@ -256,7 +257,7 @@ def run_plan(
     failed_path = output.with_name(output.name + ".failed.jsonl")
     if failed:
         failed_path.write_text(
-            "".join(json.dumps(f, ensure_ascii=False, sort_keys=True) + "\n" for f in failed),
+            "".join(json_data(f) + "\n" for f in failed),
             encoding="utf-8",
         )
     else:

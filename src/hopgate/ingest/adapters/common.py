@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from hopgate.errors import InputRefused, LedgerError
+from hopgate.escaping import json_data
 from hopgate.inputs import (
     MAX_DEPTH,
     MAX_IMPORT_BYTES,
@@ -349,7 +350,7 @@ def write_ledger(records: Iterable[Record], path: Path) -> Counter[str]:
             out.write(json.dumps(header()) + "\n")
             for record in records:
                 counts[record["type"]] += 1
-                out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+                out.write(json_data(record) + "\n")
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
