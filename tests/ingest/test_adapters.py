@@ -396,3 +396,58 @@ def test_multihop_rag_ids_are_text_once_each_and_two_files_do_not_share_defaults
         with pytest.raises(LedgerError, match=phrase) as caught:
             import_files("multihop-rag", [first], output=tmp_path / "o.jsonl")
         assert caught.value.field == "id"
+
+
+@pytest.mark.parametrize(
+    ("predictions", "record", "field"),
+    [
+        ({"answer": "Zurich", "sp": {}}, "top level", "answer"),
+        ({"answer": {"h1": "Zurich"}, "sp": {"h1": 7}}, "sp", "h1"),
+        ({"answer": {}, "sp": {"h1": [[["Entity R"], 1]]}}, "sp", "h1[0]"),
+        ({"answer": {}, "sp": {"h1": [[{"t": 1}, 1]]}}, "sp", "h1[0]"),
+    ],
+    ids=["answer-text", "sp-number", "sp-title-list", "sp-title-object"],
+)
+def test_hotpotqa_predictions_of_another_shape_are_refused_naming_the_field(
+    tmp_path: Path, predictions: dict[str, Any], record: str, field: str
+) -> None:
+    """They ended in a traceback (AttributeError, TypeError; security review)."""
+    path = tmp_path / "pred.json"
+    path.write_text(json.dumps(predictions), encoding="utf-8")
+    with pytest.raises(LedgerError) as caught:
+        import_files(
+            "hotpotqa", [FIXTURES / "hotpotqa.json"], output=tmp_path / "o.jsonl", predictions=path
+        )
+    assert (caught.value.file, caught.value.record, caught.value.field) == (
+        str(path),
+        record,
+        field,
+    )
+
+
+@pytest.mark.parametrize("label", [["supported"], {"a": 1}, 3])
+def test_wice_a_label_not_text_is_refused_naming_the_field(tmp_path: Path, label: Any) -> None:
+    item = {"label": label, "supporting_sentences": [[0]], "claim": "C.",
+            "evidence": ["One."], "meta": {"id": "w1"}}  # fmt: skip
+    path = _jsonl(tmp_path / "in.jsonl", [item])
+    with pytest.raises(LedgerError) as caught:
+        import_files("wice", [path], output=tmp_path / "o.jsonl")
+    assert (caught.value.record, caught.value.field) == ("line 1", "label")
+
+
+def test_ragas_a_csv_cell_longer_than_the_csv_modules_default_limit_is_read(
+    tmp_path: Path,
+) -> None:
+    """A retrieved context of 140k characters ended the import in a traceback (the csv
+    module's 131,072-character field limit), well under the 1 GiB input bound."""
+    context = "Project Cedar runs in a Zurich data centre. " * 3200
+    path = tmp_path / "long.csv"
+    path.write_text(
+        "user_input,response,reference,retrieved_contexts\n"
+        f'Where?,In Zurich.,Project Cedar is hosted in Zurich.,"[""{context}""]"\n',
+        encoding="utf-8",
+    )
+    result = import_files("ragas", [path], output=tmp_path / "o.jsonl")
+    assert result.records["case"] == 1
+    spans = [r for r in read_records(tmp_path / "o.jsonl") if r.kind == "version"]
+    assert len(spans[0].data["text"]) == len(context)

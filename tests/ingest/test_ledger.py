@@ -9,6 +9,7 @@ the expectation, and the store must stay empty (nothing of that load is kept).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -691,6 +692,18 @@ def test_a_name_of_no_spelling_is_refused_though_its_bytes_were_loaded(
     with pytest.raises(hopgate.LedgerError, match=r"\.jsonl\.gz or \.ndjson") as caught:
         hopgate.load(store, copied)
     assert str(copied) in str(caught.value)
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_by_name(
+    tmp_path: Path, store: hopgate.Store
+) -> None:
+    """The catalog records the name: writing it ended in a UnicodeEncodeError traceback
+    (security review, 7 December)."""
+    path = tmp_path / os.fsdecode(b"l\xff.yaml")
+    path.write_bytes(CEDAR.read_bytes())
+    with pytest.raises(hopgate.LedgerError, match="not UTF-8 text; rename it"):
+        hopgate.load(store, path)
+    assert store.count() == 0
 
 
 def test_missing_file_is_a_ledger_error(tmp_path: Path, store: hopgate.Store) -> None:

@@ -117,6 +117,11 @@ def _load(
     # The name first: a name of no ledger spelling is refused whatever the store
     # holds (a .txt copy of a loaded ledger said "already loaded"; user trial).
     ledger_format(path)
+    try:
+        # Its name is recorded in the catalog (records.md "Records"), which is UTF-8 text.
+        path.name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LedgerError("the file's name is not UTF-8 text; rename it", file=str(path)) from None
     digest = file_digest(path)
     graph = graph_for_digest(digest)
     if _already_loaded(store, graph):

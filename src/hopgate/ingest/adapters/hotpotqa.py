@@ -223,12 +223,30 @@ def _run(
     data = read_json(path)
     sp = require(data, "sp", dict, file=path, record="top level")
     predicted = data.get("answer") or {}
+    if not isinstance(predicted, dict):
+        raise LedgerError(
+            "expected an object of question ids and answers",
+            file=str(path),
+            record="top level",
+            field="answer",
+        )
     yield {"type": "run", "id": run, "evaluation": EVALUATION, "system": path.name}
     for qid in answers:
         facts = sp.get(qid, [])
+        if not isinstance(facts, list):
+            raise LedgerError(
+                "expected a list of [title, sentence index]", file=str(path), record="sp", field=qid
+            )
         cited = []
         for f, fact in enumerate(facts):
-            key = (fact[0], fact[1]) if isinstance(fact, list) and len(fact) == 2 else None
+            # Typed as the gold's are (_member): a list or object inside is no key (a traceback).
+            well_formed = (
+                isinstance(fact, list)
+                and len(fact) == 2
+                and isinstance(fact[0], str)
+                and isinstance(fact[1], int)
+            )
+            key = (fact[0], fact[1]) if well_formed else None
             if key is None:
                 raise LedgerError(
                     "expected [title, sentence index]",

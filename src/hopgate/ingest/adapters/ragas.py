@@ -111,8 +111,21 @@ def _csv(path: Path) -> Iterator[tuple[str, Any]]:
         text = decode_text(read_document(path, limit=MAX_IMPORT_BYTES))
     except InputRefused as exc:
         raise refused(path, exc) from None
+    # A cell may be as long as the file (a retrieved context of 200k characters): the csv
+    # module's default limit, 131,072, ended such an export in a traceback.
+    if csv.field_size_limit() < MAX_IMPORT_BYTES:
+        csv.field_size_limit(MAX_IMPORT_BYTES)
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    for row in reader:
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise LedgerError(
+                f"not CSV: {exc}", file=str(path), record=f"line {reader.line_num}"
+            ) from None
         where = f"line {reader.line_num}"
         cells = {k: _cell(v, path, where, k) for k, v in row.items() if k}
         yield where, checked(path, cells, where)

@@ -87,6 +87,13 @@ def records(
                     )
             text, offsets = sentence_spans(sentences, separator="\n")
             label = item.get("label")
+            if label is not None and not isinstance(label, str):
+                raise LedgerError(
+                    f"expected a label (text), got {label!r:.80}",
+                    file=str(path),
+                    record=where,
+                    field="label",
+                )
             partial = label in PARTIAL_LABELS
             yield {
                 "type": "source",
