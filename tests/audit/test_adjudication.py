@@ -316,6 +316,27 @@ def test_final_boundary_judgment_decides_an_extra_assertion(
         assert after == before - (decision == "not-a-claim")
 
 
+def test_diff_describes_a_boundary_judgment_of_an_extra_assertion(tmp_path: Path) -> None:
+    """diff's loads added described the judgments of the run's claims, not one of an output
+    asserting no claim, whose verdict it changed (user trial)."""
+    from evaluated import evaluated
+
+    ledger = disputed()
+    ledger["cases"][1]["outputs"].append(
+        {"id": "sys-a/qB/extra", "text": "Birch is old.", "claim": None, "correct": True}
+    )
+    with hopgate.open_store(None) as store:
+        hopgate.load(store, write(tmp_path, ledger, "base"))
+        evaluated(store, "sys-a")
+        decided = judgment("jx", "sys-a/qB/extra", "boundary", "not-a-claim", final=True)
+        hopgate.load(store, write(tmp_path, only_judgments(decided), "final"))
+        evaluated(store, "sys-a")
+        changes = hopgate.diff(store, run="sys-a").store_changes
+    assert [(c.kind, c.record, c.claim, c.status, c.detail) for c in changes] == [
+        ("judgment", "jx", None, "not-a-claim", "sys-a/qB/extra")
+    ]
+
+
 # ---- the queue, judge and changed scores ---------------------------------------
 
 

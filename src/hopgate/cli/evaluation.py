@@ -274,7 +274,8 @@ def gate(
     )
     for row in result.failing:
         reason = result.reasons.get(row.output, row.verdict)
-        click.echo(f"  {terminal(row.output)} (claim {terminal(row.claim)}): {terminal(reason)}")
+        about = f"claim {terminal(row.claim)}" if row.claim else "an extra assertion"
+        click.echo(f"  {terminal(row.output)} ({about}): {terminal(reason)}")
     ctx.exit(1)
 
 

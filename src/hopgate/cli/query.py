@@ -176,13 +176,12 @@ def dump(ctx: click.Context, graph: str | None, fmt: str, output: Path | None) -
     Example: hopgate dump --format nquads -o store.nq
     """
     to_stdout = output is None or str(output) == "-"
-    if not to_stdout:
-        api.dump(open_store(ctx, reads=True), None, path=output, format=fmt, graph=graph)  # type: ignore[arg-type]
-        return
     # On the terminal, what it would act on is escaped (a file keeps the store's bytes).
-    escaped = _EscapedLines(sys.stdout.buffer)
-    api.dump(open_store(ctx, reads=True), escaped, path=None, format=fmt, graph=graph)  # type: ignore[arg-type]
-    escaped.close()
+    escaped = _EscapedLines(sys.stdout.buffer) if to_stdout else None
+    path = None if to_stdout else output
+    api.dump(open_store(ctx, reads=True), escaped, path=path, format=fmt, graph=graph)  # type: ignore[arg-type]
+    if escaped is not None:
+        escaped.close()
 
 
 class _EscapedLines:

@@ -240,8 +240,11 @@ def diff_command(
     )
     for change in result.store_changes:
         detail = f" ({terminal(change.detail)})" if change.detail else ""
+        about = (
+            f"claim {terminal(change.claim)}" if change.claim is not None else "an extra assertion"
+        )
         click.echo(
-            f"  {change.kind} {terminal(change.record)} for claim {terminal(change.claim)}: "
+            f"  {change.kind} {terminal(change.record)} for {about}: "
             f"{terminal(change.status)}{detail}"
         )
     if not (result.outputs or result.added_outputs or result.removed_outputs):

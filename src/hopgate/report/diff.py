@@ -65,7 +65,8 @@ class StoreChange:
     load: str
     kind: str
     record: str
-    claim: str
+    #: None for a judgment of an extra assertion (an output asserting no claim).
+    claim: str | None
     status: str
     detail: str | None
 
@@ -225,7 +226,7 @@ def compare(store: Store, run: str, first: catalog.Evaluation, second: catalog.E
                     graph,
                     str(row["kind"]),
                     str(row["recordId"]),
-                    str(row["claimId"]),
+                    None if row["claimId"] is None else str(row["claimId"]),
                     _status(str(row["status"])),
                     None if row["detail"] is None else str(row["detail"]),
                 )
