@@ -229,8 +229,9 @@ def verify_command(export_dir: Path, trust: tuple[str, ...]) -> None:
         # Say whether the count is a problem: it is what an export without texts holds.
         click.echo(
             f"{report.quotes_without_text} quote(s) without an exported text: not a problem "
-            "(the export carries quotes, not the version texts they come from); their bytes "
-            "are covered by the digests above, their words are not re-checked against a text "
+            "(the export carries quotes, not the version texts they come from); the files "
+            "holding them are covered by their sha256 in the manifest, their words are not "
+            "re-checked against a text "
             "(hopgate export --with-text exports the texts the reader may read, to re-check them)"
         )
     if not report.ok:
