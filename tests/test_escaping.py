@@ -121,6 +121,11 @@ def test_a_cell_a_spreadsheet_reads_as_a_formula_starts_with_a_quote(start: str)
     assert cell.startswith("'") and not cell[1:].startswith(("\t", "\r"))
     assert escaping.csv_cell(-3) == "-3" and escaping.csv_cell(2.5) == "2.5"
     assert escaping.csv_cell(True) == "true" and escaping.csv_cell(None) == ""
+    # After white space (an import that trims it) or in a full-width form (security review).
+    for lead in (" ", "\u00a0", "  \u3000") if start.strip() else ():
+        assert escaping.csv_cell(lead + start + "1+1").startswith("'"), repr(lead + start)
+    assert escaping.csv_cell("\uff1d1+1").startswith("'")  # a full-width equals sign
+    assert escaping.csv_cell(" plain") == " plain"
 
 
 # --- JSON --------------------------------------------------------------------------------------

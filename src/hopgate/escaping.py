@@ -27,6 +27,7 @@ import functools
 import json
 import operator
 import re
+import unicodedata
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
@@ -176,9 +177,18 @@ def _csv_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     text = str(value)
-    if isinstance(value, str) and text.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and _formula_like(text):
         text = "'" + text
     return text
+
+
+def _formula_like(text: str) -> bool:
+    """Whether a spreadsheet may read ``text`` as a formula: it starts like one, or does so
+    after white space (an import that trims spaces) or in a full-width form (``＝``)."""
+    if text.startswith(FORMULA_STARTS):
+        return True
+    first = text.lstrip()[:1]
+    return bool(first) and unicodedata.normalize("NFKC", first).startswith(FORMULA_STARTS)
 
 
 def _json_escape(match: re.Match[str]) -> str:
