@@ -396,8 +396,8 @@ def json_data(value: Any, *, indent: int | None = None) -> str:
     same data gives the same bytes), strings exact, no raw control, separator or bidi
     character (as :func:`json_text`); no trailing newline.
 
-    >>> json_data({"b": 1, "a": "x\u202ey"})
-    '{"a": "x\\u202ey", "b": 1}'
+    >>> json_data({"b": 1, "a": "x\\u202ey"})
+    '{"a": "x\\\\u202ey", "b": 1}'
     """
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent)
     if text.isascii() and "\x7f" not in text:
