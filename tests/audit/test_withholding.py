@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -61,6 +62,31 @@ def test_escaped_repeats_are_read_through_and_odd_escapes_do_not_break_the_filte
     # text still escaped after eight levels is withheld, as one that may hide a text).
     assert rule.withholds("Answer \\" + "u005c" * 3000 + "u0041")
     assert not rule.withholds("The escape \\U00110000 and \\UFFFFFFFF are not code points")
+
+
+@pytest.mark.parametrize(
+    ("withheld", "shown"),
+    [
+        ('1+1=2 "proved"', 'He wrote 1+1=2 \\"proved\\" there'),
+        ('call "+44 20 7946 0018"', 'Minister: call \\"+44 20 7946 0018\\" now'),
+        ('He said "1+1=2"', "He said &quot;1+1=2&quot; ok"),
+        ("C++ templates rock", "https://e.org/wiki/C++%20templates%20rock"),
+        ("Fish &amp; chips zq", "https://e.org/?q=Fish%20%26amp%3B%20chips%20zq"),
+        ("budget zq 100%", "https://e.org/?q=budget+zq+100%25"),
+        ("a %41 literal zq", '{"x": "a %41 literal zq"}'),
+    ],
+    ids=["plus-json", "phone-json", "html-refs", "encodeuri", "amp-in-url", "plus-query", "pct"],
+)
+def test_each_escape_is_read_through_on_its_own(withheld: str, shown: str) -> None:
+    """A withheld text holding a +, %XX or &name; was rewritten by a decoder run after
+    another in the same level, so its escaped repeat was shown (review, 7 December)."""
+    assert Withholding("public", [withheld]).withholds(shown)
+
+
+def test_texts_with_escape_characters_that_repeat_nothing_are_shown() -> None:
+    rule = Withholding("public", ["the kestrel report zq41"])
+    for text in ("C++ & Java, 50% off", "a\\b %zz &nope; 1+1", "&amp;" * 5 + "%25" * 5):
+        assert not rule.withholds(text), text
 
 
 @settings(max_examples=300, deadline=None)

@@ -136,6 +136,9 @@ _ECHAR = re.compile(
 #: How many escape levels a text is read through (an x- field's JSON, JSON inside it):
 #: one still escaped after these is withheld, as a text that may hide one.
 _ESCAPE_LEVELS = 8
+#: How many readings of one text (each escape read through on its own, level by level)
+#: are tried before the text is withheld as one that may hide a withheld text.
+_MOST_READINGS = 256
 _ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 #: The longest piece of a withheld text the filter looks up, and the most characters
 #: between two lookups (:class:`_Grams`): 16 and 8 index 8 pieces a text.
@@ -291,17 +294,18 @@ def _unescape(lexical: str) -> str:
     return _ECHAR.sub(one, lexical) if "\\" in lexical else lexical
 
 
-def _decoded(text: str) -> str:
-    """``text`` with one level of each escape a text can hide another in read through:
-    backslash escapes (JSON, N-Triples), percent-encoding (an address's path or query,
-    ``+`` for a space) and HTML character references."""
+def _decodings(text: str) -> Iterator[str]:
+    """``text`` with one level of one escape read through, for each escape it may hold and
+    that changes it: backslash escapes (JSON, N-Triples), percent-encoding (an address's
+    path or query; read with ``+`` as itself, and as a space), HTML character references."""
     if "\\" in text:
-        text = _unescape(text)
-    if "%" in text or "+" in text:
-        text = urllib.parse.unquote_plus(text)
+        yield _unescape(text)
+    if "%" in text:
+        yield urllib.parse.unquote(text)
+    if "+" in text:
+        yield urllib.parse.unquote_plus(text)
     if "&" in text:
-        text = html.unescape(text)
-    return text
+        yield html.unescape(text)
 
 
 def ntriples_literal(line: bytes) -> tuple[int, int, str, str | None] | None:
@@ -435,17 +439,30 @@ class Withholding:
         if any(grams.found_in(found) for grams in self._index):
             return True
         # A text escaped inside another (an ``x-`` field's JSON: a quote's ``"`` and line
-        # ends become ``\"`` and ``\n``; a search address's query: ``%20``; an HTML
-        # fragment: ``&#32;``) repeats it once unescaped, level by level.
+        # ends become ``\"`` and ``\n``; a search address's query: ``%20`` or ``+``; an
+        # HTML fragment: ``&#32;``) repeats it once unescaped, level by level. Each escape
+        # is read through on its own (the withheld text may hold a ``+``, ``%41`` or
+        # ``&amp;`` that another decoder would rewrite: one pass of all of them made
+        # ``C++`` escaped in JSON unseen; review, 7 December), and every reading is tried.
+        seen = {text}
+        readings = [text]
         for _ in range(_ESCAPE_LEVELS):
-            unescaped = _decoded(text)
-            if unescaped == text:
+            found_now = []
+            for reading in readings:
+                for decoded in _decodings(reading):
+                    if decoded in seen:
+                        continue
+                    seen.add(decoded)
+                    if any(grams.found_in(normalize(decoded)) for grams in self._index):
+                        return True
+                    found_now.append(decoded)
+            if not found_now:
                 return False
-            text = unescaped
-            found = normalize(text)
-            if any(grams.found_in(found) for grams in self._index):
-                return True
-        return _decoded(text) != text
+            if len(seen) > _MOST_READINGS:
+                return True  # more readings than are tried: withheld, as a deeper escape is
+            readings = found_now
+        # Still escaped after the levels: withheld, as a text that may hide one.
+        return any(d not in seen for reading in readings for d in _decodings(reading))
 
     def withholds_literal(self, lexical: str, datatype: str | None) -> bool:
         """True when a literal is text that :meth:`withholds`: a number, boolean or time
