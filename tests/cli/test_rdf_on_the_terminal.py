@@ -105,8 +105,8 @@ def test_shacl_writes_a_report_about_an_iri_the_store_rejects(tmp_path: Path) ->
     code, out, err = _invoke("shacl", str(data), str(shapes), "--format", "turtle")
     assert code == 1, err
     assert not RAW.search(out + err) and "Traceback" not in err
-    # The IRI as Turtle escapes it (which neither rdflib nor pyoxigraph reads back: not an IRI).
-    assert "sh:focusNode <http://example.org/b\\u009B2J>" in out
+    # The IRI as N-Triples (Turtle) escapes it (no parser reads it back: it is not an IRI).
+    assert "shacl#focusNode> <http://example.org/b\\u009B2J>" in out
 
 
 def test_construct_and_dump_escape_what_the_terminal_acts_on(tmp_path: Path) -> None:
@@ -133,3 +133,27 @@ def test_construct_and_dump_escape_what_the_terminal_acts_on(tmp_path: Path) -> 
         assert set(ox.parse(shown.encode(), format=rdf_format)) == set(
             ox.parse(written.read_bytes(), format=rdf_format)
         )
+
+
+def test_a_report_with_an_iri_holding_an_invisible_character_is_still_turtle(
+    tmp_path: Path,
+) -> None:
+    """Turtle has no escape inside a prefixed name: ``xsd:in<ZWJ>teger`` escaped there no
+    longer parsed (review, 7 December); such a report is written as N-Triples (Turtle)."""
+    data, shapes = tmp_path / "data.ttl", tmp_path / "shapes.ttl"
+    data.write_text(
+        "@prefix ex: <http://example.org/> .\n"
+        'ex:s a ex:Thing ; ex:p "5"^^<http://www.w3.org/2001/XMLSchema#in\\u200Dteger> .\n'
+    )
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n@prefix ex: <http://example.org/> .\n"
+        "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        "ex:S a sh:NodeShape ; sh:targetClass ex:Thing ;\n"
+        "  sh:property [ sh:path ex:p ; sh:datatype xsd:integer ] .\n"
+    )
+    code, out, err = _invoke("shacl", str(data), str(shapes), "--format", "turtle")
+    assert code == 1, err
+    assert not RAW.search(out)
+    read = list(ox.parse(out.encode(), format=ox.RdfFormat.TURTLE))
+    values = [t.object for t in read if t.predicate.value.endswith("#value")]
+    assert [v.datatype.value for v in values] == ["http://www.w3.org/2001/XMLSchema#in\u200dteger"]

@@ -7,12 +7,13 @@ import typing
 from pathlib import Path
 
 import click
-from rdflib.term import BNode, Literal, Node
+import rdflib
+from rdflib.term import BNode, Literal, Node, URIRef
 
 from hopgate import api
 from hopgate.cli.shared import UsageError, format_option, handle_errors, open_store
 from hopgate.errors import HopgateError
-from hopgate.escaping import json_text, rdf_text, terminal
+from hopgate.escaping import INVISIBLE, json_text, rdf_text, terminal
 
 
 def _text(node: Node | None) -> str | None:
@@ -43,6 +44,23 @@ def _json(report: api.ShaclReport) -> str:
         ],
     }
     return json_text(payload)
+
+
+def _turtle(graph: rdflib.Graph, serialize: typing.Callable[[str], str]) -> str:
+    """A report graph as Turtle on the terminal: what a terminal acts on written as
+    Turtle's ``\\u`` escapes (:func:`hopgate.escaping.rdf_text`). Turtle has no escape in
+    a prefixed name, so a graph with an IRI holding such a character (a datatype
+    ``xsd:in<U+200D>teger`` from a data file) is written as N-Triples, which is Turtle with
+    every IRI in full (review, 7 December)."""
+
+    def hidden(term: Node) -> bool:
+        if isinstance(term, Literal):
+            return term.datatype is not None and INVISIBLE.search(term.datatype) is not None
+        return isinstance(term, URIRef) and INVISIBLE.search(term) is not None
+
+    if any(hidden(term) for triple in graph for term in triple):
+        return rdf_text(serialize("nt"))
+    return rdf_text(serialize("turtle"))
 
 
 @click.command("shacl")
@@ -80,7 +98,7 @@ def shacl_command(ctx: click.Context, data: Path, shapes: Path, engine: str, fmt
     except HopgateError as exc:
         raise UsageError(str(exc)) from None
     if fmt == "turtle":
-        sys.stdout.write(rdf_text(report.serialize(format="turtle")))
+        sys.stdout.write(_turtle(report.graph, lambda fmt: report.serialize(format=fmt)))
     elif fmt == "json":
         click.echo(_json(report))
     else:
@@ -166,7 +184,14 @@ def validate(
     )
     if fmt == "turtle":
         # Its messages and values come from shapes and ledgers: escaped as Turtle allows.
-        sys.stdout.write(rdf_text(result.report))
+        sys.stdout.write(
+            _turtle(
+                result.report_graph,
+                lambda fmt: (
+                    result.report if fmt == "turtle" else result.report_graph.serialize(format=fmt)
+                ),
+            )
+        )
     elif fmt == "json":
         payload = {
             "conforms": result.conforms,
