@@ -18,11 +18,12 @@ from hopgate.cli import cli
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "cedar.yaml"
 
-#: Make one version "withheld" without digest: a Warning only.
+#: Make one version withheld (no text) without digest: a Warning only.
 WITHHELD_NO_DIGEST = (
-    "DELETE { GRAPH ?g { ?v hg:textWithheld false ; hg:digest ?d } } "
+    "DELETE { GRAPH ?g { ?v hg:textWithheld false ; hg:digest ?d ; prov:value ?text } } "
     "INSERT { GRAPH ?g { ?v hg:textWithheld true } } "
-    "WHERE { GRAPH ?g { ?v hg:ledgerId 'registry@2' ; hg:textWithheld false ; hg:digest ?d } }"
+    "WHERE { GRAPH ?g { ?v hg:ledgerId 'registry@2' ; hg:textWithheld false ; hg:digest ?d ; "
+    "prov:value ?text } }"
 )
 #: Remove the verdict of every card: Violations.
 NO_VERDICTS = (
@@ -222,3 +223,66 @@ def test_the_shapes_accept_what_the_gate_accepts_by_locator_without_a_digest(
     # The missing digest is the documented warning, on the version.
     assert "withheld version digest" in output
     assert _run(store, "--engine", engine, "--strict")[0] == 1
+
+
+#: Span b contains member a of the consequential claim's set, by offsets in retained text.
+RETAINED_LEDGER = """\
+ledger: 1
+evaluations: [{id: e, reader: r, observation_cutoff: 2026-06-01}]
+readers: [{id: r}]
+sources: [{id: s, address: "https://e/s"}]
+versions: [{id: v, source: s, observed_at: 2026-01-01, text: "Alpha beta. Gamma delta."}]
+spans:
+  - {id: a, version: v, start: 0, end: 5}
+  - {id: b, version: v, start: 0, end: 11}
+claims: [{id: c, text: C, consequential: true}]
+questions: [{id: q, text: Q, claims: [c]}]
+evidence_sets:
+  - {id: g, claim: c, members: [a], inference: i, status: adjudicated,
+     annotation: {version: 1, by: x, at: 2026-02-01}}
+runs: [{id: run, evaluation: e, system: s}]
+cases: [{run: run, question: q, retrieved: [b], outputs: [{id: o, claim: c, correct: true, cites: [b]}]}]
+"""
+#: The cited span moved off the member, and both given one locator: offsets spans of a
+#: version that retains its text, which no locator rule covers.
+FORGED_LOCATORS = (
+    "DELETE { GRAPH ?g { ?p oa:start 0 ; oa:end 11 . ?q oa:exact 'Alpha beta.' } } "
+    "INSERT { GRAPH ?g { ?p oa:start 12 ; oa:end 24 . ?q oa:exact 'Gamma delta.' } } "
+    "WHERE { GRAPH ?g { ?b hg:ledgerId 'b' ; oa:hasSelector ?p , ?q . ?p oa:start 0 . "
+    "?q oa:exact 'Alpha beta.' } } ; "
+    "INSERT { GRAPH ?g { ?span oa:hasSelector ?loc . ?loc a hg:LocatorSelector ; "
+    "rdf:value 'line 3' } } WHERE { GRAPH ?g { ?span a hg:Span ; hg:ledgerId ?id } "
+    "BIND (IRI(CONCAT(STR(?span), '/locator')) AS ?loc) }"
+)
+#: The version flagged withheld and its digest removed; its text stays.
+FORGED_WITHHELD = (
+    "DELETE { GRAPH ?g { ?v hg:textWithheld false ; hg:digest ?d } } "
+    "INSERT { GRAPH ?g { ?v hg:textWithheld true } } "
+    "WHERE { GRAPH ?g { ?v a hg:Version ; hg:textWithheld false ; hg:digest ?d } }"
+)
+
+
+@pytest.mark.parametrize("engine", ["store", "pyshacl"])
+@pytest.mark.parametrize(
+    ("forgery", "shape"),
+    [
+        (FORGED_LOCATORS, "consequential accept needs a cited set"),
+        (FORGED_WITHHELD, "card source versions"),
+    ],
+    ids=["locators-on-retained-text", "withheld-flag-on-retained-text"],
+)
+def test_the_relaxed_card_shapes_still_catch_a_forged_store(
+    tmp_path: Path, engine: str, forgery: str, shape: str
+) -> None:
+    """The locator and withheld-version cases of the card shapes (aee1a3f) let a forged
+    store conform: any rdf:value counted as a locator, and a version flagged withheld that
+    still held its text needed no digest (review, 7 December)."""
+    ledger = tmp_path / "retained.yaml"
+    ledger.write_text(RETAINED_LEDGER, encoding="utf-8")
+    store = tmp_path / "store"
+    for args in (["load", str(ledger)], ["evaluate"]):
+        assert CliRunner().invoke(cli, ["--store", str(store), *args], obj={}).exit_code == 0
+    assert _run(store, "--engine", engine)[0] == 0
+    forged = _copy_with(store, tmp_path / "forged", forgery)
+    code, output = _run(forged, "--engine", engine)
+    assert code == 1 and shape in output, output
