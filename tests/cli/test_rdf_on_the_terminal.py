@@ -9,6 +9,7 @@ terms.
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
 import sys
@@ -157,3 +158,16 @@ def test_a_report_with_an_iri_holding_an_invisible_character_is_still_turtle(
     read = list(ox.parse(out.encode(), format=ox.RdfFormat.TURTLE))
     values = [t.object for t in read if t.predicate.value.endswith("#value")]
     assert [v.datatype.value for v in values] == ["http://www.w3.org/2001/XMLSchema#in\u200dteger"]
+
+
+def test_a_command_run_in_process_leaves_the_programs_logging_as_it_was(tmp_path: Path) -> None:
+    """The notes' handler on the root logger and rdflib's silenced literal warnings stayed
+    after the command: a program running it in-process printed its warnings twice and lost
+    rdflib's (review, 7 December)."""
+    root, terms = logging.getLogger(), logging.getLogger("rdflib.term")
+    before = (list(root.handlers), terms.level)
+    store = _store(tmp_path)
+    assert _invoke("--store", store, "stats")[0] == 0
+    assert (list(root.handlers), terms.level) == before
+    assert not any(type(handler).__name__ == "_NoteLines" for handler in root.handlers)
+    assert terms.level != logging.ERROR

@@ -102,7 +102,7 @@ def cli(ctx: click.Context, /, store_path: Path, quiet: bool, **remote: Any) -> 
     Example: hopgate --endpoint http://localhost:8890/sparql verdicts --run sys-a
     """
     ctx.ensure_object(dict)
-    show_notes()
+    ctx.with_resource(show_notes())
     ctx.obj["store_path"] = store_path
     ctx.obj["remote"] = remote_settings(**remote)
     # Long work (load, import, evaluate) reports its phases on stderr while the command runs.

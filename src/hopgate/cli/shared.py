@@ -22,7 +22,8 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -353,15 +354,24 @@ class _NoteLines(logging.Handler):
             self.handleError(record)
 
 
-def show_notes() -> None:
-    """Print every logger's warnings (hopgate's notes, and its libraries') through
-    :class:`_NoteLines`, once; leave out rdflib's warnings about literals it cannot convert
-    to Python values, which hopgate reads as written (the SHACL checks report an
-    ill-typed value)."""
+@contextmanager
+def show_notes() -> Iterator[None]:
+    """While the command runs, print every logger's warnings (hopgate's notes, and its
+    libraries') through :class:`_NoteLines`, and leave out rdflib's warnings about literals
+    it cannot convert to Python values, which hopgate reads as written (the SHACL checks
+    report an ill-typed value). Both are undone when the command ends, so a program that
+    runs the command in-process keeps its own logging as it was."""
     root = logging.getLogger()
-    if not any(isinstance(handler, _NoteLines) for handler in root.handlers):
-        root.addHandler(_NoteLines(logging.WARNING))
-    logging.getLogger("rdflib.term").setLevel(logging.ERROR)
+    terms = logging.getLogger("rdflib.term")
+    handler = _NoteLines(logging.WARNING)
+    level = terms.level
+    root.addHandler(handler)
+    terms.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        terms.setLevel(level)
 
 
 def note_stale(stale: set[tuple[str, str | None]]) -> None:
