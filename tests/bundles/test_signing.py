@@ -654,6 +654,15 @@ def test_a_manifest_field_added_after_signing_is_a_problem(
         "manifest.json: export.trig: field 'approved_by' is not a field of a file's entry "
         "(nothing checks or signs it)",
     ]
+    # The one free-text field no proof covers names the hopgate that wrote it, nothing else.
+    manifest = json.loads((signed_trig[0] / "manifest.json").read_text())
+    assert manifest["generator"].startswith("hopgate ") and not verify(signed_trig[0]).problems
+    manifest["generator"] = "hopgate 0.1.0, approved by the Chief Auditor"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert verify(out).problems == [
+        "manifest.json: field 'generator' is 'hopgate 0.1.0, approved by the Chief Auditor', "
+        "not 'hopgate VERSION' (nothing signs it)"
+    ]
 
 
 def test_a_card_picture_beside_signed_files_is_signed_too(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,6 +214,8 @@ def _check_signatures(
 #: entry (FileEntry): any other is neither checked nor signed, so it is a problem.
 _MANIFEST_FIELDS = frozenset({"manifest", "generator", "files", "versions"})
 _ENTRY_FIELDS = frozenset(FileEntry.__dataclass_fields__)
+#: What ``generator`` holds: "hopgate" and a version (PEP 440's characters).
+_GENERATOR = re.compile(r"hopgate [0-9][0-9A-Za-z.+!-]{0,63}")
 
 
 def _check_fields(manifest: dict[str, Any], report: VerifyReport) -> None:
@@ -223,6 +226,16 @@ def _check_fields(manifest: dict[str, Any], report: VerifyReport) -> None:
         report.problems.append(
             f"{MANIFEST}: field {shown(str(key))} is not a manifest field (nothing checks or "
             "signs it)"
+        )
+    # The one field no proof covers that is free text: it names the hopgate that wrote the
+    # manifest, and nothing else ("approved by Chief Auditor" read as signed; review).
+    generator = manifest.get("generator")
+    if generator is not None and not (
+        isinstance(generator, str) and _GENERATOR.fullmatch(generator)
+    ):
+        report.problems.append(
+            f"{MANIFEST}: field 'generator' is {shown(str(generator))}, not 'hopgate VERSION' "
+            "(nothing signs it)"
         )
     for name, entry in sorted(manifest["files"].items()):
         if isinstance(entry, dict):
