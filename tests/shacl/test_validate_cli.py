@@ -180,19 +180,9 @@ def test_end_to_end_subprocess(evaluated: Path, tmp_path: Path) -> None:
     assert json.loads(done.stdout)["violations"] == 4
 
 
-#: A consequential claim whose only set's member is a locator span of a version that
-#: withholds its text and declares no digest; the output cites another span of that
-#: version with the same locator (docs/spec/acceptance.md "Coverage", ledger.md
-#: "Withheld text"): the card accepts, the gate passes.
-LOCATOR_LEDGER = """\
-ledger: 1
-evaluations: [{id: e, reader: r, observation_cutoff: 2026-06-01}]
-readers: [{id: r}]
-sources: [{id: s, address: "https://e/s"}]
-versions: [{id: v, source: s, observed_at: 2026-01-01}]
-spans:
-  - {id: a, version: v, locator: "line 3"}
-  - {id: b, version: v, locator: "line 3"}
+#: A consequential claim c with one adjudicated set {a}, and a run whose output o asserts
+#: c, retrieving and citing b (the ledgers below say what a and b are).
+_CLAIM_AND_RUN = """\
 claims: [{id: c, text: C, consequential: true}]
 questions: [{id: q, text: Q, claims: [c]}]
 evidence_sets:
@@ -201,6 +191,25 @@ evidence_sets:
 runs: [{id: run, evaluation: e, system: s}]
 cases: [{run: run, question: q, retrieved: [b], outputs: [{id: o, claim: c, correct: true, cites: [b]}]}]
 """
+
+
+#: A consequential claim whose only set's member is a locator span of a version that
+#: withholds its text and declares no digest; the output cites another span of that
+#: version with the same locator (docs/spec/acceptance.md "Coverage", ledger.md
+#: "Withheld text"): the card accepts, the gate passes.
+LOCATOR_LEDGER = (
+    """\
+ledger: 1
+evaluations: [{id: e, reader: r, observation_cutoff: 2026-06-01}]
+readers: [{id: r}]
+sources: [{id: s, address: "https://e/s"}]
+versions: [{id: v, source: s, observed_at: 2026-01-01}]
+spans:
+  - {id: a, version: v, locator: "line 3"}
+  - {id: b, version: v, locator: "line 3"}
+"""
+    + _CLAIM_AND_RUN
+)
 
 
 @pytest.mark.parametrize("engine", ["store", "pyshacl"])
@@ -226,7 +235,8 @@ def test_the_shapes_accept_what_the_gate_accepts_by_locator_without_a_digest(
 
 
 #: Span b contains member a of the consequential claim's set, by offsets in retained text.
-RETAINED_LEDGER = """\
+RETAINED_LEDGER = (
+    """\
 ledger: 1
 evaluations: [{id: e, reader: r, observation_cutoff: 2026-06-01}]
 readers: [{id: r}]
@@ -235,14 +245,9 @@ versions: [{id: v, source: s, observed_at: 2026-01-01, text: "Alpha beta. Gamma 
 spans:
   - {id: a, version: v, start: 0, end: 5}
   - {id: b, version: v, start: 0, end: 11}
-claims: [{id: c, text: C, consequential: true}]
-questions: [{id: q, text: Q, claims: [c]}]
-evidence_sets:
-  - {id: g, claim: c, members: [a], inference: i, status: adjudicated,
-     annotation: {version: 1, by: x, at: 2026-02-01}}
-runs: [{id: run, evaluation: e, system: s}]
-cases: [{run: run, question: q, retrieved: [b], outputs: [{id: o, claim: c, correct: true, cites: [b]}]}]
 """
+    + _CLAIM_AND_RUN
+)
 #: The cited span moved off the member, and both given one locator: offsets spans of a
 #: version that retains its text, which no locator rule covers.
 FORGED_LOCATORS = (
