@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import spec_model
 from click.testing import CliRunner
-from conftest import write
+from conftest import examples, write
 from evaluated import MODEL_COLUMNS, export_bundle, verdicts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -216,7 +216,7 @@ def _check_hostile_against_plain(ledger: Ledger, renaming: Renaming, tmp_path: P
 
 
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

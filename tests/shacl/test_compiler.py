@@ -11,6 +11,7 @@ that SHACL 1.0 counts once per solution.
 from __future__ import annotations
 
 import rdflib
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib.namespace import RDF, XSD
@@ -114,7 +115,7 @@ def _found(report: ShaclReport) -> set[tuple[str, str, str, str]]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -188,7 +189,7 @@ ex:Itself a sh:NodeShape ; sh:targetSubjectsOf ex:q ; ex:atMost 10 .
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
