@@ -148,7 +148,8 @@ def run_command(
     variant, listed with its reason in OUTPUT.failed.jsonl, never an
     abstention. An answer is correct by the system's "correct", by a
     "short_answer" matching the reference answer, or by --correctness-judge;
-    otherwise its correctness is unknown.
+    otherwise its correctness is unknown. Exit 1 when any variant failed (the
+    answers are written, and loaded with --load, all the same).
 
     Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
     """
@@ -193,6 +194,14 @@ def run_command(
             f"{terminal(output)}: loaded into {terminal(loaded.graph)}; `hopgate evaluate` "
             f"scores them (run {terminal(runs)})"
         )
+    if result.failed:
+        # As `triage` does: a CI step tells a system that failed from one that answered.
+        click.echo(
+            f"{len(result.failed)} variant(s) failed (each with its reason in "
+            f"{terminal(output)}.failed.jsonl): exit 1",
+            err=True,
+        )
+        ctx.exit(1)
 
 
 @interventions_command.command("metrics")
