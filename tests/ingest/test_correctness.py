@@ -166,6 +166,7 @@ def test_a_judge_command_decides_what_is_left(
     )
     assert any("1 x the judge failed: exit status 4" in n for n in result.notes)
     assert any("1 of unknown correctness" in n for n in result.notes)
+    assert result.counts["judge failure"] == 1
 
 
 def test_cli_import_rag_with_a_judge(tmp_path: Path) -> None:
@@ -182,6 +183,20 @@ def test_cli_import_rag_with_a_judge(tmp_path: Path) -> None:
     )
     assert out.exit_code == 0, out.output
     assert "4 judged by judge command, 0 correct" in out.output
+    # A judge that fails: exit 1, the ledger written but not loaded, where its answers would
+    # stay unknown for good (a run's cases are never restated; user trial).
+    broken = _judge(tmp_path, "sys.exit(4)\n")
+    store = tmp_path / "s2"
+    failed = CliRunner().invoke(
+        cli,
+        ["--store", str(store), "import", "rag", "--docs", str(DOCS), "--gold", str(GOLD)]
+        + ["--answers", str(_answers(tmp_path, NEGATED)), "-o", str(tmp_path / "f.jsonl")]
+        + ["--correctness-judge", broken, "--load"],
+    )
+    assert failed.exit_code == 1, failed.output
+    assert "the correctness judge failed for 4 answer(s)" in failed.stderr
+    assert "is written but not loaded" in failed.stderr and (tmp_path / "f.jsonl").exists()
+    assert not store.exists() or not any(store.iterdir())
     refused = CliRunner().invoke(
         cli, ["import", "fever", str(GOLD), "--correctness-judge", judge], obj={}
     )

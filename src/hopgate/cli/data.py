@@ -161,7 +161,8 @@ def import_command(
     FORMAT: rag (your pipeline: --docs, --gold, --answers; docs/rag-format.md),
     fever, hotpotqa, multihop-rag, wice, ragas (docs/adapters.md). A malformed
     input stops the import with an error naming file, record and field; no
-    ledger is written.
+    ledger is written. When --correctness-judge fails for an answer, the
+    ledger is written but not loaded, and the command exits 1.
 
     Example: hopgate import rag --docs docs.jsonl --gold gold.jsonl --answers answers.jsonl --load
 
@@ -215,6 +216,18 @@ def import_command(
         click.echo(f"  {terminal(note)}")
     for reason, n in sorted(result.dropped.items()):
         click.echo(f"dropped {n} {terminal(reason)}(s)")
+    failed = result.counts["judge failure"]
+    if failed:
+        # Loaded, its answers would stay of unknown correctness for good (a run's cases are
+        # never restated): not loaded, and exit 1, as a failed triage judge does.
+        click.echo(
+            f"the correctness judge failed for {failed} answer(s): {terminal(output)} is written"
+            + (" but not loaded" if load_it else "")
+            + f"; import again once the judge answers, or `hopgate load {terminal(output)}` to "
+            "record them as of unknown correctness",
+            err=True,
+        )
+        ctx.exit(1)
     if load_it:
         # --load is `hopgate load OUTPUT` after the import (docs/api.md "import_files").
         loaded = api.load(_open(ctx), output)

@@ -36,6 +36,7 @@ def _records(
             evaluation=options.get("evaluation") or rag.EVALUATION,
             shape=options.get("shape"),
             notes=result.notes,
+            counts=result.counts,
             judge=options.get("judge"),
         )
     elif format == "fever":

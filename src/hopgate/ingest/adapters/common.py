@@ -51,6 +51,9 @@ class ImportResult:
     records: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    #: What the conversion counted besides the records (``judge failure``: answers the
+    #: correctness judge failed to decide, left of unknown correctness).
+    counts: Counter[str] = field(default_factory=Counter)
 
 
 def header() -> Record:

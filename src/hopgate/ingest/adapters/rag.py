@@ -221,6 +221,7 @@ def answers(
     conversion.counts["abstention"] = sum(1 for c in cases if c["abstained"])
     conversion.counts["output claim"] = sum(len(c["outputs"]) for c in cases)
     conversion.notes.extend(judging.notes(f"{file}: output claims"))
+    conversion.counts["judge failure"] = sum(judging.failures.values())
     if counts.unretrieved_documents:
         conversion.notes.append(
             f"{file}: {counts.unretrieved_documents} citation(s) name a document none of whose "
@@ -391,13 +392,15 @@ def records(
     shape: str | None = None,
     notes: list[str] | None = None,
     judge: Judge | None = None,
+    counts: Counter[str] | None = None,
 ) -> Iterator[Record]:
     """Ledger records for ``hopgate import rag`` (see the module docstring).
 
     ``shape`` names the answers file's shape (:data:`.shapes.SHAPES`; None:
     detected from its first line). ``judge`` (``--correctness-judge CMD``)
     decides the answers that carry neither a ``correct`` label nor a
-    ``short_answer`` matching the reference.
+    ``short_answer`` matching the reference. ``counts`` gets the conversion's counts
+    (``judge failure``: the answers the judge failed to decide).
 
     Raises:
         LedgerError: bad input, naming file, line and field; nothing is written.
@@ -422,6 +425,8 @@ def records(
         shape=shape,
         judge=judge,
     )
+    if counts is not None:
+        counts.update(conversion.counts)
     if notes is not None:
         counts = conversion.counts
         summary = (
