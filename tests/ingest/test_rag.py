@@ -120,6 +120,8 @@ def test_cli_import_says_what_it_assumed(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "observed_at not given for 6 document(s): used the file's time" in result.output
+    # And what that means for the next run's import (a rewritten docs file has another time).
+    assert "give observed_at to import other runs against these documents" in result.output
     assert "3 judged by exact match of the short answer with the reference answer, 3 correct" in (
         result.output
     )

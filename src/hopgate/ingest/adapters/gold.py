@@ -248,7 +248,9 @@ def documents(
     if defaulted:
         conversion.notes.append(
             f"{file}: observed_at not given for {defaulted} document(s): "
-            f"used the file's time {default_time}"
+            f"used the file's time {default_time}; give observed_at to import other runs "
+            "against these documents into the same store (a rewritten file has another "
+            "time, and its versions would redefine these)"
         )
     note_unknown(conversion.notes, file, unknown)
     return times
