@@ -529,3 +529,22 @@ def test_a_stopped_write_leaves_a_graph_another_client_published(
     assert graph in first.graphs()
     assert first.count(graph) == 20_000
     first.remove_graph(graph)
+
+
+def test_an_oxigraph_server_without_its_update_url_is_told_to_give_it(
+    oxigraph: Any, tmp_path: Path
+) -> None:
+    """Updates sent to the query URL (--update-endpoint not given) got HTTP 415: doctor
+    said to start `oxigraph serve`, which the server was, and load said only "HTTP 415"
+    (user trial)."""
+    report = doctor(oxigraph.endpoint)
+    assert report.needs_change
+    base = oxigraph.endpoint.rsplit("/", 1)[0]
+    assert any(f"give --update-endpoint {base}/update" in f.change for f in report.findings)
+    assert any("the anonymous user may not write" in f.found for f in report.findings)
+    from hopgate.store.remote import RemoteStore
+
+    ledger = tmp_path / "one.yaml"  # not loaded before: a load that writes
+    ledger.write_text("ledger: 1\nreaders: [{id: update-url-probe}]\n", encoding="utf-8")
+    with pytest.raises(StoreError, match="is --update-endpoint its SPARQL Update URL"):
+        hopgate.load(RemoteStore(oxigraph.endpoint), ledger)

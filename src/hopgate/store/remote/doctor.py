@@ -196,7 +196,7 @@ def _unpublished_findings(store: RemoteStore) -> list[Finding]:
 
 
 def _write_findings(store: RemoteStore) -> list[Finding]:
-    who = f"user {store.user}" if store.user else "no user (anonymous)"
+    who = f"user {store.user}" if store.user else "the anonymous user"
     found = []
     # The empty upload first: a server that keeps empty graphs (Oxigraph) may
     # create the staging graph, which the update check then drops again.
@@ -251,6 +251,13 @@ def _write_advice(store: RemoteStore) -> str:
             "/sparql-auth (--update-endpoint) with --user and --password-env"
         )
     if kind == "oxigraph":
+        if store.update_endpoint == store.endpoint:
+            # Updates sent to the query URL (--update-endpoint not given): HTTP 415.
+            base = store.endpoint.rsplit("/", 1)[0]
+            return (
+                f"give --update-endpoint {base}/update (and --graph-store {base}/store): "
+                "an Oxigraph server takes updates there, not at its query URL"
+            )
         return "start the server with `oxigraph serve` (not serve-read-only)"
     return "a user allowed to run SPARQL Update on the update endpoint"
 

@@ -301,6 +301,14 @@ class Transport:
                     raise QueryError(
                         server_message(body, f"the server rejected the {what}", what)
                     ) from None
+                if exc.code == 415 and what == "update":
+                    # A query endpoint refusing an update's body (Oxigraph's /query): the
+                    # update URL is missing, not the server's mode (user trial).
+                    raise StoreError(
+                        "the server refused the update's content type (HTTP 415): is "
+                        "--update-endpoint its SPARQL Update URL? It defaults to --endpoint "
+                        "(an Oxigraph server's is BASE/update, beside BASE/query)"
+                    ) from None
                 raise StoreError(
                     server_message(body, f"the {what} failed: HTTP {exc.code}", what)
                 ) from None
