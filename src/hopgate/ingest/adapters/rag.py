@@ -241,8 +241,8 @@ def answers(
         )
     if corpus.whitespace_matched:
         conversion.notes.append(
-            f"{corpus.whitespace_matched} context(s) matched their document only with "
-            "whitespace collapsed"
+            f"{corpus.whitespace_matched} gold quote(s) or context text(s) matched their "
+            "document only with whitespace collapsed"
         )
     if corpus.first_occurrence:
         conversion.notes.append(
