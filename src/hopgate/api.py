@@ -1548,6 +1548,7 @@ def run_interventions(
     pass_env: Sequence[str] = (),
     correctness_judge: str | None = None,
     store: Store | Callable[[], Store] | None = None,
+    only_failed: Path | None = None,
 ) -> RunResult:
     """Run a system on every variant of a plan and write its answers as ledger cases.
 
@@ -1565,11 +1566,15 @@ def run_interventions(
     variant's context, a span id the store does not hold is then a failed
     variant too (the loader would refuse the whole answers ledger for it).
     ``store`` may be a function that opens it, called once the answers are in
-    (so that the system may read the store while it runs).
+    (so that the system may read the store while it runs). ``only_failed``
+    (``--only-failed``: an earlier run's ``OUTPUT.failed.jsonl``) runs only the
+    variants that run failed, for a system that answers differently each time
+    (the variants it answered are loaded already, and would not load again).
 
     Raises:
         RunError: the plan holds no variant.
-        PlanError: the plan file cannot be read.
+        PlanError: the plan file cannot be read, or a failed variant of
+            ``only_failed`` is not one of the plan's.
 
     Example:
         >>> import tempfile
@@ -1597,8 +1602,13 @@ def run_interventions(
         missing = StoredRecords(held).undefined([("span", i) for i in span_ids])
         return {i for _, i in missing}
 
+    from hopgate.interventions.run import failed_variants
+
+    items = read_plan(plan)
+    if only_failed is not None:
+        items = failed_variants(items, only_failed)
     return run_plan(
-        read_plan(plan),
+        items,
         system,
         output,
         jobs=jobs,

@@ -723,6 +723,56 @@ def test_run_with_load_fails_only_the_answers_citing_a_span_the_store_lacks(
     assert "no-such-span" in (tmp_path / "away.jsonl").read_text(encoding="utf-8")
 
 
+FLAKY = """
+import json, sys
+request = json.load(sys.stdin)
+if not request["question"].startswith("Who holds"):
+    sys.exit(3)  # an outage of the model behind it
+json.dump({"answer": "Entity R", "cites": request["citable"]}, sys.stdout)
+"""
+ANSWERS_ALL = """
+import json, sys
+request = json.load(sys.stdin)
+json.dump({"answer": "Entity R " + str(id(request)), "cites": request["citable"]}, sys.stdout)
+"""
+
+
+def test_the_failed_variants_alone_are_run_again_and_load_beside_the_others(
+    tmp_path: Path,
+) -> None:
+    """A system that answers differently each time could not run the plan again: the
+    variants it had answered were refused by the load (user trial). --only-failed runs the
+    failed ones alone, with the output ids the whole plan's run would have given them."""
+    invoke = _cedar_cli(tmp_path)
+    plan_file = tmp_path / "plan.jsonl"
+    invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
+    variants = read_plan(plan_file)
+    flaky = [
+        n for n, i in enumerate(variants, 1) if not str(i["question_text"]).startswith("Who holds")
+    ]
+    first, retry = tmp_path / "answers.jsonl", tmp_path / "retry.jsonl"
+    run = ("interventions", "run", "--plan", str(plan_file), "--load")
+    invoke(*run, "--system", _script(tmp_path, "flaky", FLAKY), "-o", str(first), code=1)
+    failed = first.with_name(first.name + ".failed.jsonl")
+    out = invoke(
+        *run, "--system", _script(tmp_path, "all", ANSWERS_ALL), "-o", str(retry),
+        "--only-failed", str(failed),
+    )  # fmt: skip
+    assert f"{len(flaky)} variant(s) answered (0 abstained), 0 failed" in out
+    assert "loaded into" in out
+    outputs = sorted(
+        o["id"].rpartition("/variant-")[2] for line in retry.read_text("utf-8").splitlines()[1:]
+        for o in json.loads(line).get("outputs") or []
+    )  # fmt: skip
+    assert outputs == sorted(f"{n}/o1" for n in flaky) and flaky != list(range(1, len(flaky) + 1))
+    # A failed variant this plan does not hold is named.
+    other = tmp_path / "other.failed.jsonl"
+    other.write_text(json.dumps({"run": "sys-a", "question": "nope", "variant": "x"}) + "\n")
+    refused = invoke(*run, "--system", "true", "-o", str(tmp_path / "x.jsonl"),
+                     "--only-failed", str(other), code=2)  # fmt: skip
+    assert "line 1: a failed variant this plan does not hold" in refused
+
+
 ODD_CITES = """
 import json, sys
 request = json.load(sys.stdin)

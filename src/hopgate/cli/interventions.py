@@ -126,6 +126,13 @@ def plan_command(
     help="Load the answers into the store too; an answer citing a span id the store "
     "does not hold is then a failed variant.",
 )
+@click.option(
+    "--only-failed",
+    "only_failed",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Run only the variants an earlier run of this plan failed (its OUTPUT.failed.jsonl), "
+    "into a new -o: for a system that answers differently each time.",
+)
 @click.pass_context
 @handle_errors
 def run_command(
@@ -139,6 +146,7 @@ def run_command(
     correctness_judge: str | None,
     output: Path,
     load_it: bool,
+    only_failed: Path | None,
 ) -> None:
     """Run a system on every planned variant and write its answers as ledger cases.
 
@@ -152,6 +160,8 @@ def run_command(
     answers are written, and loaded with --load, all the same).
 
     Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
+
+    Example: hopgate interventions run --plan plan.jsonl --system ./rag.sh --only-failed answers.jsonl.failed.jsonl -o retry.jsonl --load
     """
     # With --load, an answer citing a span id the store does not hold fails alone
     # instead of keeping every answer from loading; without it the answers may be
@@ -174,6 +184,7 @@ def run_command(
         pass_env=pass_env,
         correctness_judge=correctness_judge,
         store=store if load_it else None,
+        only_failed=only_failed,
     )
     click.echo(
         f"{terminal(output)}: {result.answered} variant(s) answered ({result.abstained} abstained), "

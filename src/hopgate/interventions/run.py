@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from hopgate import ids
-from hopgate.errors import CommandError, InputRefused, RunError, SystemAnswerError
+from hopgate.errors import CommandError, InputRefused, PlanError, RunError, SystemAnswerError
 from hopgate.escaping import json_data
 from hopgate.ingest.adapters.common import write_ledger
 from hopgate.ingest.baseline import rank
 from hopgate.ingest.correctness import BY_LABEL, Judge, Tally, decide
-from hopgate.inputs import parse_json
+from hopgate.inputs import parse_json, text_lines
 from hopgate.processes import DEFAULT_OUTPUT_CAP, Limits, run_command
 
 BUILTIN_BM25 = "builtin:bm25"
@@ -248,11 +248,14 @@ def run_plan(
         outcomes = _unknown_cites_failed(items, outcomes, undefined_spans)
     cases, failed = [], []
     judging = Tally()
-    for number, (item, (got, reason)) in enumerate(zip(items, outcomes, strict=True)):
+    for index, (item, (got, reason)) in enumerate(zip(items, outcomes, strict=True)):
+        # Its place in the plan: the output ids of a rerun of failed variants (which
+        # carry it) are those the whole plan's run would have given them.
+        number = int(item.get(PLAN_POSITION, index + 1))
         if got is None:
-            failed.append({"variant_number": number + 1, **_identity(item), "reason": reason})
+            failed.append({"variant_number": number, **_identity(item), "reason": reason})
             continue
-        cases.append(case_of(item, number + 1, got, judging=judging, judge=judge))
+        cases.append(case_of(item, number, got, judging=judging, judge=judge))
     write_ledger(cases, output)
     failed_path = output.with_name(output.name + ".failed.jsonl")
     if failed:
@@ -315,6 +318,45 @@ def _span_id(text: str) -> bool:
     return True
 
 
+#: The key under which :func:`failed_variants` gives each variant its place in the plan.
+PLAN_POSITION = "_plan_position"
+
+
+def failed_variants(items: list[dict[str, Any]], failed: Path) -> list[dict[str, Any]]:
+    """The variants of the plan ``items`` that the run whose ``OUTPUT.failed.jsonl`` is
+    ``failed`` failed, in the plan's order.
+
+    Raises:
+        PlanError: ``failed`` cannot be read, or names a variant the plan does not hold.
+    """
+    wanted: list[tuple[int, str]] = []
+    try:
+        lines = list(text_lines(failed))
+    except InputRefused as exc:
+        raise PlanError(f"cannot read the failed variants {failed}: {exc.detail}") from None
+    for number, line in lines:
+        try:
+            entry = parse_json(line, strict=False)
+        except (json.JSONDecodeError, InputRefused):
+            raise PlanError(f"{failed}: line {number}: not a failed variant (not JSON)") from None
+        if not isinstance(entry, dict):
+            raise PlanError(f"{failed}: line {number}: not a failed variant")
+        wanted.append((number, json.dumps(_identity(entry), sort_keys=True)))
+    planned = {json.dumps(_identity(item), sort_keys=True): item for item in items}
+    for number, key in wanted:
+        if key not in planned:
+            raise PlanError(
+                f"{failed}: line {number}: a failed variant this plan does not hold "
+                "(give the plan that run ran)"
+            )
+    keys = {key for _, key in wanted}
+    return [
+        {**item, PLAN_POSITION: position}
+        for position, (key, item) in enumerate(planned.items(), start=1)
+        if key in keys
+    ]
+
+
 def _identity(item: dict[str, Any]) -> dict[str, Any]:
     keys = ("plan", "run", "question", "claim", "set", "variant", "member", "replacement")
     return {k: item[k] for k in keys if item.get(k) is not None}
@@ -322,6 +364,7 @@ def _identity(item: dict[str, Any]) -> dict[str, Any]:
 
 __all__ = [
     "BUILTIN_BM25",
+    "failed_variants",
     "UNKNOWN_CITES",
     "RunResult",
     "bm25_system",
