@@ -773,6 +773,22 @@ def test_the_failed_variants_alone_are_run_again_and_load_beside_the_others(
     assert "line 1: a failed variant this plan does not hold" in refused
 
 
+def test_a_failing_correctness_judge_stops_the_answers_from_loading(tmp_path: Path) -> None:
+    """Loaded, answers a failed judge left unknown stay unknown for the run; exit 0 told a
+    CI step nothing (user trial; as `import rag` does)."""
+    invoke = _cedar_cli(tmp_path)
+    plan_file, answers = tmp_path / "plan.jsonl", tmp_path / "answers.jsonl"
+    invoke("interventions", "plan", "--run", "sys-a", "-o", str(plan_file))
+    out = invoke(
+        "interventions", "run", "--plan", str(plan_file), "-o", str(answers), "--load",
+        "--system", _script(tmp_path, "all", ANSWERS_ALL),
+        "--correctness-judge", _script(tmp_path, "judge", "import sys; sys.exit(4)"),
+        code=1,
+    )  # fmt: skip
+    assert "the correctness judge failed for" in out and "is written but not loaded" in out
+    assert answers.exists() and "loaded into" not in out
+
+
 ODD_CITES = """
 import json, sys
 request = json.load(sys.stdin)

@@ -157,7 +157,8 @@ def run_command(
     abstention. An answer is correct by the system's "correct", by a
     "short_answer" matching the reference answer, or by --correctness-judge;
     otherwise its correctness is unknown. Exit 1 when any variant failed (the
-    answers are written, and loaded with --load, all the same).
+    answers are written, and loaded with --load, all the same), or when the
+    judge failed for an answer (the answers are written, not loaded).
 
     Example: hopgate interventions run --plan plan.jsonl --system builtin:bm25 -o answers.jsonl
 
@@ -197,6 +198,17 @@ def run_command(
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
         click.echo(f"  failed: {count} x {terminal(reason)}")
+    if result.judge_failures:
+        # As `import rag` does: loaded, those answers would stay unknown for the run.
+        click.echo(
+            f"the correctness judge failed for {result.judge_failures} answer(s): "
+            f"{terminal(output)} is written"
+            + (" but not loaded" if load_it else "")
+            + f"; run again once the judge answers, or `hopgate load {terminal(output)}` to "
+            "record them as of unknown correctness",
+            err=True,
+        )
+        ctx.exit(1)
     if load_it and result.answered:
         # --load is `hopgate load OUTPUT` after the run (docs/api.md "plan_interventions, run_interventions").
         loaded = api.load(store(), output)

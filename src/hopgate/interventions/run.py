@@ -52,6 +52,8 @@ class RunResult:
     runs: tuple[str, ...] = ()
     #: How the answers' correctness was decided, one sentence per way (hopgate.ingest.correctness).
     notes: list[str] = field(default_factory=list)
+    #: How many answers the correctness judge failed to decide (left of unknown correctness).
+    judge_failures: int = 0
 
 
 def request(item: dict[str, Any]) -> dict[str, Any]:
@@ -267,7 +269,15 @@ def run_plan(
         failed_path.unlink(missing_ok=True)
     abstained = sum(1 for c in cases if c["abstained"] and not c.get("outputs"))
     runs = tuple(sorted({str(item["run"]) for item in items if item.get("run") is not None}))
-    return RunResult(len(cases), abstained, failed, output, runs, judging.notes("answers"))
+    return RunResult(
+        len(cases),
+        abstained,
+        failed,
+        output,
+        runs,
+        judging.notes("answers"),
+        judge_failures=sum(judging.failures.values()),
+    )
 
 
 #: The reason of a failed variant whose answer cites a span id the store does not hold
