@@ -230,8 +230,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [profile + f"seed {seed} (replay: {replay})", fuzz]
 
 
-#: Fixtures that start Virtuoso servers (tens of seconds each, and minutes of tests on them).
-SERVER_FIXTURES = {"virtuoso", "servers"}
+#: Fixtures that start Virtuoso servers (tens of seconds each, and minutes of tests on them),
+#: a Virtuoso with the packaged settings (``packaged``), and the Oxigraph server and Jena
+#: ARQ beside each other (``engines``): their tests run under CI, where the servers must be.
+SERVER_FIXTURES = {"virtuoso", "servers", "packaged", "engines"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
