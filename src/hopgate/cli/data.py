@@ -21,6 +21,7 @@ from hopgate.cli.shared import (
     handle_errors,
     open_store,
     pass_env_option,
+    stop_on_judge_failures,
 )
 from hopgate.escaping import terminal
 
@@ -216,18 +217,9 @@ def import_command(
         click.echo(f"  {terminal(note)}")
     for reason, n in sorted(result.dropped.items()):
         click.echo(f"dropped {n} {terminal(reason)}(s)")
-    failed = result.counts["judge failure"]
-    if failed:
-        # Loaded, its answers would stay of unknown correctness for good (a run's cases are
-        # never restated): not loaded, and exit 1, as a failed triage judge does.
-        click.echo(
-            f"the correctness judge failed for {failed} answer(s): {terminal(output)} is written"
-            + (" but not loaded" if load_it else "")
-            + f"; import again once the judge answers, or `hopgate load {terminal(output)}` to "
-            "record them as of unknown correctness",
-            err=True,
-        )
-        ctx.exit(1)
+    stop_on_judge_failures(
+        ctx, result.counts["judge failure"], output, loading=load_it, again="import"
+    )
     if load_it:
         # --load is `hopgate load OUTPUT` after the import (docs/api.md "import_files").
         loaded = api.load(_open(ctx), output)

@@ -17,6 +17,7 @@ from hopgate.cli.shared import (
     handle_errors,
     open_store,
     pass_env_option,
+    stop_on_judge_failures,
 )
 from hopgate.escaping import terminal
 
@@ -198,17 +199,7 @@ def run_command(
         reasons[failure["reason"]] = reasons.get(failure["reason"], 0) + 1
     for reason, count in sorted(reasons.items()):
         click.echo(f"  failed: {count} x {terminal(reason)}")
-    if result.judge_failures:
-        # As `import rag` does: loaded, those answers would stay unknown for the run.
-        click.echo(
-            f"the correctness judge failed for {result.judge_failures} answer(s): "
-            f"{terminal(output)} is written"
-            + (" but not loaded" if load_it else "")
-            + f"; run again once the judge answers, or `hopgate load {terminal(output)}` to "
-            "record them as of unknown correctness",
-            err=True,
-        )
-        ctx.exit(1)
+    stop_on_judge_failures(ctx, result.judge_failures, output, loading=load_it, again="run")
     if load_it and result.answered:
         # --load is `hopgate load OUTPUT` after the run (docs/api.md "plan_interventions, run_interventions").
         loaded = api.load(store(), output)

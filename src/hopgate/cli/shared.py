@@ -293,6 +293,25 @@ def correctness_judge_option(func: F) -> F:
     )(func)
 
 
+def stop_on_judge_failures(
+    ctx: click.Context, failed: int, output: Path, *, loading: bool, again: str
+) -> None:
+    """Exit 1 when the ``--correctness-judge`` failed for ``failed`` answers, before ``output``
+    is loaded: loaded, they would stay of unknown correctness for the run for good (a run's
+    cases are never restated), as a failed triage judge exits 1. ``again`` is the verb
+    ("import", "run") of the command to repeat."""
+    if not failed:
+        return
+    click.echo(
+        f"the correctness judge failed for {failed} answer(s): {terminal(output)} is written"
+        + (" but not loaded" if loading else "")
+        + f"; {again} again once the judge answers, or `hopgate load {terminal(output)}` to "
+        "record them as of unknown correctness",
+        err=True,
+    )
+    ctx.exit(1)
+
+
 def require_authority_option(func: F) -> F:
     """``--require-authority``: the route authority an accepted output needs to pass the
     gate, a disclosed policy (docs/spec/acceptance.md "Source truth")."""
@@ -397,4 +416,5 @@ __all__ = [
     "remote_options",
     "remote_settings",
     "show_notes",
+    "stop_on_judge_failures",
 ]
