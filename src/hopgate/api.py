@@ -1593,7 +1593,7 @@ def run_interventions(
     """
     from hopgate.ingest.stored import StoredRecords
     from hopgate.interventions.plan import read_plan
-    from hopgate.interventions.run import run_plan
+    from hopgate.interventions.run import failed_variants, run_plan
 
     def undefined_spans(span_ids: list[str]) -> set[str]:
         assert store is not None
@@ -1601,8 +1601,6 @@ def run_interventions(
         # The loader's own check of a reference to a stored record (one home).
         missing = StoredRecords(held).undefined([("span", i) for i in span_ids])
         return {i for _, i in missing}
-
-    from hopgate.interventions.run import failed_variants
 
     items = read_plan(plan)
     if only_failed is not None:

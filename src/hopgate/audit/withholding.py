@@ -301,8 +301,7 @@ def _decodings(text: str) -> Iterator[str]:
     could change nothing is not run (a search finds no escape of its kind faster)."""
     if "\\" in text and _ECHAR.search(text):
         yield _unescape(text)
-    has_percent = "%" in text and _PERCENT.search(text) is not None
-    if has_percent:
+    if "%" in text and _PERCENT.search(text):
         yield urllib.parse.unquote(text)
     if "+" in text:
         yield urllib.parse.unquote_plus(text)

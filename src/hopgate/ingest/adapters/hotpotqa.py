@@ -195,17 +195,24 @@ def records(
         yield from _run(predictions, run, answers, anchored)
 
 
-def _member(spans: dict[tuple[str, int], str], fact: Any, path: Path, where: str, name: str) -> str:
+def _fact_key(fact: Any) -> tuple[str, int] | None:
+    """A supporting fact ``[title, sentence index]`` as a key; None for anything else."""
     if (
         not isinstance(fact, list)
         or len(fact) != 2
         or not isinstance(fact[0], str)
         or not isinstance(fact[1], int)
     ):
+        return None
+    return (fact[0], fact[1])
+
+
+def _member(spans: dict[tuple[str, int], str], fact: Any, path: Path, where: str, name: str) -> str:
+    key = _fact_key(fact)
+    if key is None:
         raise LedgerError(
             "expected [title, sentence index]", file=str(path), record=where, field=name
         )
-    key = (fact[0], fact[1])
     if key not in spans:
         raise LedgerError(
             f"supporting fact {fact[0]!r} sentence {fact[1]} is not a non-blank sentence of "
@@ -239,14 +246,8 @@ def _run(
             )
         cited = []
         for f, fact in enumerate(facts):
-            # Typed as the gold's are (_member): a list or object inside is no key (a traceback).
-            well_formed = (
-                isinstance(fact, list)
-                and len(fact) == 2
-                and isinstance(fact[0], str)
-                and isinstance(fact[1], int)
-            )
-            key = (fact[0], fact[1]) if well_formed else None
+            # Typed as the gold's are: a list or object inside is no key (was a traceback).
+            key = _fact_key(fact)
             if key is None:
                 raise LedgerError(
                     "expected [title, sentence index]",
