@@ -351,10 +351,11 @@ def failed_variants(items: list[dict[str, Any]], failed: Path) -> list[dict[str,
             raise PlanError(f"{failed}: line {number}: not a failed variant (not JSON)") from None
         if not isinstance(entry, dict):
             raise PlanError(f"{failed}: line {number}: not a failed variant")
-        wanted.append((number, json.dumps(_identity(entry), sort_keys=True)))
-    planned = {json.dumps(_identity(item), sort_keys=True): item for item in items}
+        wanted.append((number, _identity_key(entry)))
+    planned = [_identity_key(item) for item in items]
+    known = set(planned)
     for number, key in wanted:
-        if key not in planned:
+        if key not in known:
             raise PlanError(
                 f"{failed}: line {number}: a failed variant this plan does not hold "
                 "(give the plan that run ran)"
@@ -362,9 +363,14 @@ def failed_variants(items: list[dict[str, Any]], failed: Path) -> list[dict[str,
     keys = {key for _, key in wanted}
     return [
         {**item, PLAN_POSITION: position}
-        for position, (key, item) in enumerate(planned.items(), start=1)
+        for position, (key, item) in enumerate(zip(planned, items, strict=True), start=1)
         if key in keys
     ]
+
+
+def _identity_key(item: dict[str, Any]) -> str:
+    """A variant's identity (:func:`_identity`) as one comparable text."""
+    return json.dumps(_identity(item), sort_keys=True)
 
 
 def _identity(item: dict[str, Any]) -> dict[str, Any]:
